@@ -1,0 +1,53 @@
+/** The Express application: request logging and metrics, health, and the three interfaces. */
+import { randomUUID } from 'node:crypto';
+import express, { type Express, type Request } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { ApiContext } from './context';
+import { healthRoutes } from './health';
+import { scanErrorHandler, scanNotFound } from './scan-errors';
+import { scanRouter } from './scan/router';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The route template for metric labels: never a raw path, which would hold ids. */
+function routeLabel(req: Request): string {
+  const route = req.route as { path?: unknown } | undefined;
+  return typeof route?.path === 'string' ? `${req.baseUrl}${route.path}` : 'unmatched';
+}
+
+export function createApp(context: ApiContext): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.use(
+    pinoHttp({
+      logger: context.logger,
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+        res.setHeader('x-request-id', id);
+        return id;
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+      autoLogging: { ignore: (req) => req.url === '/livez' || req.url === '/readyz' || req.url === '/metrics' },
+    }),
+  );
+
+  app.use((req, res, next) => {
+    const end = context.metrics.httpRequestDuration.startTimer();
+    res.on('finish', () => {
+      const labels = { method: req.method, route: routeLabel(req), status_code: String(res.statusCode) };
+      end(labels);
+      context.metrics.httpRequestsTotal.inc(labels);
+    });
+    next();
+  });
+
+  app.use(healthRoutes(context));
+  app.use('/api/scan', scanRouter(context));
+
+  app.use(scanNotFound);
+  app.use(scanErrorHandler);
+  return app;
+}

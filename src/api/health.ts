@@ -1,0 +1,36 @@
+/**
+ * Liveness, readiness and metrics. Readiness means the database answers and
+ * its schema is current; it does not wait for ingestion to catch up, so API
+ * replicas that can serve history stay in rotation during a backfill.
+ */
+import { Router } from 'express';
+import { migrationStatus } from '../store/migrator';
+import type { ApiContext } from './context';
+
+export function healthRoutes({ pool, metrics, migrationFiles, logger }: ApiContext): Router {
+  const router = Router();
+
+  router.get('/livez', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  router.get('/readyz', async (_req, res) => {
+    try {
+      const status = await migrationStatus(pool, migrationFiles);
+      if (status.pending.length > 0) {
+        res.status(503).json({ status: 'not ready', reason: `pending migrations: ${status.pending.join(', ')}` });
+        return;
+      }
+      res.json({ status: 'ready' });
+    } catch (err) {
+      logger.warn({ err }, 'readiness check failed');
+      res.status(503).json({ status: 'not ready', reason: 'database unavailable or schema not current' });
+    }
+  });
+
+  router.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  return router;
+}

@@ -1,0 +1,52 @@
+/**
+ * Scan-style error handling: `{"error": "..."}` with the right status, never a
+ * stack trace. Client faults are logged at info, system faults in full at error.
+ */
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { HttpError } from '../internal/errors';
+
+/** The Scan app's message for unexpected failures (HttpErrorHandler). */
+export const UNEXPECTED_ERROR = 'An unexpected error occurred.';
+export const ROUTE_NOT_FOUND = 'The requested resource could not be found.';
+
+export const scanNotFound: RequestHandler = (_req, res) => {
+  res.status(404).json({ error: ROUTE_NOT_FOUND });
+};
+
+interface BodyParserError {
+  type?: string;
+  status: number;
+  message: string;
+}
+
+function bodyParserError(err: unknown): BodyParserError | undefined {
+  const e = err as BodyParserError;
+  return typeof e === 'object' && e !== null && typeof e.type === 'string' && typeof e.status === 'number' ? e : undefined;
+}
+
+export const scanErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  const log = req.log;
+  if (err instanceof HttpError) {
+    log?.info({ status: err.status, error: err.message }, 'client error');
+    res.status(err.status).json({ error: err.message });
+    return;
+  }
+  const parserError = bodyParserError(err);
+  if (parserError && parserError.status < 500) {
+    const message =
+      parserError.type === 'entity.parse.failed'
+        ? `Malformed JSON body: ${parserError.message}`
+        : parserError.type === 'entity.too.large'
+          ? 'Request body too large.'
+          : parserError.message;
+    log?.info({ status: parserError.status, error: message }, 'client error');
+    res.status(parserError.status).json({ error: message });
+    return;
+  }
+  log?.error({ err }, 'unexpected error');
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.status(500).json({ error: UNEXPECTED_ERROR });
+};

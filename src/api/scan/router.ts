@@ -1,0 +1,16 @@
+/** The Scan API, mounted at /api/scan. */
+import express, { Router } from 'express';
+import type { ApiContext } from '../context';
+import { scanErrorHandler, scanNotFound } from '../scan-errors';
+import { migrationRoutes } from './migration-routes';
+import { networkRoutes } from './network-routes';
+
+export function scanRouter(context: ApiContext): Router {
+  const router = Router();
+  router.use(express.json({ limit: '1mb' }));
+  router.use(networkRoutes(context));
+  router.use(migrationRoutes(context));
+  router.use(scanNotFound);
+  router.use(scanErrorHandler);
+  return router;
+}

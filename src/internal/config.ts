@@ -1,0 +1,206 @@
+/**
+ * The one configuration schema. Every knob has a description and a default;
+ * it is parsed once at start-up and frozen, and this is the only module that
+ * reads process.env. `.env.example` and the README table are generated from
+ * `knobs` (see docs.ts), and a test keeps them in sync.
+ */
+import { z } from 'zod';
+
+interface Knob {
+  /** What the variable does, in one sentence for operators. */
+  description: string;
+  /** The default as it would be written in the environment ('' = unset). */
+  default: string;
+  /** What a valid value looks like, quoted in start-up errors. */
+  expects: string;
+  schema: z.ZodType;
+  /** Kept out of logs and printed configuration. */
+  secret?: boolean;
+}
+
+const optionalString = z.string().transform((s) => (s === '' ? undefined : s));
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().min(1);
+const nonNegativeInt = z.coerce.number().int().min(0);
+const bool = z.enum(['true', 'false']).transform((s) => s === 'true');
+const csv = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== ''),
+);
+
+export const knobs = {
+  DATABASE_URL: {
+    description:
+      'PostgreSQL connection URL. When unset, an embedded PostgreSQL is started with its data in EMBEDDED_PG_DATA_DIR.',
+    default: '',
+    expects: 'a postgres:// or postgresql:// URL, or unset',
+    schema: optionalString.pipe(
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//)
+        .optional(),
+    ),
+    secret: true,
+  },
+  DATABASE_POOL_SIZE: {
+    description: 'Maximum number of connections in the PostgreSQL pool of one process.',
+    default: '10',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  DATABASE_STATEMENT_TIMEOUT_MS: {
+    description: 'Statement timeout for API queries in milliseconds (0 disables it).',
+    default: '30000',
+    expects: 'an integer of at least 0',
+    schema: nonNegativeInt,
+  },
+  EMBEDDED_PG_DATA_DIR: {
+    description: 'Where the embedded PostgreSQL keeps its data when DATABASE_URL is unset.',
+    default: '.data/postgres',
+    expects: 'a directory path',
+    schema: z.string().min(1),
+  },
+  EMBEDDED_PG_PORT: {
+    description: 'Port of the embedded PostgreSQL on 127.0.0.1; 0 picks a free port at each start.',
+    default: '0',
+    expects: 'an integer from 0 to 65535',
+    schema: port,
+  },
+  HOST: {
+    description: 'Address the HTTP server listens on (0.0.0.0 in containers).',
+    default: '127.0.0.1',
+    expects: 'an IP address or host name',
+    schema: z.string().min(1),
+  },
+  PORT: {
+    description: 'Port the HTTP server listens on; 0 picks a free port.',
+    default: '8080',
+    expects: 'an integer from 0 to 65535',
+    schema: port,
+  },
+  LOG_LEVEL: {
+    description: 'Log level of the JSON logs on standard output.',
+    default: 'info',
+    expects: 'one of fatal, error, warn, info, debug, trace, silent',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  },
+  SHUTDOWN_TIMEOUT_MS: {
+    description: 'How long a graceful shutdown waits for in-flight requests and batches before closing connections.',
+    default: '10000',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  MIGRATION_ID: {
+    description:
+      'Migration id of the current synchronizer generation, served by /v0/migrations/last until ingested data names a later one.',
+    default: '0',
+    expects: 'an integer of at least 0',
+    schema: nonNegativeInt,
+  },
+  LEDGER_PARTICIPANT_ID: {
+    description: 'Participant id returned by GET /v2/parties/participant-id.',
+    default: 'PAR::scan-indexer::1220000000000000000000000000000000000000000000000000000000000000000',
+    expects: 'a ledger string such as PAR::name::1220…',
+    schema: z.string().min(1),
+  },
+  LEDGER_AUTH_HS256_SECRET: {
+    description: 'Shared secret for HS256 ledger tokens (for testing; unset disables HS256).',
+    default: '',
+    expects: 'a string, or unset',
+    schema: optionalString,
+    secret: true,
+  },
+  LEDGER_AUTH_AUDIENCE: {
+    description: 'Audience that ledger tokens must carry (unset: the audience is not checked).',
+    default: '',
+    expects: 'a string, or unset',
+    schema: optionalString,
+  },
+  LEDGER_AUTH_JWKS_URL: {
+    description: 'JWKS URL whose keys verify RS256/ES256/ES512 ledger tokens (unset disables JWKS).',
+    default: '',
+    expects: 'an http(s) URL, or unset',
+    schema: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  },
+  LEDGER_ADMIN_USERS: {
+    description: 'Comma-separated token subjects (users) that may read as any party.',
+    default: '',
+    expects: 'a comma-separated list of user ids',
+    schema: csv,
+  },
+  LEDGER_AUTH_DISABLED: {
+    description: 'Serve the ledger routes without authentication when no verifier is configured (never in production).',
+    default: 'false',
+    expects: 'true or false',
+    schema: bool,
+  },
+} satisfies Record<string, Knob>;
+
+export type KnobName = keyof typeof knobs;
+type KnobValue<K extends KnobName> = z.output<(typeof knobs)[K]['schema']>;
+
+export interface Config {
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolSize: number;
+  readonly databaseStatementTimeoutMs: number;
+  readonly embeddedPgDataDir: string;
+  readonly embeddedPgPort: number;
+  readonly host: string;
+  readonly port: number;
+  readonly logLevel: KnobValue<'LOG_LEVEL'>;
+  readonly shutdownTimeoutMs: number;
+  readonly migrationId: number;
+  readonly ledger: {
+    readonly participantId: string;
+    readonly hs256Secret: string | undefined;
+    readonly audience: string | undefined;
+    readonly jwksUrl: string | undefined;
+    readonly adminUsers: readonly string[];
+    readonly authDisabled: boolean;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function parseKnob<K extends KnobName>(env: NodeJS.ProcessEnv, name: K): KnobValue<K> {
+  const knob: Knob = knobs[name];
+  const raw = env[name] ?? knob.default;
+  const result = knob.schema.safeParse(raw);
+  if (!result.success) {
+    const shown = knob.secret ? '(hidden)' : JSON.stringify(raw);
+    throw new ConfigError(`Invalid configuration: ${name}=${shown}: expected ${knob.expects}.`);
+  }
+  return result.data as KnobValue<K>;
+}
+
+/** Parses the environment once; throws ConfigError with one line naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const get = <K extends KnobName>(name: K) => parseKnob(env, name);
+  return Object.freeze({
+    databaseUrl: get('DATABASE_URL'),
+    databasePoolSize: get('DATABASE_POOL_SIZE'),
+    databaseStatementTimeoutMs: get('DATABASE_STATEMENT_TIMEOUT_MS'),
+    embeddedPgDataDir: get('EMBEDDED_PG_DATA_DIR'),
+    embeddedPgPort: get('EMBEDDED_PG_PORT'),
+    host: get('HOST'),
+    port: get('PORT'),
+    logLevel: get('LOG_LEVEL'),
+    shutdownTimeoutMs: get('SHUTDOWN_TIMEOUT_MS'),
+    migrationId: get('MIGRATION_ID'),
+    ledger: Object.freeze({
+      participantId: get('LEDGER_PARTICIPANT_ID'),
+      hs256Secret: get('LEDGER_AUTH_HS256_SECRET'),
+      audience: get('LEDGER_AUTH_AUDIENCE'),
+      jwksUrl: get('LEDGER_AUTH_JWKS_URL'),
+      adminUsers: Object.freeze(get('LEDGER_ADMIN_USERS')),
+      authDisabled: get('LEDGER_AUTH_DISABLED'),
+    }),
+  });
+}

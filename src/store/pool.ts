@@ -1,0 +1,65 @@
+/**
+ * The pg Pool and Kysely instance. Every connection runs in UTC, and
+ * timestamps, int8 and numeric come back as text: record times must never pass
+ * through a JS Date (milliseconds) and amounts never through a float.
+ */
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema';
+
+const TEXT_TYPES = [
+  pg.types.builtins.TIMESTAMPTZ,
+  pg.types.builtins.TIMESTAMP,
+  pg.types.builtins.DATE,
+  pg.types.builtins.NUMERIC,
+];
+
+function parseInt8(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`int8 value ${value} exceeds the safe integer range`);
+  return n;
+}
+const TIMESTAMPTZ_ARRAY = 1185;
+const INT8_ARRAY = 1016;
+const NUMERIC_ARRAY = 1231;
+
+const TEXT_ARRAY = 1009;
+const textArray = (value: string) => (pg.types.getTypeParser as (oid: number) => (v: string) => unknown)(TEXT_ARRAY)(value) as string[];
+
+const typeParsers: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (TEXT_TYPES.includes(oid)) return (value: string) => value;
+    if (oid === pg.types.builtins.INT8) return parseInt8;
+    if (oid === INT8_ARRAY) return (value: string) => textArray(value).map(parseInt8);
+    if (oid === TIMESTAMPTZ_ARRAY || oid === NUMERIC_ARRAY) return textArray;
+    return pg.types.getTypeParser(oid, format);
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export interface PoolOptions {
+  connectionString: string;
+  max?: number;
+  statementTimeoutMs?: number;
+  applicationName?: string;
+}
+
+export function createPool(options: PoolOptions): pg.Pool {
+  const settings = ['-c TimeZone=UTC', '-c DateStyle=ISO'];
+  if (options.statementTimeoutMs) settings.push(`-c statement_timeout=${options.statementTimeoutMs}`);
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'scan-indexer',
+    options: settings.join(' '),
+    types: typeParsers,
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export function createDb(pool: pg.Pool): Kysely<Database> {
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+export type Db = Kysely<Database>;

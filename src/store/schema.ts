@@ -1,0 +1,177 @@
+/**
+ * Table types for Kysely, matching migrations/. Timestamps and numeric
+ * columns are strings, int8 are numbers (see pool.ts); `Generated` marks
+ * columns with defaults.
+ */
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = string;
+type Int8 = number;
+type Numeric = ColumnType<string, string, string>;
+type WithDefault<T> = ColumnType<T, T | undefined, T>;
+
+export interface MigrationsTable {
+  migration_id: Int8;
+  last_import_update_id: string | null;
+  complete: WithDefault<boolean>;
+  import_updates_complete: WithDefault<boolean>;
+  first_seen_at: Generated<Timestamp>;
+}
+
+export interface MigrationSynchronizersTable {
+  migration_id: Int8;
+  synchronizer_id: string;
+  min_record_time: Timestamp;
+  max_record_time: Timestamp;
+  update_count: WithDefault<Int8>;
+}
+
+export type UpdateKind = 'transaction' | 'assignment' | 'unassignment';
+
+export interface UpdatesTable {
+  update_id: string;
+  migration_id: Int8;
+  record_time: Timestamp;
+  synchronizer_id: string;
+  kind: UpdateKind;
+  workflow_id: string | null;
+  command_id: string | null;
+  effective_at: Timestamp | null;
+  external_transaction_hash: string | null;
+  ledger_offset: Int8 | null;
+  event_count: WithDefault<number>;
+  json_compact: string;
+  json_protobuf: string | null;
+  ingested_at: Generated<Timestamp>;
+}
+
+export interface ContractsTable {
+  migration_id: Int8;
+  contract_id: string;
+  template_id: string;
+  package_name: string;
+  qualified_name: string;
+  create_arguments: string;
+  create_arguments_protobuf: string | null;
+  created_event_blob: WithDefault<string>;
+  created_at: Timestamp;
+  signatories: string[];
+  observers: string[];
+  created_in_update_id: string | null;
+  created_event_id: string | null;
+  created_record_time: Timestamp;
+  archived_record_time: WithDefault<Timestamp>;
+  archived_in_update_id: string | null;
+  synchronizer_id: string | null;
+  reassignment_counter: WithDefault<Int8>;
+  ingest_seq: Generated<Int8>;
+  dso_party: string | null;
+  amulet_owner: string | null;
+  amulet_initial_amount: Numeric | null;
+  amulet_created_round: Int8 | null;
+  amulet_rate_per_round: Numeric | null;
+  amulet_locked: boolean | null;
+  lock_holders: string[] | null;
+  lock_expires_at: Timestamp | null;
+  round_number: Int8 | null;
+  ans_name: string | null;
+  ans_user: string | null;
+  ans_expires_at: Timestamp | null;
+}
+
+export type VerdictResult = 'VERDICT_RESULT_UNSPECIFIED' | 'VERDICT_RESULT_ACCEPTED' | 'VERDICT_RESULT_REJECTED';
+
+export interface VerdictsTable {
+  update_id: string;
+  migration_id: Int8;
+  record_time: Timestamp;
+  domain_id: string;
+  finalization_time: Timestamp;
+  submitting_parties: string[];
+  submitting_participant_uid: string;
+  verdict_result: VerdictResult;
+  mediator_group: number;
+  round_number: Int8 | null;
+  root_views: number[];
+  json: string;
+  ingested_at: Generated<Timestamp>;
+}
+
+export interface VerdictViewsTable {
+  update_id: string;
+  view_id: number;
+  informees: string[];
+  confirming_parties: string;
+  sub_views: number[];
+  view_hash: WithDefault<string>;
+}
+
+export interface TrafficSummariesTable {
+  migration_id: Int8;
+  record_time: Timestamp;
+  synchronizer_id: string;
+  update_id: string | null;
+  total_traffic_cost: Int8;
+  json: string;
+}
+
+export interface AppActivityRecordsTable {
+  migration_id: Int8;
+  record_time: Timestamp;
+  synchronizer_id: string;
+  update_id: string | null;
+  round_number: Int8;
+  json: string;
+}
+
+export interface AcsSnapshotsTable {
+  migration_id: Int8;
+  record_time: Timestamp;
+  contract_count: Int8;
+  unlocked_amulet: Numeric;
+  locked_amulet: Numeric;
+  taken_at: Generated<Timestamp>;
+}
+
+export interface IngestCheckpointsTable {
+  stream: string;
+  position: string;
+  migration_id: Int8 | null;
+  record_time: Timestamp | null;
+  items_applied: WithDefault<Int8>;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface NetworkFactsTable {
+  key: string;
+  value: string;
+  updated_at: Generated<Timestamp>;
+}
+
+export interface ApiSecretsTable {
+  name: string;
+  secret: Buffer;
+  created_at: Generated<Timestamp>;
+}
+
+export interface SchemaMigrationsTable {
+  name: string;
+  checksum: string;
+  applied_at: Generated<Timestamp>;
+}
+
+export interface Database {
+  migrations: MigrationsTable;
+  migration_synchronizers: MigrationSynchronizersTable;
+  updates: UpdatesTable;
+  contracts: ContractsTable;
+  verdicts: VerdictsTable;
+  verdict_views: VerdictViewsTable;
+  traffic_summaries: TrafficSummariesTable;
+  app_activity_records: AppActivityRecordsTable;
+  acs_snapshots: AcsSnapshotsTable;
+  ingest_checkpoints: IngestCheckpointsTable;
+  network_facts: NetworkFactsTable;
+  api_secrets: ApiSecretsTable;
+  schema_migrations: SchemaMigrationsTable;
+}
