@@ -1,8 +1,10 @@
 /** Two projects: unit tests need no database; integration tests get a real PostgreSQL. */
-const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }];
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // Integration tests start servers and child processes; machines here are shared and noisy.
+  testTimeout: 120000,
   projects: [
     {
       displayName: 'unit',
@@ -19,7 +21,6 @@ module.exports = {
       transform: { '^.+\\.ts$': tsJest },
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 120000,
     },
   ],
 };

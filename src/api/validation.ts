@@ -5,9 +5,18 @@
 import type { z } from 'zod';
 import { badRequest } from '../internal/errors';
 
-function describe(issue: z.core.$ZodIssue, where: string): string {
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function describe(issue: z.core.$ZodIssue, input: unknown, where: string): string {
   const path = issue.path.map(String).join('.');
-  if (issue.code === 'invalid_type' && issue.input === undefined) {
+  if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) {
     return path ? `Missing required ${where} field '${path}'.` : `Missing ${where}.`;
   }
   if (issue.code === 'unrecognized_keys') {
@@ -20,7 +29,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where
   const result = schema.safeParse(input);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw badRequest(issue ? describe(issue, where) : `Invalid ${where}.`);
+    throw badRequest(issue ? describe(issue, input, where) : `Invalid ${where}.`);
   }
   return result.data;
 }

@@ -1,0 +1,83 @@
+/**
+ * `scan-indexer start` as a new user runs it: no DATABASE_URL, so the embedded
+ * PostgreSQL; then Ctrl-C (SIGINT) must stop everything, leaving no postgres.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { projectRoot } from '../../src/internal/paths';
+import { request } from '../support/http';
+
+const cli = path.join(projectRoot, 'dist/src/cli.js');
+
+function postgresRunningOn(dataDir: string): boolean {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return false;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms; output:\n${seen}`)), timeoutMs);
+    const onData = (d: Buffer) => {
+      seen += d.toString();
+      const m = seen.match(pattern);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+  });
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', (code) => resolve(code))));
+
+describe('scan-indexer start on the embedded default', () => {
+  const env = { PATH: process.env.PATH ?? '', HOME: os.tmpdir() };
+
+  it('serves within 30 s, answers the DSO party id, and stops cleanly on SIGINT', async () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-start-'));
+    // As root, postgres runs as its own OS user, which must be able to enter the folder.
+    fs.chmodSync(parent, 0o755);
+    const dataDir = path.join(parent, 'postgres');
+    const child = spawn(process.execPath, [cli, 'start'], {
+      env: { ...env, PORT: '0', EMBEDDED_PG_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    });
+    try {
+      const started = Date.now();
+      const [, url] = await waitForOutput(child, /scan-indexer is serving at (http:\/\/\S+)/, 30_000);
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(await request(url!, 'GET', '/livez')).toMatchObject({ status: 200 });
+      expect(await request(url!, 'GET', '/api/scan/v0/dso-party-id')).toMatchObject({
+        status: 404,
+        json: { error: 'No DSO party is known yet: no DsoRules contract has been ingested.' },
+      });
+      expect(postgresRunningOn(dataDir)).toBe(true);
+
+      child.kill('SIGINT');
+      expect(await exited(child)).toBe(0);
+      expect(postgresRunningOn(dataDir)).toBe(false);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('stops at start-up with one line naming a bad variable', async () => {
+    const child = spawn(process.execPath, [cli, 'start'], { env: { ...env, PORT: 'eighty' } });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    expect(await exited(child)).toBe(1);
+    expect(stderr).toBe('scan-indexer: Invalid configuration: PORT="eighty": expected an integer from 0 to 65535.\n');
+  });
+});

@@ -1,0 +1,64 @@
+/** The real Express server over a socket, and a client that never throws on a status. */
+import type pg from 'pg';
+import { createApp } from '../../src/api/app';
+import { listen, type RunningServer } from '../../src/api/server';
+import { loadConfig, type Config } from '../../src/internal/config';
+import { createLogger } from '../../src/internal/logger';
+import { createMetrics } from '../../src/internal/metrics';
+import { readMigrationFiles, type MigrationFile } from '../../src/store/migrator';
+import type { Db } from '../../src/store/pool';
+
+export interface TestApi {
+  url: string;
+  server: RunningServer;
+  close(): Promise<void>;
+}
+
+export async function startTestApi(
+  database: { db: Db; pool: pg.Pool },
+  options: { env?: Record<string, string>; migrationFiles?: MigrationFile[] } = {},
+): Promise<TestApi> {
+  // Tests configure the service the way operators do: through its environment schema.
+  const config: Config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
+  const app = createApp({
+    config,
+    db: database.db,
+    pool: database.pool,
+    logger: createLogger(config.logLevel),
+    metrics: createMetrics(),
+    migrationFiles: options.migrationFiles ?? readMigrationFiles(),
+  });
+  const server = await listen(app, '127.0.0.1', 0);
+  return { url: server.url, server, close: () => server.close(1000) };
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body, or undefined when it is not JSON. */
+  json: unknown;
+}
+
+export async function request(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResult> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${baseUrl}${path}`, init);
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}

@@ -1,0 +1,62 @@
+import {
+  IMPORT_RECORD_TIME,
+  IMPORT_RECORD_TIME_ISO,
+  InvalidTimestampError,
+  formatDateTime,
+  formatForMessage,
+  formatInstant,
+  formatRecordTime,
+  fromPgTimestamp,
+  parseTimestamp,
+} from '../../../src/domain/time';
+
+describe('timestamps', () => {
+  it('keeps microseconds exactly through parse and format', () => {
+    const t = parseTimestamp('2025-03-10T14:22:05.123456Z');
+    expect(t).toBe(1741616525123456n);
+    expect(formatRecordTime(t)).toBe('2025-03-10T14:22:05.123456Z');
+  });
+
+  it('renders the four Scan formats', () => {
+    const cases: [string, string, string, string, string][] = [
+      // input, record time, instant, date-time, message
+      ['2024-09-20T13:31:29.552807Z', '2024-09-20T13:31:29.552807Z', '2024-09-20T13:31:29.552807Z', '2024-09-20T13:31:29.552807Z', '2024-09-20T13:31:29.552807Z'],
+      ['2024-09-20T13:31:29.552Z', '2024-09-20T13:31:29.552000Z', '2024-09-20T13:31:29.552Z', '2024-09-20T13:31:29.552Z', '2024-09-20T13:31:29.552Z'],
+      ['2024-09-20T13:31:29.5528Z', '2024-09-20T13:31:29.552800Z', '2024-09-20T13:31:29.552800Z', '2024-09-20T13:31:29.5528Z', '2024-09-20T13:31:29.552800Z'],
+      ['2025-02-11T18:00:00Z', '2025-02-11T18:00:00.000000Z', '2025-02-11T18:00:00Z', '2025-02-11T18:00:00Z', '2025-02-11T18:00Z'],
+      ['2025-02-11T18:00:07Z', '2025-02-11T18:00:07.000000Z', '2025-02-11T18:00:07Z', '2025-02-11T18:00:07Z', '2025-02-11T18:00:07Z'],
+      ['2024-09-20T13:31:29.000001Z', '2024-09-20T13:31:29.000001Z', '2024-09-20T13:31:29.000001Z', '2024-09-20T13:31:29.000001Z', '2024-09-20T13:31:29.000001Z'],
+    ];
+    for (const [input, record, instant, dateTime, message] of cases) {
+      const t = parseTimestamp(input);
+      expect([formatRecordTime(t), formatInstant(t), formatDateTime(t), formatForMessage(t)]).toEqual([record, instant, dateTime, message]);
+    }
+  });
+
+  it('handles the import record time of year 1 and times before the epoch', () => {
+    expect(parseTimestamp(IMPORT_RECORD_TIME_ISO)).toBe(IMPORT_RECORD_TIME);
+    expect(formatRecordTime(IMPORT_RECORD_TIME)).toBe(IMPORT_RECORD_TIME_ISO);
+    expect(formatDateTime(IMPORT_RECORD_TIME)).toBe('0001-01-01T00:00:00Z');
+    expect(formatRecordTime(parseTimestamp('1969-12-31T23:59:59.999999Z'))).toBe('1969-12-31T23:59:59.999999Z');
+    expect(parseTimestamp('1969-12-31T23:59:59.999999Z')).toBe(-1n);
+  });
+
+  it('applies offsets and floors digits beyond microseconds', () => {
+    expect(formatRecordTime(parseTimestamp('2025-03-10T16:22:05.1234569+02:00'))).toBe('2025-03-10T14:22:05.123456Z');
+    expect(formatRecordTime(parseTimestamp('2025-03-10T09:22:05-0500'))).toBe('2025-03-10T14:22:05.000000Z');
+    expect(formatRecordTime(parseTimestamp('2024-02-29T00:00Z'))).toBe('2024-02-29T00:00:00.000000Z');
+  });
+
+  it('reads PostgreSQL timestamptz text output', () => {
+    expect(formatRecordTime(fromPgTimestamp('2025-03-10 14:22:05.123456+00'))).toBe('2025-03-10T14:22:05.123456Z');
+    expect(formatRecordTime(fromPgTimestamp('2025-03-10 14:22:05.12+00'))).toBe('2025-03-10T14:22:05.120000Z');
+    expect(fromPgTimestamp('0001-01-01 00:00:00+00')).toBe(IMPORT_RECORD_TIME);
+    expect(() => fromPgTimestamp('infinity')).toThrow(InvalidTimestampError);
+  });
+
+  it('rejects malformed and impossible dates', () => {
+    for (const bad of ['', '2025-03-10', '2025-03-10T14:22:05', '2025-13-01T00:00:00Z', '2025-02-29T00:00:00Z', '2025-03-10T24:00:00Z', 'yesterday', '2025-03-10T14:22:05.Z']) {
+      expect(() => parseTimestamp(bad)).toThrow(InvalidTimestampError);
+    }
+  });
+});
