@@ -2,38 +2,108 @@
 /** Entry point: `scan-indexer <command>`. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from './internal/config';
+import { parseArgs } from 'node:util';
+import { createFileSource } from './ingest/sources/file-source';
+import { ConfigError, loadConfig, type Config } from './internal/config';
 import { renderEnvExample, replaceReadmeTable } from './internal/config-docs';
-import { createLogger } from './internal/logger';
+import { createLogger, type Logger } from './internal/logger';
+import { createMetrics } from './internal/metrics';
 import { projectRoot } from './internal/paths';
+import { createProgress } from './internal/progress';
 import { Shutdown } from './internal/shutdown';
-import { migrateDatabase, openDatabase, serve } from './runtime';
+import { catchUpSnapshots } from './jobs/acs-snapshots';
+import { openMigratedDatabase, serve, startWorker } from './runtime';
+import { writeNdjson } from './simulator';
 
-const USAGE = `Usage: scan-indexer <command>
+const USAGE = `Usage: scan-indexer <command> [options]
 
 Commands:
-  start              run the API and the ingestion worker (the default of npm start)
+  start              run the API and the ingestion worker (what npm start runs)
   serve              run the API only
-  ingest             run the ingestion worker only
+  ingest             run the ingestion worker only (with /livez, /readyz, /status, /metrics)
   migrate            apply pending database migrations and exit
-  import <file>      import an NDJSON file of /v0/events items
-  snapshot           announce every ACS snapshot that ingestion has passed
-  simulate           write a simulated network as NDJSON
+  import <file>      import an NDJSON file of /v0/events items, then announce due ACS snapshots
+  snapshot           announce every ACS snapshot that ingestion has passed, then exit
+  simulate --seed S --updates N [--migrations K] --out FILE
+                     write a simulated network as NDJSON (the same arguments give the same bytes)
   docs-config        regenerate .env.example and the README configuration table
   help               show this text
 
 Configuration comes from environment variables: see .env.example.`;
 
-/** Commands whose implementation lands with a later issue. */
-const PENDING: Record<string, string> = {
-  ingest: 'the ingestion worker (issue #4)',
-  import: 'file import (issue #4)',
-  snapshot: 'ACS snapshots (issue #4)',
-  simulate: 'the simulated network (issue #3)',
-};
+class UsageError extends Error {}
+
+function intOption(value: string | undefined, name: string, fallback?: number): number {
+  if (value === undefined) {
+    if (fallback === undefined) throw new UsageError(`--${name} is required`);
+    return fallback;
+  }
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} expects a non-negative integer, got '${value}'`);
+  return Number(value);
+}
+
+async function simulate(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { seed: { type: 'string' }, updates: { type: 'string' }, migrations: { type: 'string' }, out: { type: 'string' } },
+  });
+  if (!values.out) throw new UsageError('--out is required');
+  const options = {
+    seed: intOption(values.seed, 'seed'),
+    updates: intOption(values.updates, 'updates'),
+    migrations: intOption(values.migrations, 'migrations', 1),
+  };
+  if (options.migrations < 1) throw new UsageError('--migrations must be at least 1');
+  const out = values.out === '-' ? process.stdout : fs.createWriteStream(values.out);
+  await writeNdjson(options, out);
+  if (out !== process.stdout) await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((err?: Error | null) => (err ? reject(err) : resolve())));
+  return 0;
+}
+
+/** Runs until a signal (or the worker stops, for `ingest`); resolves with the exit code. */
+async function runService(command: 'start' | 'serve' | 'ingest', config: Config, logger: Logger, shutdown: Shutdown): Promise<number> {
+  const exit = new Promise<number>((resolve) => shutdown.installSignalHandlers(resolve));
+  const served = await serve(config, logger, shutdown, { api: command !== 'ingest', worker: command !== 'serve' });
+  served.worker?.done.then(
+    (result) => {
+      logger.info(result, 'the ingestion source has ended');
+      if (command === 'ingest') void shutdown.run('ingestion finished');
+    },
+    (err: unknown) => {
+      logger.fatal({ err }, 'ingestion stopped');
+      process.stderr.write(`scan-indexer: ingestion stopped: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+      void shutdown.run('ingestion failed');
+    },
+  );
+  const code = await Promise.race([exit, shutdown.finished]);
+  return typeof code === 'number' ? code : (process.exitCode as number | undefined) ?? 0;
+}
+
+async function importFile(file: string | undefined, config: Config, logger: Logger, shutdown: Shutdown): Promise<number> {
+  if (!file) throw new UsageError('import needs a file: scan-indexer import <file>');
+  if (!fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
+  shutdown.installSignalHandlers(() => undefined);
+  const database = await openMigratedDatabase(config, logger, shutdown);
+  const source = createFileSource(file);
+  const progress = createProgress(`importing ${path.basename(file)}`);
+  let items = 0;
+  const worker = startWorker(database, source, { config, logger, metrics: createMetrics(), shutdown }, (batch) => {
+    items = batch.checkpoint.itemsApplied;
+    const { bytesRead, totalBytes } = source.progress();
+    progress.update(bytesRead, totalBytes, `${items} items, line ${batch.checkpoint.position}`);
+  });
+  try {
+    const result = await worker.done;
+    progress.finish(`${result.items} items read, ${result.updates} new updates`);
+    return shutdown.signal.aborted ? 130 : 0;
+  } finally {
+    await shutdown.run('import finished');
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
-  const [command = 'help'] = argv;
+  const [command = 'help', ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -44,33 +114,36 @@ async function main(argv: string[]): Promise<number> {
     fs.writeFileSync(readme, replaceReadmeTable(fs.readFileSync(readme, 'utf8')));
     return 0;
   }
-  const pending = PENDING[command];
-  if (pending) {
-    process.stderr.write(`scan-indexer: '${command}' is not available yet: ${pending} is not implemented in this build.\n`);
-    return 2;
-  }
-  if (!['start', 'serve', 'migrate'].includes(command)) {
-    process.stderr.write(`scan-indexer: unknown command '${command}'.\n\n${USAGE}\n`);
-    return 2;
+  if (command === 'simulate') return simulate(rest);
+  if (!['start', 'serve', 'ingest', 'migrate', 'import', 'snapshot'].includes(command)) {
+    throw new UsageError(`unknown command '${command}'`);
   }
 
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const shutdown = new Shutdown(logger);
   try {
-    if (command === 'migrate') {
-      const database = await openDatabase(config, logger, shutdown);
-      const applied = await migrateDatabase(database, logger);
-      process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'the database schema is current\n');
-      await shutdown.run('migrations done');
-      return 0;
+    switch (command) {
+      case 'migrate': {
+        await openMigratedDatabase(config, logger, shutdown);
+        await shutdown.run('migrations done');
+        return 0;
+      }
+      case 'snapshot': {
+        const database = await openMigratedDatabase(config, logger, shutdown);
+        const { taken } = await catchUpSnapshots(database.db, logger);
+        process.stdout.write(`announced ${taken.length} ACS snapshot${taken.length === 1 ? '' : 's'}\n`);
+        await shutdown.run('snapshots done');
+        return 0;
+      }
+      case 'import':
+        return await importFile(rest[0], config, logger, shutdown);
+      default:
+        return await runService(command as 'start' | 'serve' | 'ingest', config, logger, shutdown);
     }
-    const exitCode = new Promise<number>((resolve) => shutdown.installSignalHandlers(resolve));
-    await serve(config, logger, shutdown, { withWorker: command === 'start' });
-    return await exitCode;
   } catch (err) {
-    logger.fatal({ err }, 'start-up failed');
-    await shutdown.run('start-up failed');
+    logger.fatal({ err }, `${command} failed`);
+    await shutdown.run(`${command} failed`);
     process.stderr.write(`scan-indexer: ${(err as Error).message}\n`);
     return 1;
   }
@@ -81,6 +154,11 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`scan-indexer: ${err.message}\n\n${USAGE}\n`);
+      process.exitCode = 2;
+      return;
+    }
     process.stderr.write(`scan-indexer: ${err instanceof ConfigError ? err.message : String((err as Error)?.stack ?? err)}\n`);
     process.exitCode = 1;
   },

@@ -1,15 +1,19 @@
 /**
  * The composition root: resolves the database (DATABASE_URL, or the embedded
- * default), migrates it, and starts the API and, later, the ingestion worker,
- * all torn down by one shutdown path.
+ * default), migrates it, and starts the API and the ingestion worker, all torn
+ * down by one shutdown path (worker first, then HTTP, pool, database).
  */
 import type pg from 'pg';
 import { createApp } from './api/app';
-import { listen } from './api/server';
+import { listen, type RunningServer } from './api/server';
+import { runWorker, type WorkerResult } from './ingest/worker';
+import type { Source } from './ingest/source';
+import { createSimulatorSource } from './ingest/sources/simulator-source';
 import type { Config } from './internal/config';
 import type { Logger } from './internal/logger';
-import { createMetrics } from './internal/metrics';
+import { createMetrics, type Metrics } from './internal/metrics';
 import type { Shutdown } from './internal/shutdown';
+import { scheduleSnapshots } from './jobs/acs-snapshots';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgresHandle } from './store/embedded-postgres';
 import { migrate, readMigrationFiles } from './store/migrator';
 import { createDb, createPool, type Db } from './store/pool';
@@ -44,24 +48,79 @@ export async function openDatabase(config: Config, logger: Logger, shutdown: Shu
   return { url, pool, db, embedded };
 }
 
-export async function migrateDatabase(database: OpenDatabase, logger: Logger): Promise<string[]> {
-  return migrate(database.pool, { onApply: (name) => logger.info({ migration: name }, 'migration applied') });
+/** Opens and migrates the database. */
+export async function openMigratedDatabase(config: Config, logger: Logger, shutdown: Shutdown): Promise<OpenDatabase> {
+  const database = await openDatabase(config, logger, shutdown);
+  await migrate(database.pool, { onApply: (name) => logger.info({ migration: name }, 'migration applied') });
+  return database;
 }
 
-export interface ServeOptions {
-  /** Also run the ingestion worker in this process. */
-  withWorker: boolean;
+/** The configured ingestion source. */
+export function createConfiguredSource(config: Config): Source {
+  switch (config.source) {
+    case 'simulator':
+      return createSimulatorSource({
+        seed: config.simulator.seed,
+        mode: config.simulator.mode,
+        ratePerSecond: config.simulator.ratePerSecond,
+        updates: config.simulator.updates,
+        migrations: config.simulator.migrations,
+      });
+    default:
+      throw new Error(`SOURCE=${config.source} is not available in this build yet`);
+  }
 }
 
-function banner(url: string, database: OpenDatabase): string {
+export interface RunningWorker {
+  /** Settles when the worker stops: its source ended, it was stopped, or it failed. */
+  done: Promise<WorkerResult>;
+}
+
+/**
+ * Starts the worker in the background. It stops first at shutdown, finishing
+ * the batch in flight, so that its last commit lands before the pool closes.
+ */
+export function startWorker(
+  database: OpenDatabase,
+  source: Source,
+  context: { config: Config; logger: Logger; metrics: Metrics; shutdown: Shutdown },
+  onBatch?: Parameters<typeof runWorker>[0]['onBatch'],
+): RunningWorker {
+  const { config, logger, metrics, shutdown } = context;
+  const controller = new AbortController();
+  shutdown.signal.addEventListener('abort', () => controller.abort(), { once: true });
+  const stopSchedule = scheduleSnapshots(database.db, logger);
+  const done = runWorker(
+    {
+      db: database.db,
+      pool: database.pool,
+      source,
+      logger,
+      metrics,
+      batchSize: config.ingest.batchSize,
+      batchMaxWaitMs: config.ingest.batchMaxWaitMs,
+      lockPollMs: config.ingest.lockPollMs,
+      onBatch,
+    },
+    controller.signal,
+  );
+  shutdown.add('ingestion worker', async () => {
+    controller.abort();
+    stopSchedule();
+    await done.catch(() => undefined);
+  });
+  return { done };
+}
+
+function banner(url: string, database: OpenDatabase, withApi: boolean): string {
   const dbLine = database.embedded
     ? `embedded PostgreSQL on 127.0.0.1:${database.embedded.port}, data in ${database.embedded.dataDir}`
     : 'PostgreSQL from DATABASE_URL';
   return [
     '',
     `scan-indexer is serving at ${url}`,
-    `  Scan API         ${url}/api/scan   (try ${url}/api/scan/v0/dso-party-id)`,
-    `  Health           ${url}/livez  ${url}/readyz`,
+    ...(withApi ? [`  Scan API         ${url}/api/scan   (try ${url}/api/scan/v0/dso-party-id)`] : []),
+    `  Health           ${url}/livez  ${url}/readyz  ${url}/status`,
     `  Metrics          ${url}/metrics`,
     `  Database         ${dbLine}`,
     '  Stop with Ctrl-C.',
@@ -69,23 +128,31 @@ function banner(url: string, database: OpenDatabase): string {
   ].join('\n');
 }
 
-export async function serve(config: Config, logger: Logger, shutdown: Shutdown, options: ServeOptions): Promise<void> {
-  const database = await openDatabase(config, logger, shutdown);
-  await migrateDatabase(database, logger);
+export interface ServeOptions {
+  /** Serve the Scan, ledger and validator interfaces (false: health, status and metrics only). */
+  api: boolean;
+  /** Run the ingestion worker in this process. */
+  worker: boolean;
+}
+
+export interface Served {
+  server: RunningServer;
+  worker: RunningWorker | undefined;
+}
+
+export async function serve(config: Config, logger: Logger, shutdown: Shutdown, options: ServeOptions): Promise<Served> {
+  const database = await openMigratedDatabase(config, logger, shutdown);
   const metrics = createMetrics();
-  const app = createApp({
-    config,
-    db: database.db,
-    pool: database.pool,
-    logger,
-    metrics,
-    migrationFiles: readMigrationFiles(),
-  });
+  const app = createApp(
+    { config, db: database.db, pool: database.pool, logger, metrics, migrationFiles: readMigrationFiles() },
+    { interfaces: options.api },
+  );
   const server = await listen(app, config.host, config.port);
   shutdown.add('HTTP server', () => server.close(config.shutdownTimeoutMs));
-  if (options.withWorker) {
-    logger.warn('the ingestion worker is not implemented yet: serving the API only');
-  }
-  logger.info({ url: server.url }, 'API listening');
-  process.stdout.write(banner(server.url, database));
+  const worker = options.worker
+    ? startWorker(database, createConfiguredSource(config), { config, logger, metrics, shutdown })
+    : undefined;
+  logger.info({ url: server.url, source: options.worker ? config.source : null }, 'listening');
+  process.stdout.write(banner(server.url, database, options.api));
+  return { server, worker };
 }

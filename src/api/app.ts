@@ -15,7 +15,8 @@ function routeLabel(req: Request): string {
   return typeof route?.path === 'string' ? `${req.baseUrl}${route.path}` : 'unmatched';
 }
 
-export function createApp(context: ApiContext): Express {
+/** `interfaces: false` serves only health, status and metrics (the worker process). */
+export function createApp(context: ApiContext, options: { interfaces: boolean } = { interfaces: true }): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -45,7 +46,7 @@ export function createApp(context: ApiContext): Express {
   });
 
   app.use(healthRoutes(context));
-  app.use('/api/scan', scanRouter(context));
+  if (options.interfaces) app.use('/api/scan', scanRouter(context));
 
   app.use(scanNotFound);
   app.use(scanErrorHandler);

@@ -1,13 +1,15 @@
 /**
- * Liveness, readiness and metrics. Readiness means the database answers and
+ * Liveness, readiness, ingestion progress and metrics. Readiness means the database answers and
  * its schema is current; it does not wait for ingestion to catch up, so API
  * replicas that can serve history stay in rotation during a backfill.
  */
 import { Router } from 'express';
+import { formatRecordTime, fromPgTimestamp } from '../domain/time';
 import { migrationStatus } from '../store/migrator';
+import { readIngestStatus } from '../store/status-repository';
 import type { ApiContext } from './context';
 
-export function healthRoutes({ pool, metrics, migrationFiles, logger }: ApiContext): Router {
+export function healthRoutes({ db, pool, metrics, migrationFiles, logger }: ApiContext): Router {
   const router = Router();
 
   router.get('/livez', (_req, res) => {
@@ -26,6 +28,28 @@ export function healthRoutes({ pool, metrics, migrationFiles, logger }: ApiConte
       logger.warn({ err }, 'readiness check failed');
       res.status(503).json({ status: 'not ready', reason: 'database unavailable or schema not current' });
     }
+  });
+
+  router.get('/status', async (_req, res) => {
+    const status = await readIngestStatus(db);
+    const time = (t: string | null) => (t === null ? null : formatRecordTime(fromPgTimestamp(t)));
+    res.json({
+      streams: status.streams.map((s) => ({
+        stream: s.stream,
+        position: s.position,
+        migration_id: s.migrationId,
+        record_time: time(s.recordTime),
+        items_applied: s.itemsApplied,
+        updated_at: time(s.updatedAt),
+      })),
+      migrations: status.migrations.map((m) => ({
+        migration_id: m.migrationId,
+        updates: m.updates,
+        last_record_time: time(m.lastRecordTime),
+        snapshots: m.snapshots,
+        last_snapshot: time(m.lastSnapshot),
+      })),
+    });
   });
 
   router.get('/metrics', async (_req, res) => {

@@ -99,6 +99,66 @@ export const knobs = {
     expects: 'an integer of at least 0',
     schema: nonNegativeInt,
   },
+  SOURCE: {
+    description: 'Where the ingestion worker reads from: the built-in simulated network, upstream Scan instances, or a Canton participant.',
+    default: 'simulator',
+    expects: 'one of simulator, scan, ledger',
+    schema: z.enum(['simulator', 'scan', 'ledger']),
+  },
+  SIMULATOR_SEED: {
+    description: 'Seed of the simulated network; the same seed gives the same network.',
+    default: '1',
+    expects: 'an integer of at least 0',
+    schema: nonNegativeInt,
+  },
+  SIMULATOR_MODE: {
+    description: 'live releases simulated updates as the wall clock reaches their record time; backfill produces them as fast as they are written.',
+    default: 'live',
+    expects: 'live or backfill',
+    schema: z.enum(['live', 'backfill']),
+  },
+  SIMULATOR_RATE: {
+    description: 'Mean simulated updates per second in live mode.',
+    default: '2',
+    expects: 'a positive number',
+    schema: z.coerce.number().positive(),
+  },
+  SIMULATOR_UPDATES: {
+    description: 'Number of simulated updates to produce (unset: endless).',
+    default: '',
+    expects: 'an integer of at least 1, or unset',
+    schema: optionalString.pipe(z.union([z.undefined(), z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().min(1))])),
+  },
+  SIMULATOR_MIGRATIONS: {
+    description: 'Number of migrations the simulated updates are spread over, with a hard migration between each.',
+    default: '1',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  SCAN_SOURCE_URLS: {
+    description: 'Comma-separated base URLs of upstream Scan instances (SOURCE=scan), tried in turn.',
+    default: '',
+    expects: 'a comma-separated list of http(s) URLs',
+    schema: csv.pipe(z.array(z.url({ protocol: /^https?$/ }))),
+  },
+  INGEST_BATCH_SIZE: {
+    description: 'Most items the worker writes in one transaction.',
+    default: '500',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  INGEST_BATCH_MAX_WAIT_MS: {
+    description: 'Longest time the worker waits to fill a batch before writing what it has.',
+    default: '500',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  INGEST_LOCK_POLL_MS: {
+    description: 'How often a standby worker tries to take over the writer lock.',
+    default: '2000',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
   LEDGER_PARTICIPANT_ID: {
     description: 'Participant id returned by GET /v2/parties/participant-id.',
     default: 'PAR::scan-indexer::1220000000000000000000000000000000000000000000000000000000000000000',
@@ -152,6 +212,20 @@ export interface Config {
   readonly logLevel: KnobValue<'LOG_LEVEL'>;
   readonly shutdownTimeoutMs: number;
   readonly migrationId: number;
+  readonly source: KnobValue<'SOURCE'>;
+  readonly simulator: {
+    readonly seed: number;
+    readonly mode: KnobValue<'SIMULATOR_MODE'>;
+    readonly ratePerSecond: number;
+    readonly updates: number | undefined;
+    readonly migrations: number;
+  };
+  readonly scanSourceUrls: readonly string[];
+  readonly ingest: {
+    readonly batchSize: number;
+    readonly batchMaxWaitMs: number;
+    readonly lockPollMs: number;
+  };
   readonly ledger: {
     readonly participantId: string;
     readonly hs256Secret: string | undefined;
@@ -194,6 +268,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: get('LOG_LEVEL'),
     shutdownTimeoutMs: get('SHUTDOWN_TIMEOUT_MS'),
     migrationId: get('MIGRATION_ID'),
+    source: get('SOURCE'),
+    simulator: Object.freeze({
+      seed: get('SIMULATOR_SEED'),
+      mode: get('SIMULATOR_MODE'),
+      ratePerSecond: get('SIMULATOR_RATE'),
+      updates: get('SIMULATOR_UPDATES'),
+      migrations: get('SIMULATOR_MIGRATIONS'),
+    }),
+    scanSourceUrls: Object.freeze(get('SCAN_SOURCE_URLS')),
+    ingest: Object.freeze({
+      batchSize: get('INGEST_BATCH_SIZE'),
+      batchMaxWaitMs: get('INGEST_BATCH_MAX_WAIT_MS'),
+      lockPollMs: get('INGEST_LOCK_POLL_MS'),
+    }),
     ledger: Object.freeze({
       participantId: get('LEDGER_PARTICIPANT_ID'),
       hs256Secret: get('LEDGER_AUTH_HS256_SECRET'),

@@ -14,6 +14,12 @@ export class Shutdown {
 
   constructor(private readonly logger: Logger) {}
 
+  private markFinished: () => void = () => undefined;
+  /** Settles once every cleanup has run. */
+  readonly finished = new Promise<void>((resolve) => {
+    this.markFinished = resolve;
+  });
+
   get signal(): AbortSignal {
     return this.controller.signal;
   }
@@ -37,6 +43,7 @@ export class Shutdown {
         }
       }
       this.logger.info('shutdown complete');
+      this.markFinished();
     })();
     return this.running;
   }

@@ -1,0 +1,55 @@
+/**
+ * A typed Daml value. The compact_json encoding drops type information (a
+ * string may be a party, a decimal or a timestamp), so code that needs both
+ * encodings builds values in this model and renders each one from it
+ * (value-encoding.ts). Record fields keep their declaration order, which is
+ * the key order of compact_json and the field order of protobuf_json.
+ */
+
+import { formatDecimal, type Decimal10 } from './decimal';
+import type { Micros } from './time';
+
+export type DamlValue =
+  | { readonly kind: 'unit' }
+  | { readonly kind: 'bool'; readonly value: boolean }
+  | { readonly kind: 'int64'; readonly value: string }
+  | { readonly kind: 'numeric'; readonly value: string }
+  | { readonly kind: 'text'; readonly value: string }
+  | { readonly kind: 'party'; readonly value: string }
+  | { readonly kind: 'contractId'; readonly value: string }
+  | { readonly kind: 'timestamp'; readonly value: Micros }
+  | { readonly kind: 'optional'; readonly value: DamlValue | null }
+  | { readonly kind: 'list'; readonly elements: readonly DamlValue[] }
+  | { readonly kind: 'textMap'; readonly entries: readonly (readonly [string, DamlValue])[] }
+  | { readonly kind: 'genMap'; readonly entries: readonly (readonly [DamlValue, DamlValue])[] }
+  | { readonly kind: 'record'; readonly fields: Readonly<Record<string, DamlValue>> }
+  | { readonly kind: 'variant'; readonly tag: string; readonly value: DamlValue }
+  | { readonly kind: 'enum'; readonly tag: string };
+
+export type DamlRecord = Extract<DamlValue, { kind: 'record' }>;
+
+const UNIT: DamlValue = { kind: 'unit' };
+const NONE: DamlValue = { kind: 'optional', value: null };
+const EMPTY_RECORD: DamlRecord = { kind: 'record', fields: {} };
+
+/** Constructors, one per Daml type; `record` takes its fields in declaration order. */
+export const V = {
+  unit: (): DamlValue => UNIT,
+  bool: (value: boolean): DamlValue => ({ kind: 'bool', value }),
+  int64: (value: number | bigint): DamlValue => ({ kind: 'int64', value: String(value) }),
+  numeric: (value: Decimal10): DamlValue => ({ kind: 'numeric', value: formatDecimal(value) }),
+  text: (value: string): DamlValue => ({ kind: 'text', value }),
+  party: (value: string): DamlValue => ({ kind: 'party', value }),
+  contractId: (value: string): DamlValue => ({ kind: 'contractId', value }),
+  timestamp: (value: Micros): DamlValue => ({ kind: 'timestamp', value }),
+  none: (): DamlValue => NONE,
+  some: (value: DamlValue): DamlValue => ({ kind: 'optional', value }),
+  optional: (value: DamlValue | null | undefined): DamlValue => (value == null ? NONE : { kind: 'optional', value }),
+  list: (elements: readonly DamlValue[]): DamlValue => ({ kind: 'list', elements }),
+  textMap: (entries: readonly (readonly [string, DamlValue])[]): DamlValue => ({ kind: 'textMap', entries }),
+  genMap: (entries: readonly (readonly [DamlValue, DamlValue])[]): DamlValue => ({ kind: 'genMap', entries }),
+  record: (fields: Readonly<Record<string, DamlValue>>): DamlRecord => ({ kind: 'record', fields }),
+  emptyRecord: (): DamlRecord => EMPTY_RECORD,
+  variant: (tag: string, value: DamlValue): DamlValue => ({ kind: 'variant', tag, value }),
+  enum: (tag: string): DamlValue => ({ kind: 'enum', tag }),
+};

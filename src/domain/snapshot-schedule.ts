@@ -1,0 +1,36 @@
+/**
+ * When ACS snapshots are announced (reference splice-scan.md §5): on UTC hours
+ * divisible by 3; the first of a migration at the first such boundary strictly
+ * after the hour of its first non-import update; then every 3 hours, for as
+ * long as the migration's record times have reached the boundary.
+ */
+import type { Micros } from './time';
+
+export const SNAPSHOT_PERIOD: Micros = 3n * 3600n * 1_000_000n;
+const HOUR: Micros = 3600n * 1_000_000n;
+
+const floorDiv = (a: bigint, b: bigint) => (a >= 0n ? a / b : -((-a + b - 1n) / b));
+
+/** The first snapshot time of a migration whose first non-import update is at `firstRecordTime`. */
+export function firstSnapshotTime(firstRecordTime: Micros): Micros {
+  const hourIndex = floorDiv(firstRecordTime, HOUR);
+  // 24 is a multiple of 3, so "next slot hour today, else 00:00 tomorrow" is the next multiple of 3 hours.
+  return (floorDiv(hourIndex, 3n) + 1n) * SNAPSHOT_PERIOD;
+}
+
+/** The next snapshot time of a migration after `lastTaken` (or its first). */
+export function nextSnapshotTime(firstRecordTime: Micros, lastTaken: Micros | undefined): Micros {
+  return lastTaken === undefined ? firstSnapshotTime(firstRecordTime) : lastTaken + SNAPSHOT_PERIOD;
+}
+
+/**
+ * Snapshot times due for a migration: after `lastTaken` (or from the first),
+ * every 3 hours, up to and including `maxRecordTime`.
+ */
+export function dueSnapshotTimes(firstRecordTime: Micros, maxRecordTime: Micros, lastTaken: Micros | undefined): Micros[] {
+  const due: Micros[] = [];
+  for (let t = nextSnapshotTime(firstRecordTime, lastTaken); t <= maxRecordTime; t += SNAPSHOT_PERIOD) {
+    due.push(t);
+  }
+  return due;
+}

@@ -1,0 +1,384 @@
+/**
+ * Turns a batch of canonical items into the rows the writer stores, checking
+ * the stream as it goes: items in (migration id, record time) order, event
+ * trees whose references resolve, contracts created once and archived at most
+ * once. Any violation is a SourceItemError naming the item.
+ */
+import type { CanonicalItem, CreatedEvent, TransactionUpdate, TreeEvent, Update } from '../domain/items';
+import { isAssign, isTransaction, updateMigrationId } from '../domain/items';
+import type { Json } from '../domain/json';
+import { contractFacts, qualifiedNameOf } from '../domain/splice-contracts';
+import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, type Micros } from '../domain/time';
+import type {
+  ArchiveRow,
+  BatchRows,
+  ContractRow,
+  RangeRow,
+  ReassignmentRow,
+  UpdateRow,
+} from '../store/ingest-repository';
+import { SourceItemError, type SourceItem } from './source';
+
+export interface StreamKey {
+  migrationId: number;
+  recordTime: Micros;
+}
+
+export interface PlanInput {
+  items: SourceItem[];
+  /** The key of the last item applied before this batch. */
+  previous: StreamKey | undefined;
+  /** Updates and verdicts already stored: re-applying them is a no-op. */
+  storedUpdates: Set<string>;
+  storedVerdicts: Set<string>;
+}
+
+export interface Plan {
+  rows: BatchRows;
+  last: StreamKey | undefined;
+  /** Which item each archive of a pre-existing contract came from, for errors. */
+  archiveOrigins: Map<string, { origin: string; updateId: string }>;
+}
+
+const contractKey = (migrationId: number, contractId: string) => `${migrationId}/${contractId}`;
+
+function compareKeys(a: StreamKey, b: StreamKey): number {
+  if (a.migrationId !== b.migrationId) return a.migrationId - b.migrationId;
+  return a.recordTime < b.recordTime ? -1 : a.recordTime > b.recordTime ? 1 : 0;
+}
+
+function synchronizerOf(update: Update): string {
+  if (isTransaction(update)) return update.synchronizer_id;
+  return isAssign(update.event) ? update.event.target_synchronizer : update.event.source_synchronizer;
+}
+
+class BatchPlanner {
+  private readonly rows: BatchRows = {
+    migrations: [],
+    updates: [],
+    contracts: [],
+    assignedContracts: [],
+    archives: [],
+    reassignments: [],
+    verdicts: [],
+    verdictViews: [],
+    traffic: [],
+    appActivity: [],
+    ranges: [],
+  };
+  private readonly migrations = new Map<number, string | null>();
+  private readonly ranges = new Map<string, RangeRow & { min: Micros; max: Micros }>();
+  /** Contracts created or assigned in this batch, by migration and contract id. */
+  private readonly fresh = new Map<string, ContractRow>();
+  private readonly archiveOrigins = new Map<string, { origin: string; updateId: string }>();
+  private last: StreamKey | undefined;
+
+  constructor(private readonly input: PlanInput) {
+    this.last = input.previous;
+  }
+
+  plan(): Plan {
+    for (const sourceItem of this.input.items) this.addItem(sourceItem);
+    this.rows.migrations = [...this.migrations].map(([migration_id, last_import_update_id]) => ({ migration_id, last_import_update_id }));
+    this.rows.ranges = [...this.ranges.values()].map(({ min: _min, max: _max, ...row }) => row);
+    return { rows: this.rows, last: this.last, archiveOrigins: this.archiveOrigins };
+  }
+
+  private fail(source: SourceItem, reason: string, updateId?: string): never {
+    throw new SourceItemError(source.origin, updateId ?? source.item.update?.update_id ?? source.item.verdict?.update_id, reason);
+  }
+
+  private time(source: SourceItem, text: unknown, what: string): Micros {
+    if (typeof text !== 'string') this.fail(source, `${what} is missing`);
+    try {
+      return parseTimestamp(text);
+    } catch (err) {
+      this.fail(source, `${what}: ${(err as Error).message}`);
+    }
+  }
+
+  private addItem(source: SourceItem): void {
+    const { item } = source;
+    if (typeof item !== 'object' || item === null || (!item.update && !item.verdict)) {
+      this.fail(source, 'an item needs an update or a verdict');
+    }
+    const key: StreamKey = item.update
+      ? { migrationId: updateMigrationId(item.update), recordTime: this.time(source, item.update.record_time, 'record_time') }
+      : { migrationId: item.verdict!.migration_id, recordTime: this.time(source, item.verdict!.record_time, 'verdict record_time') };
+    if (!Number.isSafeInteger(key.migrationId) || key.migrationId < 0) this.fail(source, 'migration_id must be a non-negative integer');
+    if (this.last && compareKeys(key, this.last) < 0) {
+      this.fail(
+        source,
+        `out of order: (migration ${key.migrationId}, ${formatRecordTime(key.recordTime)}) comes after (migration ${this.last.migrationId}, ${formatRecordTime(this.last.recordTime)})`,
+      );
+    }
+    this.last = key;
+    if (!this.migrations.has(key.migrationId)) this.migrations.set(key.migrationId, null);
+
+    const synchronizer = item.update ? synchronizerOf(item.update) : item.verdict!.domain_id;
+    const sideKey = {
+      migration_id: key.migrationId,
+      record_time: formatRecordTime(key.recordTime),
+      synchronizer_id: synchronizer,
+      update_id: item.update?.update_id ?? item.verdict?.update_id ?? null,
+    };
+    const updateIsNew = item.update ? !this.input.storedUpdates.has(item.update.update_id) : false;
+    if (item.update && updateIsNew) this.addUpdate(source, item, key);
+    if (item.verdict && !this.input.storedVerdicts.has(item.verdict.update_id)) this.addVerdict(item);
+    // Traffic and activity belong to the event; written once, with the first of its parts.
+    if (updateIsNew || (!item.update && item.verdict && !this.input.storedVerdicts.has(item.verdict.update_id))) {
+      if (item.traffic_summary) {
+        this.rows.traffic.push({ ...sideKey, total_traffic_cost: item.traffic_summary.total_traffic_cost, json: JSON.stringify(item.traffic_summary) });
+      }
+      if (item.app_activity_records) {
+        this.rows.appActivity.push({ ...sideKey, round_number: item.app_activity_records.round_number, json: JSON.stringify(item.app_activity_records) });
+      }
+    }
+  }
+
+  private addUpdate(source: SourceItem, item: CanonicalItem, key: StreamKey): void {
+    const update = item.update!;
+    const isImport = key.recordTime === IMPORT_RECORD_TIME;
+    const { external_transaction_hash, ...served } = update as TransactionUpdate;
+    let protobuf: string | null = null;
+    if (item.update_protobuf_json) {
+      const { external_transaction_hash: _hash, ...servedProtobuf } = item.update_protobuf_json as TransactionUpdate;
+      protobuf = JSON.stringify(servedProtobuf);
+    }
+    const row: UpdateRow = {
+      update_id: update.update_id,
+      migration_id: key.migrationId,
+      record_time: formatRecordTime(key.recordTime),
+      synchronizer_id: synchronizerOf(update),
+      kind: isTransaction(update) ? 'transaction' : isAssign(update.event) ? 'assignment' : 'unassignment',
+      workflow_id: isTransaction(update) ? update.workflow_id : null,
+      effective_at: isTransaction(update) ? update.effective_at : null,
+      external_transaction_hash: external_transaction_hash ?? null,
+      ledger_offset: null,
+      event_count: isTransaction(update) ? Object.keys(update.events_by_id).length : 1,
+      json_compact: JSON.stringify(served),
+      json_protobuf: protobuf,
+    };
+    this.rows.updates.push(row);
+
+    if (isImport) {
+      const previous = this.migrations.get(key.migrationId) ?? null;
+      if (previous === null || update.update_id > previous) this.migrations.set(key.migrationId, update.update_id);
+    } else {
+      this.widenRange(key, row.synchronizer_id);
+    }
+
+    if (isTransaction(update)) {
+      this.applyTransaction(source, update, item.update_protobuf_json as TransactionUpdate | undefined, key, isImport);
+    } else if (isAssign(update.event)) {
+      const event = update.event;
+      const protobufArgs = item.update_protobuf_json && !isTransaction(item.update_protobuf_json) && isAssign(item.update_protobuf_json.event)
+        ? item.update_protobuf_json.event.created_event.create_arguments
+        : undefined;
+      const k = contractKey(key.migrationId, event.created_event.contract_id);
+      const known = this.fresh.get(k);
+      if (known) {
+        this.checkCounter(source, known, event.reassignment_counter);
+        known.synchronizer_id = event.target_synchronizer;
+        known.reassignment_counter = event.reassignment_counter;
+      } else {
+        // Arrived from another synchronizer; the migration may know it already (then it is only reassigned).
+        const contract = this.contractRow(source, event.created_event, protobufArgs, key, null);
+        contract.synchronizer_id = event.target_synchronizer;
+        contract.reassignment_counter = event.reassignment_counter;
+        this.rows.assignedContracts.push(contract);
+        this.fresh.set(k, contract);
+      }
+    } else {
+      const event = update.event;
+      const known = this.fresh.get(contractKey(key.migrationId, event.contract_id));
+      if (known) {
+        this.checkCounter(source, known, event.reassignment_counter);
+        known.synchronizer_id = null;
+        known.reassignment_counter = event.reassignment_counter;
+      } else {
+        const row: ReassignmentRow = {
+          migration_id: key.migrationId,
+          contract_id: event.contract_id,
+          synchronizer_id: null,
+          reassignment_counter: event.reassignment_counter,
+        };
+        this.rows.reassignments.push(row);
+      }
+    }
+  }
+
+  private checkCounter(source: SourceItem, contract: ContractRow, counter: number): void {
+    if (!Number.isSafeInteger(counter) || counter < contract.reassignment_counter) {
+      this.fail(source, `reassignment_counter ${counter} of ${contract.contract_id} is below its previous ${contract.reassignment_counter}`);
+    }
+  }
+
+  private widenRange(key: StreamKey, synchronizerId: string): void {
+    const rangeKey = `${key.migrationId}/${synchronizerId}`;
+    const range = this.ranges.get(rangeKey);
+    if (!range) {
+      const t = formatRecordTime(key.recordTime);
+      this.ranges.set(rangeKey, {
+        migration_id: key.migrationId,
+        synchronizer_id: synchronizerId,
+        min_record_time: t,
+        max_record_time: t,
+        update_count: 1,
+        min: key.recordTime,
+        max: key.recordTime,
+      });
+      return;
+    }
+    range.update_count += 1;
+    if (key.recordTime < range.min) {
+      range.min = key.recordTime;
+      range.min_record_time = formatRecordTime(key.recordTime);
+    }
+    if (key.recordTime > range.max) {
+      range.max = key.recordTime;
+      range.max_record_time = formatRecordTime(key.recordTime);
+    }
+  }
+
+  /** Walks the tree in pre-order, so a create precedes the consumption of its contract. */
+  private applyTransaction(
+    source: SourceItem,
+    tx: TransactionUpdate,
+    protobuf: TransactionUpdate | undefined,
+    key: StreamKey,
+    isImport: boolean,
+  ): void {
+    const events = tx.events_by_id;
+    if (typeof events !== 'object' || events === null || !Array.isArray(tx.root_event_ids)) {
+      this.fail(source, 'a transaction needs root_event_ids and events_by_id');
+    }
+    const visited = new Set<string>();
+    const stack = [...tx.root_event_ids].reverse();
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      const event: TreeEvent | undefined = events[id];
+      if (!event) this.fail(source, `event id ${id} is referenced but not in events_by_id`);
+      if (visited.has(id)) this.fail(source, `event id ${id} is referenced twice`);
+      visited.add(id);
+      if (event.event_type === 'created_event') {
+        const protobufArgs = protobuf?.events_by_id?.[id]?.event_type === 'created_event'
+          ? (protobuf.events_by_id[id] as CreatedEvent).create_arguments
+          : undefined;
+        const contract = this.contractRow(source, event, protobufArgs, key, isImport ? null : tx.update_id);
+        contract.synchronizer_id = tx.synchronizer_id;
+        const k = contractKey(key.migrationId, event.contract_id);
+        if (this.fresh.has(k)) this.fail(source, `contract ${event.contract_id} is created twice in migration ${key.migrationId}`);
+        this.fresh.set(k, contract);
+        this.rows.contracts.push(contract);
+      } else if (event.event_type === 'exercised_event') {
+        if (event.consuming) this.archive(source, tx.update_id, event.contract_id, key);
+        for (let i = (event.child_event_ids ?? []).length - 1; i >= 0; i--) stack.push(event.child_event_ids[i]!);
+      } else {
+        this.fail(source, `event ${id} has unknown event_type ${String((event as { event_type?: unknown }).event_type)}`);
+      }
+    }
+    if (visited.size !== Object.keys(events).length) {
+      const orphan = Object.keys(events).find((id) => !visited.has(id));
+      this.fail(source, `event ${orphan} is not reachable from root_event_ids`);
+    }
+  }
+
+  private archive(source: SourceItem, updateId: string, contractId: string, key: StreamKey): void {
+    const recordTime = formatRecordTime(key.recordTime);
+    const k = contractKey(key.migrationId, contractId);
+    const known = this.fresh.get(k);
+    if (known) {
+      if (known.archived_in_update_id !== null) this.fail(source, `contract ${contractId} is archived twice`, updateId);
+      known.archived_record_time = recordTime;
+      known.archived_in_update_id = updateId;
+      return;
+    }
+    if (this.archiveOrigins.has(k)) this.fail(source, `contract ${contractId} is archived twice`, updateId);
+    const row: ArchiveRow = { migration_id: key.migrationId, contract_id: contractId, record_time: recordTime, update_id: updateId };
+    this.rows.archives.push(row);
+    this.archiveOrigins.set(k, { origin: source.origin, updateId });
+  }
+
+  private contractRow(
+    source: SourceItem,
+    event: CreatedEvent,
+    protobufArgs: Json | undefined,
+    key: StreamKey,
+    createdInUpdateId: string | null,
+  ): ContractRow {
+    let qualifiedName: string;
+    let facts: ReturnType<typeof contractFacts>;
+    try {
+      qualifiedName = qualifiedNameOf(event.template_id);
+      facts = contractFacts({ packageName: event.package_name, qualifiedName }, event.create_arguments);
+      parseTimestamp(event.created_at);
+    } catch (err) {
+      this.fail(source, `created event ${event.event_id} (contract ${event.contract_id}): ${(err as Error).message}`);
+    }
+    return {
+      migration_id: key.migrationId,
+      contract_id: event.contract_id,
+      template_id: event.template_id,
+      package_name: event.package_name,
+      qualified_name: qualifiedName,
+      create_arguments: JSON.stringify(event.create_arguments),
+      create_arguments_protobuf: protobufArgs === undefined ? null : JSON.stringify(protobufArgs),
+      created_at: event.created_at,
+      signatories: event.signatories,
+      observers: event.observers,
+      created_in_update_id: createdInUpdateId,
+      created_event_id: createdInUpdateId === null ? null : event.event_id,
+      created_record_time: formatRecordTime(key.recordTime),
+      archived_record_time: 'infinity',
+      archived_in_update_id: null,
+      synchronizer_id: null,
+      reassignment_counter: 0,
+      dso_party: facts.dsoParty,
+      amulet_owner: facts.amuletOwner,
+      amulet_initial_amount: facts.amuletInitialAmount,
+      amulet_created_round: facts.amuletCreatedRound,
+      amulet_rate_per_round: facts.amuletRatePerRound,
+      amulet_locked: facts.amuletLocked,
+      lock_holders: facts.lockHolders,
+      lock_expires_at: facts.lockExpiresAt,
+      round_number: facts.roundNumber,
+      ans_name: facts.ansName,
+      ans_user: facts.ansUser,
+      ans_expires_at: facts.ansExpiresAt,
+    };
+  }
+
+  private addVerdict(item: CanonicalItem): void {
+    const v = item.verdict!;
+    const roundNumber = (v as { round_number?: unknown }).round_number;
+    this.rows.verdicts.push({
+      update_id: v.update_id,
+      migration_id: v.migration_id,
+      record_time: v.record_time,
+      domain_id: v.domain_id,
+      finalization_time: v.finalization_time,
+      submitting_parties: v.submitting_parties,
+      submitting_participant_uid: v.submitting_participant_uid,
+      verdict_result: v.verdict_result,
+      mediator_group: v.mediator_group,
+      round_number: typeof roundNumber === 'number' ? roundNumber : null,
+      root_views: v.transaction_views.root_views,
+      json: JSON.stringify(v),
+    });
+    for (const view of v.transaction_views.views) {
+      this.rows.verdictViews.push({
+        update_id: v.update_id,
+        view_id: view.view_id,
+        informees: view.informees,
+        confirming_parties: JSON.stringify(view.confirming_parties),
+        sub_views: view.sub_views,
+        view_hash: view.view_hash,
+      });
+    }
+  }
+}
+
+export function planBatch(input: PlanInput): Plan {
+  return new BatchPlanner(input).plan();
+}

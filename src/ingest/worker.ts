@@ -1,0 +1,85 @@
+/**
+ * The ingestion loop: take the writer lock (or wait as a standby), resume at
+ * the stream's checkpoint, apply batches, retry transient database faults by
+ * class, and stop on bad input with the error that names the item.
+ */
+import type pg from 'pg';
+import { formatRecordTime, type Micros } from '../domain/time';
+import { isRetryable } from '../internal/errors';
+import type { Logger } from '../internal/logger';
+import type { Metrics } from '../internal/metrics';
+import { catchUpSnapshots } from '../jobs/acs-snapshots';
+import { readCheckpoint } from '../store/ingest-repository';
+import type { Db } from '../store/pool';
+import { acquireWriterLock } from '../store/writer-lock';
+import { batches } from './batches';
+import type { Source } from './source';
+import { applyBatch, type AppliedBatch } from './writer';
+
+export interface WorkerOptions {
+  db: Db;
+  pool: pg.Pool;
+  source: Source;
+  logger: Logger;
+  metrics?: Metrics;
+  batchSize: number;
+  batchMaxWaitMs: number;
+  lockPollMs?: number;
+  /** Called after each committed batch (progress reporting). */
+  onBatch?: (batch: AppliedBatch) => void;
+}
+
+export interface WorkerResult {
+  items: number;
+  updates: number;
+}
+
+async function withRetries<T>(run: () => Promise<T>, logger: Logger, signal: AbortSignal): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (!isRetryable(err) || signal.aborted || attempt >= 10) throw err;
+      const delay = Math.min(30_000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2);
+      logger.warn({ err, attempt, delayMs: Math.round(delay) }, 'transient database fault: retrying the batch');
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+export async function runWorker(options: WorkerOptions, signal: AbortSignal): Promise<WorkerResult> {
+  const { db, source, logger } = options;
+  const log = logger.child({ stream: source.stream });
+  const lock = await acquireWriterLock(options.pool, signal, {
+    pollMs: options.lockPollMs ?? 2000,
+    onWait: () => log.info('another worker holds the writer lock: waiting as a standby'),
+  });
+  if (!lock) return { items: 0, updates: 0 };
+  const result: WorkerResult = { items: 0, updates: 0 };
+  try {
+    const checkpoint = await readCheckpoint(db, source.stream);
+    log.info({ position: checkpoint?.position ?? null }, checkpoint ? 'resuming at the checkpoint' : 'starting from the beginning');
+    let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log)).nextDue;
+    for await (const batch of batches(source.read(checkpoint?.position, signal), options.batchSize, options.batchMaxWaitMs)) {
+      const applied = await withRetries(() => applyBatch(db, source.stream, batch), log, signal);
+      result.items += batch.length;
+      result.updates += applied.updates;
+      if (applied.last) {
+        options.metrics?.lastIngestedRecordTime.set(
+          { synchronizer_id: 'all', migration_id: String(applied.last.migrationId) },
+          Number(applied.last.recordTime / 1000n),
+        );
+        if (nextSnapshot === undefined || applied.last.recordTime >= nextSnapshot) {
+          nextSnapshot = (await catchUpSnapshots(db, log)).nextDue;
+        }
+      }
+      log.debug({ items: batch.length, position: applied.checkpoint.position, recordTime: applied.last ? formatRecordTime(applied.last.recordTime) : null }, 'batch applied');
+      options.onBatch?.(applied);
+      if (signal.aborted) break;
+    }
+    await catchUpSnapshots(db, log);
+    return result;
+  } finally {
+    await lock.release();
+  }
+}

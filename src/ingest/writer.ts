@@ -1,0 +1,89 @@
+/**
+ * Applies one batch in one PostgreSQL transaction: the rows of its items and
+ * the stream's checkpoint commit together or not at all, so a crash anywhere
+ * leaves the database at the previous checkpoint.
+ */
+import { fromPgTimestamp, formatRecordTime } from '../domain/time';
+import {
+  advanceCheckpoint,
+  readCheckpoint,
+  storedUpdateIds,
+  storedVerdictIds,
+  writeBatch,
+  type Checkpoint,
+} from '../store/ingest-repository';
+import type { Db } from '../store/pool';
+import { planBatch, type StreamKey } from './batch-plan';
+import { SourceItemError, type SourceItem } from './source';
+
+export interface AppliedBatch {
+  checkpoint: Checkpoint;
+  last: StreamKey | undefined;
+  updates: number;
+}
+
+function keyOf(checkpoint: Checkpoint | undefined): StreamKey | undefined {
+  if (!checkpoint || checkpoint.migrationId === null || checkpoint.recordTime === null) return undefined;
+  return { migrationId: checkpoint.migrationId, recordTime: fromPgTimestamp(checkpoint.recordTime) };
+}
+
+/** "Key (migration_id, contract_id)=(0, 00ab…) already exists." → the contract id. */
+function duplicateContractId(err: unknown): string | undefined {
+  const e = err as { code?: string; constraint?: string; detail?: string };
+  if (e?.code !== '23505' || e.constraint !== 'contracts_pkey') return undefined;
+  return /=\(\d+, (.+)\) already exists/.exec(e.detail ?? '')?.[1];
+}
+
+export async function applyBatch(db: Db, stream: string, items: SourceItem[]): Promise<AppliedBatch> {
+  const lastItem = items[items.length - 1];
+  if (!lastItem) throw new Error('applyBatch needs at least one item');
+  return db.transaction().execute(async (trx) => {
+    const checkpoint = await readCheckpoint(trx, stream);
+    const updateIds = items.flatMap((i) => (i.item?.update?.update_id ? [i.item.update.update_id] : []));
+    const verdictIds = items.flatMap((i) => (i.item?.verdict?.update_id ? [i.item.verdict.update_id] : []));
+    const plan = planBatch({
+      items,
+      previous: keyOf(checkpoint),
+      storedUpdates: await storedUpdateIds(trx, updateIds),
+      storedVerdicts: await storedVerdictIds(trx, verdictIds),
+    });
+    let unmatched;
+    try {
+      ({ unmatchedArchives: unmatched } = await writeBatch(trx, plan.rows));
+    } catch (err) {
+      const contractId = duplicateContractId(err);
+      if (contractId === undefined) throw err;
+      const culprit = items.find((i) => JSON.stringify(i.item.update ?? '').includes(`"contract_id":"${contractId}"`)) ?? lastItem;
+      throw new SourceItemError(culprit.origin, culprit.item.update?.update_id, `contract ${contractId} is created again in the same migration`);
+    }
+    const first = unmatched[0];
+    if (first) {
+      const origin = plan.archiveOrigins.get(`${first.migration_id}/${first.contract_id}`);
+      throw new SourceItemError(
+        origin?.origin ?? lastItem.origin,
+        origin?.updateId,
+        `archive of contract ${first.contract_id}, which is unknown or already archived in migration ${first.migration_id}`,
+      );
+    }
+    const next = {
+      stream,
+      expectedPosition: checkpoint?.position,
+      position: lastItem.position,
+      migrationId: plan.last?.migrationId ?? null,
+      recordTime: plan.last ? formatRecordTime(plan.last.recordTime) : null,
+      items: items.length,
+    };
+    await advanceCheckpoint(trx, next);
+    return {
+      checkpoint: {
+        stream,
+        position: next.position,
+        migrationId: next.migrationId,
+        recordTime: next.recordTime,
+        itemsApplied: (checkpoint?.itemsApplied ?? 0) + items.length,
+      },
+      last: plan.last,
+      updates: plan.rows.updates.length,
+    };
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * Announces ACS snapshots: a catch-up pass takes every snapshot whose time
+ * ingestion has passed (also during historical imports), and a node-cron job
+ * runs it on the Scan schedule, every 3 hours on UTC hours divisible by 3.
+ */
+import cron from 'node-cron';
+import { dueSnapshotTimes, nextSnapshotTime } from '../domain/snapshot-schedule';
+import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
+import type { Logger } from '../internal/logger';
+import type { Db } from '../store/pool';
+import { latestSnapshot, migrationSpans, takeSnapshot } from '../store/snapshot-repository';
+
+export interface CatchUpResult {
+  taken: { migrationId: number; recordTime: string }[];
+  /** The earliest time at which another snapshot could become due, if any. */
+  nextDue: Micros | undefined;
+}
+
+export async function catchUpSnapshots(db: Db, logger?: Logger): Promise<CatchUpResult> {
+  const taken: CatchUpResult['taken'] = [];
+  let nextDue: Micros | undefined;
+  for (const span of await migrationSpans(db)) {
+    let previous = await latestSnapshot(db, span.migrationId);
+    const first = fromPgTimestamp(span.first);
+    const last = fromPgTimestamp(span.last);
+    const due = dueSnapshotTimes(first, last, previous ? fromPgTimestamp(previous.recordTime) : undefined);
+    for (const t of due) {
+      previous = await takeSnapshot(db, span.migrationId, previous, formatRecordTime(t));
+      taken.push({ migrationId: span.migrationId, recordTime: formatRecordTime(t) });
+      logger?.info({ migrationId: span.migrationId, recordTime: formatRecordTime(t), contracts: previous.contractCount }, 'ACS snapshot announced');
+    }
+    const upcoming = nextSnapshotTime(first, previous ? fromPgTimestamp(previous.recordTime) : undefined);
+    if (nextDue === undefined || upcoming < nextDue) nextDue = upcoming;
+  }
+  return { taken, nextDue };
+}
+
+/** Schedules the catch-up on the Scan cadence; returns a function that stops it. */
+export function scheduleSnapshots(db: Db, logger: Logger): () => void {
+  const task = cron.schedule(
+    '0 */3 * * *',
+    () => {
+      catchUpSnapshots(db, logger).catch((err: unknown) => logger.error({ err }, 'ACS snapshot catch-up failed'));
+    },
+    { timezone: 'Etc/UTC', name: 'acs-snapshots' },
+  );
+  return () => {
+    void task.stop();
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Import updates: after a hard migration the new migration starts with one
+ * transaction per active contract, at record time 0001-01-01T00:00:00Z,
+ * creating it again with the same contract id, arguments, creation time and
+ * parties. They carry no verdict.
+ */
+
+import type { CanonicalItem, TransactionUpdate } from '../domain/items';
+import { formatInstant, IMPORT_RECORD_TIME, IMPORT_RECORD_TIME_ISO } from '../domain/time';
+import type { LedgerContract } from './ledger';
+import type { Network } from './network';
+import { renderCreatedEvent } from './transaction';
+
+export function importUpdate(net: Network, contract: LedgerContract): CanonicalItem {
+  const updateId = net.ids.updateId();
+  const eventId = `${updateId}:0`;
+  const created = renderCreatedEvent(contract, eventId);
+  const update = (event: TransactionUpdate['events_by_id'][string]): TransactionUpdate => ({
+    update_id: updateId,
+    migration_id: net.migrationId,
+    workflow_id: '',
+    record_time: IMPORT_RECORD_TIME_ISO,
+    synchronizer_id: contract.synchronizerId,
+    effective_at: formatInstant(IMPORT_RECORD_TIME),
+    root_event_ids: [eventId],
+    events_by_id: { [eventId]: event },
+  });
+  return {
+    update: update(created.compact),
+    verdict: null,
+    traffic_summary: null,
+    app_activity_records: null,
+    update_protobuf_json: update(created.protobuf),
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Options of the simulator and their defaults. Defaults give a small but
+ * complete network: four super validators, a few hundred parties, ten-minute
+ * round ticks as on the real network, a few updates per second.
+ */
+
+import { parseTimestamp, type Micros } from '../domain/time';
+
+export interface SimulatorOptions {
+  /** Same seed and options, same stream, byte for byte. */
+  readonly seed: number | string;
+  /**
+   * Number of non-import updates (transactions and reassignments) to produce;
+   * omit for an endless stream. Import updates after a hard migration and
+   * rejected transactions (items without an update) come on top.
+   */
+  readonly updates?: number;
+  /** Number of migrations the updates are spread over, with a hard migration between each; default 1. */
+  readonly migrations?: number;
+  /** Migration id of the first migration; default 0. */
+  readonly firstMigrationId?: number;
+  /** Record time the network starts at (backfill only; live mode follows the wall clock). */
+  readonly startTime?: Micros;
+  /** Mean gap between record times in backfill; default 500 ms. */
+  readonly meanUpdateGapMs?: number;
+  /** Round tick (half a round); default 600 s. */
+  readonly tickSeconds?: number;
+  /** Number of super validators; default 4. */
+  readonly superValidators?: number;
+  /** Number of user parties (app providers come on top); default 200. */
+  readonly parties?: number;
+  /**
+   * In the last migration, the DsoRules config announces a synchronizer
+   * upgrade at this time to migration id last + 1 (`/v0/migrations/schedule`).
+   */
+  readonly scheduledUpgradeAt?: Micros;
+}
+
+export interface Settings {
+  readonly seed: string;
+  readonly updates: number;
+  readonly migrations: number;
+  readonly firstMigrationId: number;
+  readonly startTime: Micros;
+  readonly meanGapMicros: number;
+  readonly tickMicros: Micros;
+  readonly superValidators: number;
+  readonly validators: number;
+  readonly parties: number;
+  readonly scheduledUpgradeAt: Micros | undefined;
+}
+
+export const DEFAULT_START_TIME = parseTimestamp('2025-01-01T00:00:00Z');
+
+function integer(name: string, value: number, min: number): number {
+  if (!Number.isSafeInteger(value) || value < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${value}`);
+  return value;
+}
+
+export function resolveOptions(o: SimulatorOptions): Settings {
+  const parties = integer('parties', o.parties ?? 200, 2);
+  return {
+    seed: String(o.seed),
+    updates: o.updates === undefined || o.updates === Infinity ? Infinity : integer('updates', o.updates, 0),
+    migrations: integer('migrations', o.migrations ?? 1, 1),
+    firstMigrationId: integer('firstMigrationId', o.firstMigrationId ?? 0, 0),
+    startTime: o.startTime ?? DEFAULT_START_TIME,
+    meanGapMicros: integer('meanUpdateGapMs', o.meanUpdateGapMs ?? 500, 1) * 1000,
+    tickMicros: BigInt(integer('tickSeconds', o.tickSeconds ?? 600, 1)) * 1_000_000n,
+    superValidators: integer('superValidators', o.superValidators ?? 4, 1),
+    validators: Math.max(2, Math.ceil(parties / 25)),
+    parties,
+    scheduledUpgradeAt: o.scheduledUpgradeAt,
+  };
+}

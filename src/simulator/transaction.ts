@@ -1,0 +1,250 @@
+/**
+ * Builds one transaction tree and renders it as a v2 update in both value
+ * encodings. Nodes are added in pre-order (a node before its children, a
+ * subtree before its next sibling), which is the order Daml executes them
+ * in; creates and consuming exercises are applied to the ledger as they are
+ * added, so the tree can never archive a contract that is not active.
+ */
+
+import { V, type DamlRecord, type DamlValue } from '../domain/daml-value';
+import type { CreatedEvent, ExercisedEvent, TransactionUpdate, TreeEvent } from '../domain/items';
+import { formatDateTime, formatInstant, formatRecordTime, type Micros } from '../domain/time';
+import { toCompactJson, toProtobufJson } from '../domain/value-encoding';
+import type { IdFactory } from './ids';
+import type { Ledger, LedgerContract } from './ledger';
+import type { TemplateRef } from './templates';
+
+export interface CreateNode {
+  readonly kind: 'create';
+  readonly contract: LedgerContract;
+}
+
+export interface ExerciseNode {
+  readonly kind: 'exercise';
+  readonly contract: LedgerContract;
+  readonly choice: string;
+  readonly argument: DamlValue;
+  result: DamlValue;
+  readonly consuming: boolean;
+  readonly actingParties: readonly string[];
+  readonly children: TxNode[];
+}
+
+export type TxNode = CreateNode | ExerciseNode;
+
+/** Distinct parties in ascending order, as Scan lists signatories and observers. */
+export function sortedParties(parties: Iterable<string>): string[] {
+  const out: string[] = [];
+  for (const p of parties) if (!out.includes(p)) out.push(p);
+  return out.length > 1 ? out.sort() : out;
+}
+
+export class TxBuilder {
+  readonly roots: TxNode[] = [];
+
+  constructor(
+    private readonly ids: IdFactory,
+    private readonly ledger: Ledger,
+    readonly effectiveAt: Micros,
+    private readonly synchronizerId: string,
+  ) {}
+
+  /** Creates a contract and returns its id. */
+  create(
+    parent: ExerciseNode | null,
+    template: TemplateRef,
+    args: DamlRecord,
+    signatories: Iterable<string>,
+    observers: Iterable<string> = [],
+  ): string {
+    const sigs = sortedParties(signatories);
+    const contract: LedgerContract = {
+      contractId: this.ids.contractId(),
+      template,
+      compactArguments: toCompactJson(args),
+      protobufArguments: toProtobufJson(args),
+      createdAt: this.effectiveAt,
+      signatories: sigs,
+      // A party that signs is not listed again as an observer.
+      observers: sortedParties([...observers].filter((p) => !sigs.includes(p))),
+      synchronizerId: this.synchronizerId,
+      reassignmentCounter: 0,
+    };
+    this.ledger.add(contract);
+    this.attach(parent, { kind: 'create', contract });
+    return contract.contractId;
+  }
+
+  /** Exercises a choice; set `result` on the returned node once the children are known. */
+  exercise(
+    parent: ExerciseNode | null,
+    contractId: string,
+    choice: string,
+    argument: DamlValue,
+    actingParties: Iterable<string>,
+    consuming = false,
+  ): ExerciseNode {
+    const contract = consuming ? this.ledger.archive(contractId) : this.ledger.get(contractId);
+    const node: ExerciseNode = {
+      kind: 'exercise',
+      contract,
+      choice,
+      argument,
+      result: V.unit(),
+      consuming,
+      actingParties: sortedParties(actingParties),
+      children: [],
+    };
+    this.attach(parent, node);
+    return node;
+  }
+
+  /** The implicit `Archive` choice, as `archive` and `fetchAndArchive` produce it. */
+  archive(parent: ExerciseNode | null, contractId: string, actingParties: Iterable<string>): ExerciseNode {
+    return this.exercise(parent, contractId, 'Archive', V.emptyRecord(), actingParties, true);
+  }
+
+  private attach(parent: ExerciseNode | null, node: TxNode): void {
+    (parent ? parent.children : this.roots).push(node);
+  }
+}
+
+export interface TransactionMeta {
+  readonly updateId: string;
+  readonly migrationId: number;
+  readonly recordTime: Micros;
+  readonly synchronizerId: string;
+  readonly effectiveAt: Micros;
+  readonly externalTransactionHash?: string;
+}
+
+export interface RenderedTransaction {
+  readonly compact: TransactionUpdate;
+  readonly protobuf: TransactionUpdate;
+  /** The nodes in pre-order: node i has event id `<update_id>:<i>`. */
+  readonly nodes: readonly TxNode[];
+}
+
+// All creates of a transaction share one creation time: format it once.
+let lastCreatedAt: { micros: Micros; text: string } = { micros: -1n, text: '' };
+function createdAtText(micros: Micros): string {
+  if (lastCreatedAt.micros !== micros) lastCreatedAt = { micros, text: formatDateTime(micros) };
+  return lastCreatedAt.text;
+}
+
+export function renderCreatedEvent(contract: LedgerContract, eventId: string): { compact: CreatedEvent; protobuf: CreatedEvent } {
+  const createdAt = createdAtText(contract.createdAt);
+  const signatories = [...contract.signatories];
+  const observers = [...contract.observers];
+  const event = (args: CreatedEvent['create_arguments']): CreatedEvent => ({
+    event_type: 'created_event',
+    event_id: eventId,
+    contract_id: contract.contractId,
+    template_id: contract.template.templateId,
+    package_name: contract.template.packageName,
+    create_arguments: args,
+    created_at: createdAt,
+    signatories,
+    observers,
+  });
+  return { compact: event(contract.compactArguments), protobuf: event(contract.protobufArguments) };
+}
+
+function renderExercisedEvent(
+  node: ExerciseNode,
+  eventId: string,
+  childIds: string[],
+): { compact: ExercisedEvent; protobuf: ExercisedEvent } {
+  const actingParties = [...node.actingParties];
+  const event = (argument: ExercisedEvent['choice_argument'], result: ExercisedEvent['exercise_result']): ExercisedEvent => ({
+    event_type: 'exercised_event',
+    event_id: eventId,
+    contract_id: node.contract.contractId,
+    template_id: node.contract.template.templateId,
+    package_name: node.contract.template.packageName,
+    choice: node.choice,
+    choice_argument: argument,
+    child_event_ids: childIds,
+    exercise_result: result,
+    consuming: node.consuming,
+    acting_parties: actingParties,
+    interface_id: null,
+  });
+  return {
+    compact: event(toCompactJson(node.argument), toCompactJson(node.result)),
+    protobuf: event(toProtobufJson(node.argument), toProtobufJson(node.result)),
+  };
+}
+
+// events_by_id is keyed in lexicographic order of the id strings ("…:10" before "…:2");
+// ids share the update-id prefix, so that is the string order of the node indices.
+const lexicographicOrders: number[][] = [];
+function lexicographicOrder(n: number): number[] {
+  let order = lexicographicOrders[n];
+  if (!order) {
+    order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (String(a) < String(b) ? -1 : 1));
+    lexicographicOrders[n] = order;
+  }
+  return order;
+}
+
+/**
+ * An object for events_by_id. Its keys are unique per update, and adding
+ * fresh keys to ordinary objects makes V8 build a new hidden class for each;
+ * an object without prototype is kept as a plain hash table instead.
+ */
+export function eventMap(): Record<string, TreeEvent> {
+  return Object.create(null) as Record<string, TreeEvent>;
+}
+
+export function renderTransaction(meta: TransactionMeta, roots: readonly TxNode[]): RenderedTransaction {
+  const nodes: TxNode[] = [];
+  const ids: string[] = [];
+  const compactEvents: TreeEvent[] = [];
+  const protobufEvents: TreeEvent[] = [];
+
+  // Returns the event id of the subtree root after numbering the subtree in pre-order.
+  const visit = (node: TxNode): string => {
+    const index = nodes.length;
+    nodes.push(node);
+    const id = `${meta.updateId}:${index}`;
+    ids.push(id);
+    if (node.kind === 'create') {
+      const { compact, protobuf } = renderCreatedEvent(node.contract, id);
+      compactEvents[index] = compact;
+      protobufEvents[index] = protobuf;
+    } else {
+      // Children take the indices after this node; its own event is filled in once their ids are known.
+      const childIds = node.children.map(visit);
+      const { compact, protobuf } = renderExercisedEvent(node, id, childIds);
+      compactEvents[index] = compact;
+      protobufEvents[index] = protobuf;
+    }
+    return id;
+  };
+  const rootIds = roots.map(visit);
+
+  const compactById = eventMap();
+  const protobufById = eventMap();
+  for (const i of lexicographicOrder(nodes.length)) {
+    const id = ids[i] as string;
+    compactById[id] = compactEvents[i] as TreeEvent;
+    protobufById[id] = protobufEvents[i] as TreeEvent;
+  }
+
+  const update = (eventsById: Record<string, TreeEvent>): TransactionUpdate => {
+    const u: TransactionUpdate = {
+      update_id: meta.updateId,
+      migration_id: meta.migrationId,
+      workflow_id: '',
+      record_time: formatRecordTime(meta.recordTime),
+      synchronizer_id: meta.synchronizerId,
+      effective_at: formatInstant(meta.effectiveAt),
+      root_event_ids: rootIds,
+      events_by_id: eventsById,
+    };
+    if (meta.externalTransactionHash !== undefined) u.external_transaction_hash = meta.externalTransactionHash;
+    return u;
+  };
+  return { compact: update(compactById), protobuf: update(protobufById), nodes };
+}
