@@ -125,7 +125,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'migrate': {
-        await openMigratedDatabase(config, logger, shutdown);
+        const { applied } = await openMigratedDatabase(config, logger, shutdown);
+        process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'the database schema is current\n');
         await shutdown.run('migrations done');
         return 0;
       }

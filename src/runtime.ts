@@ -48,11 +48,15 @@ export async function openDatabase(config: Config, logger: Logger, shutdown: Shu
   return { url, pool, db, embedded };
 }
 
-/** Opens and migrates the database. */
-export async function openMigratedDatabase(config: Config, logger: Logger, shutdown: Shutdown): Promise<OpenDatabase> {
+/** Opens and migrates the database; `applied` names the migrations this call applied. */
+export async function openMigratedDatabase(
+  config: Config,
+  logger: Logger,
+  shutdown: Shutdown,
+): Promise<OpenDatabase & { applied: string[] }> {
   const database = await openDatabase(config, logger, shutdown);
-  await migrate(database.pool, { onApply: (name) => logger.info({ migration: name }, 'migration applied') });
-  return database;
+  const applied = await migrate(database.pool, { onApply: (name) => logger.info({ migration: name }, 'migration applied') });
+  return { ...database, applied };
 }
 
 /** The configured ingestion source. */

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { formatRecordTime, type Micros } from '../domain/time';
 import { isRetryable } from '../internal/errors';
 import type { Logger } from '../internal/logger';
+import { sleep } from '../internal/sleep';
 import type { Metrics } from '../internal/metrics';
 import { catchUpSnapshots } from '../jobs/acs-snapshots';
 import { readCheckpoint } from '../store/ingest-repository';
@@ -42,7 +43,7 @@ async function withRetries<T>(run: () => Promise<T>, logger: Logger, signal: Abo
       if (!isRetryable(err) || signal.aborted || attempt >= 10) throw err;
       const delay = Math.min(30_000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2);
       logger.warn({ err, attempt, delayMs: Math.round(delay) }, 'transient database fault: retrying the batch');
-      await new Promise((r) => setTimeout(r, delay));
+      await sleep(delay, signal);
     }
   }
 }

@@ -80,7 +80,7 @@ export async function* liveItems(options: LiveOptions): AsyncGenerator<Canonical
     const next = items.next();
     if (next.done) return;
     yield next.value;
-    // Catch up after a slow consumer rather than bursting: never schedule into the past.
-    due = Math.max(due + interval, Date.now() - interval);
+    // After a slow consumer, resume the pace from now instead of bursting to catch up.
+    due = Math.max(due + interval, Date.now());
   }
 }

@@ -102,9 +102,11 @@ export class Network {
     let produced = 0;
     let upgradeVoted = false;
     while (produced < updates) {
-      const end = migrationEnds[this.migrationId - firstMigrationId];
+      const index = this.migrationId - firstMigrationId;
+      const end = migrationEnds[index];
       if (end !== undefined) {
-        if (!upgradeVoted && produced >= end - Math.min(UPGRADE_VOTE_LEAD, Math.floor(end / 4))) {
+        const length = end - (migrationEnds[index - 1] ?? 0);
+        if (!upgradeVoted && produced >= end - Math.min(UPGRADE_VOTE_LEAD, Math.floor(length / 4))) {
           const eta = this.now + BigInt((end - produced) * this.settings.meanGapMicros);
           this.votes.requestUpgradeSchedule({ time: eta, migrationId: this.migrationId + 1 });
           upgradeVoted = true;

@@ -163,7 +163,6 @@ export class Rounds {
       }
     }
     net.svNodes.scheduleStatusReports();
-    if (this.unclaimedRewards.length > UNCLAIMED_MERGE_THRESHOLD) net.soon(() => this.mergeUnclaimedRewards());
   }
 
   /** DsoRules_AdvanceOpenMiningRounds: the oldest open round is summarized, a new one is opened. */
@@ -389,10 +388,12 @@ export class Rounds {
     });
   }
 
+  /** Creates an UnclaimedReward; once there are more than the DsoRules threshold, the SVs merge them. */
   private recordUnclaimedReward(tx: TxBuilder, parent: ExerciseNode, amount: Decimal10): string {
     const dso = this.net.who.dso;
     const cid = tx.create(parent, TEMPLATES.unclaimedReward, V.record({ dso: V.party(dso), amount: V.numeric(amount) }), [dso]);
     this.unclaimedRewards.push({ cid, amount });
+    if (this.unclaimedRewards.length === UNCLAIMED_MERGE_THRESHOLD + 1) this.net.soon(() => this.mergeUnclaimedRewards());
     return cid;
   }
 }

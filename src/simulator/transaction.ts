@@ -134,8 +134,9 @@ function createdAtText(micros: Micros): string {
 
 export function renderCreatedEvent(contract: LedgerContract, eventId: string): { compact: CreatedEvent; protobuf: CreatedEvent } {
   const createdAt = createdAtText(contract.createdAt);
-  const signatories = [...contract.signatories];
-  const observers = [...contract.observers];
+  // The ledger's party lists are never mutated, so events can share them.
+  const signatories = contract.signatories as string[];
+  const observers = contract.observers as string[];
   const event = (args: CreatedEvent['create_arguments']): CreatedEvent => ({
     event_type: 'created_event',
     event_id: eventId,
@@ -155,7 +156,7 @@ function renderExercisedEvent(
   eventId: string,
   childIds: string[],
 ): { compact: ExercisedEvent; protobuf: ExercisedEvent } {
-  const actingParties = [...node.actingParties];
+  const actingParties = node.actingParties as string[];
   const event = (argument: ExercisedEvent['choice_argument'], result: ExercisedEvent['exercise_result']): ExercisedEvent => ({
     event_type: 'exercised_event',
     event_id: eventId,

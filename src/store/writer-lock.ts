@@ -4,6 +4,7 @@
  * session ends (its process died or its connection dropped).
  */
 import type pg from 'pg';
+import { sleep } from '../internal/sleep';
 
 const WRITER_LOCK_KEY = '7231004119';
 
@@ -40,13 +41,7 @@ export async function acquireWriterLock(
     }
     if (!waited) options.onWait?.();
     waited = true;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, options.pollMs);
-      signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
-    });
+    await sleep(options.pollMs, signal);
   }
   return undefined;
 }

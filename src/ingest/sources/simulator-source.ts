@@ -9,6 +9,7 @@ import type { CanonicalItem } from '../../domain/items';
 import { formatRecordTime, nowMicros, parseTimestamp, type Micros } from '../../domain/time';
 import { generateItems } from '../../simulator';
 import { DEFAULT_START_TIME } from '../../simulator/options';
+import { sleep } from '../../internal/sleep';
 import type { Source, SourceItem } from '../source';
 
 export interface SimulatorSourceOptions {
@@ -27,15 +28,6 @@ function recordTimeOf(item: CanonicalItem): Micros {
   const text = item.update?.record_time ?? item.verdict?.record_time;
   return text === undefined ? 0n : parseTimestamp(text);
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
 
 export function createSimulatorSource(options: SimulatorSourceOptions): Source {
   return {

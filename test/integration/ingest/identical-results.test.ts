@@ -1,0 +1,82 @@
+/**
+ * Importing a simulated 2-migration network gives the same tables in one go,
+ * in two halves, and with the importing process killed (SIGKILL) at random
+ * points and restarted.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../../../src/internal/paths';
+import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../support/database';
+import { dumpTables } from '../../support/dump';
+import { simulatedItems, writeItems } from '../../support/simulated-network';
+
+const cli = path.join(projectRoot, 'dist/src/cli.js');
+
+function runImport(file: string, databaseUrl: string, killAfterMs?: number): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, 'import', file], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'error', INGEST_BATCH_SIZE: '40' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stderr });
+    });
+  });
+}
+
+describe('ingestion gives identical results however it is interrupted', () => {
+  // About seven simulated hours per migration, so that ACS snapshots are announced in both.
+  const items = simulatedItems({ seed: 11, updates: 1200, migrations: 2, meanUpdateGapMs: 40_000 });
+  const file = writeItems(items);
+  const databases: TestDatabase[] = [];
+  const fresh = async () => {
+    const t = await createTestDatabase();
+    databases.push(t);
+    return t;
+  };
+  afterAll(async () => {
+    for (const t of databases) await destroyTestDatabase(t);
+  });
+
+  it('in one go, in two halves, and killed at random points', async () => {
+    const whole = await fresh();
+    expect(await runImport(file, whole.url)).toMatchObject({ code: 0 });
+    const expected = await dumpTables(whole.db);
+    expect(expected.acs_snapshots!.split('\n').length).toBeGreaterThanOrEqual(2);
+    expect(expected.migrations!.split('\n')).toHaveLength(2);
+
+    // Two halves: the same file, grown between two imports, resumes at the line checkpoint.
+    const halves = await fresh();
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    const grown = path.join(path.dirname(file), 'grown.ndjson');
+    const middle = Math.floor(lines.length / 2);
+    fs.writeFileSync(grown, lines.slice(0, middle).map((l) => `${l}\n`).join(''));
+    expect(await runImport(grown, halves.url)).toMatchObject({ code: 0 });
+    fs.appendFileSync(grown, lines.slice(middle).map((l) => `${l}\n`).join(''));
+    expect(await runImport(grown, halves.url)).toMatchObject({ code: 0 });
+    expect(await dumpTables(halves.db)).toEqual(expected);
+
+    // Killed with SIGKILL at random points, restarted until it completes.
+    const killed = await fresh();
+    let kills = 0;
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const result = await runImport(file, killed.url, attempt < 30 ? 700 + Math.floor(Math.random() * 1500) : undefined);
+      if (result.signal === 'SIGKILL') {
+        kills += 1;
+        continue;
+      }
+      expect(result).toMatchObject({ code: 0 });
+      break;
+    }
+    expect(kills).toBeGreaterThan(0);
+    expect(await dumpTables(killed.db)).toEqual(expected);
+
+    // Importing the same file again changes nothing.
+    expect(await runImport(file, whole.url)).toMatchObject({ code: 0 });
+    expect(await dumpTables(whole.db)).toEqual(expected);
+  });
+});

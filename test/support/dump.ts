@@ -1,0 +1,30 @@
+/**
+ * A canonical dump of what ingestion wrote: every table's rows ordered by key,
+ * without bookkeeping columns that differ between runs (ingestion times,
+ * identity sequences) and without the per-stream checkpoints.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../../src/store/pool';
+
+const TABLES: Record<string, { order: string; exclude: string[] }> = {
+  migrations: { order: 'migration_id', exclude: ['first_seen_at'] },
+  migration_synchronizers: { order: 'migration_id, synchronizer_id', exclude: [] },
+  updates: { order: 'update_id', exclude: ['ingested_at'] },
+  contracts: { order: 'migration_id, contract_id', exclude: ['ingest_seq'] },
+  verdicts: { order: 'update_id', exclude: ['ingested_at'] },
+  verdict_views: { order: 'update_id, view_id', exclude: [] },
+  traffic_summaries: { order: 'migration_id, record_time, synchronizer_id', exclude: [] },
+  app_activity_records: { order: 'migration_id, record_time, synchronizer_id', exclude: [] },
+  acs_snapshots: { order: 'migration_id, record_time', exclude: ['taken_at'] },
+};
+
+export async function dumpTables(db: Db): Promise<Record<string, string>> {
+  const dump: Record<string, string> = {};
+  for (const [table, { order, exclude }] of Object.entries(TABLES)) {
+    const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)} order by ${sql.raw(order)}`.execute(db);
+    dump[table] = rows.rows
+      .map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).filter(([k]) => !exclude.includes(k)))))
+      .join('\n');
+  }
+  return dump;
+}
