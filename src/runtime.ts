@@ -8,8 +8,10 @@ import { createApp } from './api/app';
 import { listen, type RunningServer } from './api/server';
 import { runWorker, type WorkerResult } from './ingest/worker';
 import type { Source } from './ingest/source';
+import { createLedgerSource } from './ingest/sources/ledger-source';
+import { createScanSource } from './ingest/sources/scan-source';
 import { createSimulatorSource } from './ingest/sources/simulator-source';
-import type { Config } from './internal/config';
+import { ConfigError, type Config } from './internal/config';
 import type { Logger } from './internal/logger';
 import { createMetrics, type Metrics } from './internal/metrics';
 import type { Shutdown } from './internal/shutdown';
@@ -59,8 +61,8 @@ export async function openMigratedDatabase(
   return { ...database, applied };
 }
 
-/** The configured ingestion source. */
-export function createConfiguredSource(config: Config): Source {
+/** The configured ingestion source; a missing setting is a ConfigError naming it. */
+export function createConfiguredSource(config: Config, logger: Logger): Source {
   switch (config.source) {
     case 'simulator':
       return createSimulatorSource({
@@ -70,8 +72,19 @@ export function createConfiguredSource(config: Config): Source {
         updates: config.simulator.updates,
         migrations: config.simulator.migrations,
       });
-    default:
-      throw new Error(`SOURCE=${config.source} is not available in this build yet`);
+    case 'scan':
+      if (config.scanSource.urls.length === 0) throw new ConfigError('Invalid configuration: SOURCE=scan needs SCAN_SOURCE_URLS.');
+      return createScanSource({
+        urls: config.scanSource.urls,
+        pollIntervalMs: config.scanSource.pollMs,
+        stopAtEnd: config.ingest.stopAtEnd,
+        logger,
+      });
+    case 'ledger': {
+      const { url, party, token } = config.ledgerSource;
+      if (!url || !party) throw new ConfigError('Invalid configuration: SOURCE=ledger needs LEDGER_SOURCE_URL and LEDGER_SOURCE_PARTY.');
+      return createLedgerSource({ url, party, token, migrationId: config.migrationId, stopAtEnd: config.ingest.stopAtEnd, logger });
+    }
   }
 }
 
@@ -154,7 +167,7 @@ export async function serve(config: Config, logger: Logger, shutdown: Shutdown, 
   const server = await listen(app, config.host, config.port);
   shutdown.add('HTTP server', () => server.close(config.shutdownTimeoutMs));
   const worker = options.worker
-    ? startWorker(database, createConfiguredSource(config), { config, logger, metrics, shutdown })
+    ? startWorker(database, createConfiguredSource(config, logger), { config, logger, metrics, shutdown })
     : undefined;
   logger.info({ url: server.url, source: options.worker ? config.source : null }, 'listening');
   process.stdout.write(banner(server.url, database, options.api));

@@ -141,6 +141,37 @@ export const knobs = {
     expects: 'a comma-separated list of http(s) URLs',
     schema: csv.pipe(z.array(z.url({ protocol: /^https?$/ }))),
   },
+  SCAN_SOURCE_POLL_MS: {
+    description: 'How long the scan source waits after reaching the upstream end before asking again.',
+    default: '5000',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  LEDGER_SOURCE_URL: {
+    description: 'Base URL of the Canton JSON Ledger API (without /v2) read when SOURCE=ledger.',
+    default: '',
+    expects: 'an http(s) URL, or unset',
+    schema: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  },
+  LEDGER_SOURCE_PARTY: {
+    description: 'Party whose updates the ledger source reads (the DSO party for a Scan backend).',
+    default: '',
+    expects: 'a party id, or unset',
+    schema: optionalString,
+  },
+  LEDGER_SOURCE_TOKEN: {
+    description: 'Bearer token the ledger source sends (unset: no Authorization header).',
+    default: '',
+    expects: 'a JWT, or unset',
+    schema: optionalString,
+    secret: true,
+  },
+  INGEST_STOP_AT_END: {
+    description: 'Stop the scan or ledger source at the upstream end instead of polling for more (one-off backfills).',
+    default: 'false',
+    expects: 'true or false',
+    schema: bool,
+  },
   INGEST_BATCH_SIZE: {
     description: 'Most items the worker writes in one transaction.',
     default: '500',
@@ -220,11 +251,13 @@ export interface Config {
     readonly updates: number | undefined;
     readonly migrations: number;
   };
-  readonly scanSourceUrls: readonly string[];
+  readonly scanSource: { readonly urls: readonly string[]; readonly pollMs: number };
+  readonly ledgerSource: { readonly url: string | undefined; readonly party: string | undefined; readonly token: string | undefined };
   readonly ingest: {
     readonly batchSize: number;
     readonly batchMaxWaitMs: number;
     readonly lockPollMs: number;
+    readonly stopAtEnd: boolean;
   };
   readonly ledger: {
     readonly participantId: string;
@@ -276,11 +309,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       updates: get('SIMULATOR_UPDATES'),
       migrations: get('SIMULATOR_MIGRATIONS'),
     }),
-    scanSourceUrls: Object.freeze(get('SCAN_SOURCE_URLS')),
+    scanSource: Object.freeze({ urls: Object.freeze(get('SCAN_SOURCE_URLS')), pollMs: get('SCAN_SOURCE_POLL_MS') }),
+    ledgerSource: Object.freeze({ url: get('LEDGER_SOURCE_URL'), party: get('LEDGER_SOURCE_PARTY'), token: get('LEDGER_SOURCE_TOKEN') }),
     ingest: Object.freeze({
       batchSize: get('INGEST_BATCH_SIZE'),
       batchMaxWaitMs: get('INGEST_BATCH_MAX_WAIT_MS'),
       lockPollMs: get('INGEST_LOCK_POLL_MS'),
+      stopAtEnd: get('INGEST_STOP_AT_END'),
     }),
     ledger: Object.freeze({
       participantId: get('LEDGER_PARTICIPANT_ID'),

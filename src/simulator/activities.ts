@@ -33,12 +33,12 @@ export class Activities {
     const entries: [Activity, number][] = [
       [() => this.transfer(), 62],
       [() => this.merge(), 5],
-      [() => this.locks.lock(this.users.pick(net.rng)), 5],
+      [() => this.locks.lock(this.users.pick(net.rng)), 4],
       [() => this.tap(this.users.pick(net.rng)), 3],
       [() => net.ans.request(this.users.pick(net.rng)), 1.5],
       [() => net.votes.randomRequest(), 0.3],
       [() => net.svNodes.randomConfigChange(), 0.3],
-      [() => net.reassignments.moveAway(), 2],
+      [() => net.reassignments.moveAway(), 1],
       [() => rejectedItem(net, this.users.pick(net.rng)), 1],
     ];
     this.activities = new WeightedPicker(entries);
@@ -61,7 +61,9 @@ export class Activities {
     const balance = net.wallets.balance(sender.party);
     if (balance < decimalOf(100)) return this.tap(sender);
     const outputs: OutputSpec[] = [];
-    for (let n = rng.chance(0.15) ? 2 : 1; n > 0; n--) {
+    // One receiver mostly, batch payouts to two or three now and then.
+    const r = rng.float();
+    for (let n = r < 0.55 ? 1 : r < 0.85 ? 2 : 3; n > 0; n--) {
       const receiver = this.otherUser(sender);
       // Whales send a sliver of their balance, others up to 40% of it; half the amounts are round numbers.
       const share = sender.whale ? BigInt(rng.int(1, 200)) * 1_000_000n : BigInt(rng.int(1, 40)) * 100_000_000n;

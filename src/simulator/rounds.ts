@@ -148,20 +148,9 @@ export class Rounds {
     const net = this.net;
     for (const round of this.summarizing.splice(0)) this.startIssuing(round);
     net.soon(() => this.advance());
-    for (let i = this.issuing.length - 1; i >= 0; i--) {
-      const round = this.issuing[i] as Rounds['issuing'][number];
-      if (round.targetClosesAt <= now) {
-        this.issuing.splice(i, 1);
-        net.soon(() => this.close(round));
-      }
-    }
-    for (let i = this.closed.length - 1; i >= 0; i--) {
-      const round = this.closed[i] as Rounds['closed'][number];
-      if (round.archiveAfter <= now) {
-        this.closed.splice(i, 1);
-        this.archiveClosed(round.cid);
-      }
-    }
+    // Rounds are handled oldest first, so each kind of round is created in round order.
+    for (const round of takeWhere(this.issuing, (r) => r.targetClosesAt <= now)) net.soon(() => this.close(round));
+    for (const round of takeWhere(this.closed, (r) => r.archiveAfter <= now)) this.archiveClosed(round.cid);
     net.svNodes.scheduleStatusReports();
   }
 
@@ -396,6 +385,14 @@ export class Rounds {
     if (this.unclaimedRewards.length === UNCLAIMED_MERGE_THRESHOLD + 1) this.net.soon(() => this.mergeUnclaimedRewards());
     return cid;
   }
+}
+
+/** Removes the elements matching `p` from `list` and returns them in their order. */
+function takeWhere<T>(list: T[], p: (x: T) => boolean): T[] {
+  const taken = list.filter(p);
+  const kept = list.filter((x) => !p(x));
+  list.splice(0, list.length, ...kept);
+  return taken;
 }
 
 function issuanceFields(i: Issuance): Record<string, DamlValue> {
