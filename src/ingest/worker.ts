@@ -4,7 +4,7 @@
  * class, and stop on bad input with the error that names the item.
  */
 import type pg from 'pg';
-import { formatRecordTime, type Micros } from '../domain/time';
+import { formatRecordTime, parseTimestamp, type Micros } from '../domain/time';
 import { isRetryable } from '../internal/errors';
 import type { Logger } from '../internal/logger';
 import { sleep } from '../internal/sleep';
@@ -65,11 +65,13 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
       const applied = await withRetries(() => applyBatch(db, source.stream, batch), log, signal);
       result.items += batch.length;
       result.updates += applied.updates;
-      if (applied.last) {
+      for (const latest of applied.latest) {
         options.metrics?.lastIngestedRecordTime.set(
-          { synchronizer_id: 'all', migration_id: String(applied.last.migrationId) },
-          Number(applied.last.recordTime / 1000n),
+          { synchronizer_id: latest.synchronizerId, migration_id: String(latest.migrationId) },
+          Number(parseTimestamp(latest.recordTime) / 1000n),
         );
+      }
+      if (applied.last) {
         if (nextSnapshot === undefined || applied.last.recordTime >= nextSnapshot) {
           nextSnapshot = (await catchUpSnapshots(db, log)).nextDue;
         }

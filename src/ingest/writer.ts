@@ -20,6 +20,8 @@ export interface AppliedBatch {
   checkpoint: Checkpoint;
   last: StreamKey | undefined;
   updates: number;
+  /** Newest non-import record time per (migration, synchronizer) written by the batch. */
+  latest: { migrationId: number; synchronizerId: string; recordTime: string }[];
 }
 
 function keyOf(checkpoint: Checkpoint | undefined): StreamKey | undefined {
@@ -84,6 +86,7 @@ export async function applyBatch(db: Db, stream: string, items: SourceItem[]): P
       },
       last: plan.last,
       updates: plan.rows.updates.length,
+      latest: plan.rows.ranges.map((r) => ({ migrationId: r.migration_id, synchronizerId: r.synchronizer_id, recordTime: r.max_record_time })),
     };
   });
 }

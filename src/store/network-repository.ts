@@ -1,15 +1,15 @@
 /** Network facts: the DSO party and the current migration id, from the ACS and network_facts. */
 import { sql } from 'kysely';
+import { SPLICE } from '../domain/splice-contracts';
 import type { Db } from './pool';
 
-export const DSO_RULES = { packageName: 'splice-dso-governance', qualifiedName: 'Splice.DsoRules:DsoRules' } as const;
 
 export async function findDsoPartyId(db: Db): Promise<string | undefined> {
   const fromAcs = await db
     .selectFrom('contracts')
     .select('dso_party')
-    .where('package_name', '=', DSO_RULES.packageName)
-    .where('qualified_name', '=', DSO_RULES.qualifiedName)
+    .where('package_name', '=', SPLICE.dsoRules.packageName)
+    .where('qualified_name', '=', SPLICE.dsoRules.qualifiedName)
     .where('archived_record_time', '=', 'infinity')
     .where('dso_party', 'is not', null)
     .orderBy('migration_id', 'desc')
