@@ -22,10 +22,10 @@ export function parseDecimal(text: string): Decimal10 {
 /** Exactly ten fractional digits, a leading '-' for negative amounts. */
 export function formatDecimal(x: Decimal10): string {
   const negative = x < 0n;
-  const abs = negative ? -x : x;
-  const whole = abs / DECIMAL_SCALE;
-  const fraction = (abs % DECIMAL_SCALE).toString().padStart(10, '0');
-  return `${negative ? '-' : ''}${whole}.${fraction}`;
+  // One bigint-to-string conversion, then split off the last ten digits.
+  const digits = (negative ? -x : x).toString().padStart(11, '0');
+  const point = digits.length - 10;
+  return `${negative ? '-' : ''}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
 /** An integral amount as a decimal: decimalOf(5) is 5.0000000000. */

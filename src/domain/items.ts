@@ -30,6 +30,7 @@
  */
 
 import type { Json } from './json';
+import type { DamlValueEncoding } from './value-encoding';
 
 export interface CreatedEvent {
   event_type: 'created_event';
@@ -165,7 +166,7 @@ export function updateMigrationId(update: Update): number {
 }
 
 /** The item as `/v0/events` serves it in the given encoding (falls back to compact when no protobuf rendering exists). */
-export function servedEventItem(item: CanonicalItem, encoding: 'compact_json' | 'protobuf_json'): EventItem {
+export function servedEventItem(item: CanonicalItem, encoding: DamlValueEncoding): EventItem {
   const update = encoding === 'protobuf_json' && item.update_protobuf_json ? item.update_protobuf_json : item.update;
   return {
     update,

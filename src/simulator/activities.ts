@@ -63,7 +63,7 @@ export class Activities {
     const outputs: OutputSpec[] = [];
     // One receiver mostly, batch payouts to two or three now and then.
     const r = rng.float();
-    for (let n = r < 0.55 ? 1 : r < 0.85 ? 2 : 3; n > 0; n--) {
+    for (let n = r < 0.5 ? 1 : r < 0.8 ? 2 : 3; n > 0; n--) {
       const receiver = this.otherUser(sender);
       // Whales send a sliver of their balance, others up to 40% of it; half the amounts are round numbers.
       const share = sender.whale ? BigInt(rng.int(1, 200)) * 1_000_000n : BigInt(rng.int(1, 40)) * 100_000_000n;

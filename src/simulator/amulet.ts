@@ -42,7 +42,7 @@ export interface TransferSpec {
   readonly sender: string;
   readonly provider: string;
   readonly outputs: readonly OutputSpec[];
-  /** Extra small inputs are merged in when the sender holds more than this many amulets. */
+  /** Extra small inputs are merged in when the sender holds more than this many amulets (default 3). */
   readonly consolidateAbove?: number;
 }
 
@@ -159,10 +159,13 @@ export class AmuletWallets {
     }
     if (value < needed) return undefined;
     // Merge the smallest holdings in as well, as wallets do, to keep the number of amulets down.
-    for (let i = candidates.length - 1; i >= inputs.length && candidates.length > (spec.consolidateAbove ?? 4) && inputs.length < MAX_INPUTS; i--) {
-      const c = candidates[i] as (typeof candidates)[number];
-      inputs.push(c.h);
-      value += c.value;
+    if (candidates.length > (spec.consolidateAbove ?? 3)) {
+      const firstUnused = inputs.length;
+      for (let i = candidates.length - 1; i >= firstUnused && inputs.length < MAX_INPUTS; i--) {
+        const c = candidates[i] as (typeof candidates)[number];
+        inputs.push(c.h);
+        value += c.value;
+      }
     }
 
     let holdingFees = 0n;

@@ -6,6 +6,7 @@
 
 import { V, type DamlRecord, type DamlValue } from '../domain/daml-value';
 import { parseDecimal } from '../domain/decimal';
+import type { CanonicalItem } from '../domain/items';
 import type { Micros } from '../domain/time';
 import { ANS_ENTRY_FEE_USD, issuanceConfig, transferConfigUsd } from './economics';
 import type { SuperValidator, User } from './identities';
@@ -46,7 +47,7 @@ export class Governance {
     const net = this.net;
     const founder = net.who.svs[0] as SuperValidator;
     if (upgradeSchedule !== undefined) this.upgradeSchedule = { time: upgradeSchedule, migrationId: net.migrationId + 1 };
-    net.at(0n, () =>
+    net.soon(() =>
       net.submit(net.dsoSubmitter(founder), (tx) => {
         const dso = [net.who.dso];
         this.dsoRulesCid = tx.create(null, TEMPLATES.dsoRules, this.dsoRulesArgs(), dso);
@@ -54,12 +55,12 @@ export class Governance {
         this.ansRulesCid = tx.create(null, TEMPLATES.ansRules, this.ansRulesArgs(), dso);
       }),
     );
-    net.at(0n, () => net.rounds.bootstrap(founder));
-    net.at(0n, () => net.svNodes.bootstrap(founder));
+    net.soon(() => net.rounds.bootstrap(founder));
+    net.soon(() => net.svNodes.bootstrap(founder));
     net.who.appProviders.forEach((provider, i) => {
-      if (i % 2 === 0) net.at(0n, () => this.featureAppOnDevNet(provider));
+      if (i % 2 === 0) net.soon(() => this.featureAppOnDevNet(provider));
     });
-    for (const user of net.who.users) net.at(0n, () => net.wallets.tap(user, net.wallets.genesisAmount(user)));
+    for (const user of net.who.users) net.soon(() => net.wallets.tap(user, net.wallets.genesisAmount(user)));
   }
 
   requiredVotes(): number {
@@ -221,7 +222,7 @@ export class Governance {
   }
 
   /** AmuletRules_DevNet_FeatureApp: on DevNet a provider can feature itself. */
-  featureAppOnDevNet(provider: User) {
+  featureAppOnDevNet(provider: User): CanonicalItem {
     const net = this.net;
     return net.submit(net.userSubmitter(provider), (tx) => {
       const dso = net.who.dso;

@@ -35,10 +35,6 @@ export class Ledger {
     return c;
   }
 
-  has(contractId: string): boolean {
-    return this.active.has(contractId);
-  }
-
   archive(contractId: string): LedgerContract {
     const c = this.get(contractId);
     this.active.delete(contractId);

@@ -9,22 +9,26 @@ import type { CanonicalItem, TransactionUpdate } from '../domain/items';
 import { formatInstant, IMPORT_RECORD_TIME, IMPORT_RECORD_TIME_ISO } from '../domain/time';
 import type { LedgerContract } from './ledger';
 import type { Network } from './network';
-import { renderCreatedEvent } from './transaction';
+import { eventMap, renderCreatedEvent } from './transaction';
 
 export function importUpdate(net: Network, contract: LedgerContract): CanonicalItem {
   const updateId = net.ids.updateId();
   const eventId = `${updateId}:0`;
   const created = renderCreatedEvent(contract, eventId);
-  const update = (event: TransactionUpdate['events_by_id'][string]): TransactionUpdate => ({
-    update_id: updateId,
-    migration_id: net.migrationId,
-    workflow_id: '',
-    record_time: IMPORT_RECORD_TIME_ISO,
-    synchronizer_id: contract.synchronizerId,
-    effective_at: formatInstant(IMPORT_RECORD_TIME),
-    root_event_ids: [eventId],
-    events_by_id: { [eventId]: event },
-  });
+  const update = (event: TransactionUpdate['events_by_id'][string]): TransactionUpdate => {
+    const eventsById = eventMap();
+    eventsById[eventId] = event;
+    return {
+      update_id: updateId,
+      migration_id: net.migrationId,
+      workflow_id: '',
+      record_time: IMPORT_RECORD_TIME_ISO,
+      synchronizer_id: contract.synchronizerId,
+      effective_at: formatInstant(IMPORT_RECORD_TIME),
+      root_event_ids: [eventId],
+      events_by_id: eventsById,
+    };
+  };
   return {
     update: update(created.compact),
     verdict: null,

@@ -64,6 +64,7 @@ export class Network {
   readonly reassignments: Reassignments;
   private readonly activities: Activities;
   private readonly userParties: ReadonlySet<string>;
+  private lastEffectiveAt: Micros;
 
   constructor(
     readonly settings: Settings,
@@ -80,6 +81,7 @@ export class Network {
     this.userParties = new Set(this.who.users.map((u) => u.party));
     this.migrationId = settings.firstMigrationId;
     this.now = settings.startTime;
+    this.lastEffectiveAt = settings.startTime - 1_000_000n;
     this.gov = new Governance(this);
     this.svNodes = new SvNodes(this);
     this.rounds = new Rounds(this);
@@ -139,7 +141,10 @@ export class Network {
 
   /** Builds one transaction at the current record time and wraps it as an item. */
   submit(submitter: Submitter, build: (tx: TxBuilder) => SubmissionInfo | void): CanonicalItem {
-    const effectiveAt = this.now - BigInt(this.rng.int(20_000, 900_000));
+    // Ledger time trails the record time a little and, like causality, never goes back.
+    const drawn = this.now - BigInt(this.rng.int(20_000, 900_000));
+    const effectiveAt = drawn > this.lastEffectiveAt ? drawn : this.lastEffectiveAt + 1n;
+    this.lastEffectiveAt = effectiveAt;
     const tx = new TxBuilder(this.ids, this.ledger, effectiveAt, this.who.globalSynchronizer);
     const info = build(tx) ?? {};
     const rendered = renderTransaction(

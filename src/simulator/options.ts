@@ -21,7 +21,7 @@ export interface SimulatorOptions {
   readonly firstMigrationId?: number;
   /** Record time the network starts at (backfill only; live mode follows the wall clock). */
   readonly startTime?: Micros;
-  /** Mean gap between record times in backfill; default 500 ms. */
+  /** Mean gap between record times in backfill, in milliseconds (fractions allowed); default 500. */
   readonly meanUpdateGapMs?: number;
   /** Round tick (half a round); default 600 s. */
   readonly tickSeconds?: number;
@@ -57,6 +57,11 @@ function integer(name: string, value: number, min: number): number {
   return value;
 }
 
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`);
+  return value;
+}
+
 export function resolveOptions(o: SimulatorOptions): Settings {
   const parties = integer('parties', o.parties ?? 200, 2);
   return {
@@ -65,7 +70,7 @@ export function resolveOptions(o: SimulatorOptions): Settings {
     migrations: integer('migrations', o.migrations ?? 1, 1),
     firstMigrationId: integer('firstMigrationId', o.firstMigrationId ?? 0, 0),
     startTime: o.startTime ?? DEFAULT_START_TIME,
-    meanGapMicros: integer('meanUpdateGapMs', o.meanUpdateGapMs ?? 500, 1) * 1000,
+    meanGapMicros: Math.max(1, Math.round(positive('meanUpdateGapMs', o.meanUpdateGapMs ?? 500) * 1000)),
     tickMicros: BigInt(integer('tickSeconds', o.tickSeconds ?? 600, 1)) * 1_000_000n,
     superValidators: integer('superValidators', o.superValidators ?? 4, 1),
     validators: Math.max(2, Math.ceil(parties / 25)),

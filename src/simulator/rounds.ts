@@ -43,7 +43,7 @@ interface Issuance {
 }
 
 /** Reward coupons expired per DsoRules_ClaimExpiredRewards transaction. */
-const COUPONS_PER_CLAIM = 12;
+const COUPONS_PER_CLAIM = 20;
 /** Closed rounds stay active this many ticks before they are archived. */
 const CLOSED_ROUND_TICKS = 2;
 const UNCLAIMED_MERGE_THRESHOLD = 10;

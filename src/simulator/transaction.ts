@@ -35,8 +35,13 @@ export type TxNode = CreateNode | ExerciseNode;
 /** Distinct parties in ascending order, as Scan lists signatories and observers. */
 export function sortedParties(parties: Iterable<string>): string[] {
   const out: string[] = [];
-  for (const p of parties) if (!out.includes(p)) out.push(p);
-  return out.length > 1 ? out.sort() : out;
+  let ordered = true;
+  for (const p of parties) {
+    if (out.includes(p)) continue;
+    if (out.length > 0 && (out[out.length - 1] as string) > p) ordered = false;
+    out.push(p);
+  }
+  return ordered ? out : out.sort();
 }
 
 export class TxBuilder {
@@ -121,8 +126,6 @@ export interface TransactionMeta {
 export interface RenderedTransaction {
   readonly compact: TransactionUpdate;
   readonly protobuf: TransactionUpdate;
-  /** The nodes in pre-order: node i has event id `<update_id>:<i>`. */
-  readonly nodes: readonly TxNode[];
 }
 
 // All creates of a transaction share one creation time: format it once.
@@ -199,15 +202,13 @@ export function eventMap(): Record<string, TreeEvent> {
 }
 
 export function renderTransaction(meta: TransactionMeta, roots: readonly TxNode[]): RenderedTransaction {
-  const nodes: TxNode[] = [];
   const ids: string[] = [];
   const compactEvents: TreeEvent[] = [];
   const protobufEvents: TreeEvent[] = [];
 
   // Returns the event id of the subtree root after numbering the subtree in pre-order.
   const visit = (node: TxNode): string => {
-    const index = nodes.length;
-    nodes.push(node);
+    const index = ids.length;
     const id = `${meta.updateId}:${index}`;
     ids.push(id);
     if (node.kind === 'create') {
@@ -227,7 +228,7 @@ export function renderTransaction(meta: TransactionMeta, roots: readonly TxNode[
 
   const compactById = eventMap();
   const protobufById = eventMap();
-  for (const i of lexicographicOrder(nodes.length)) {
+  for (const i of lexicographicOrder(ids.length)) {
     const id = ids[i] as string;
     compactById[id] = compactEvents[i] as TreeEvent;
     protobufById[id] = protobufEvents[i] as TreeEvent;
@@ -247,5 +248,5 @@ export function renderTransaction(meta: TransactionMeta, roots: readonly TxNode[
     if (meta.externalTransactionHash !== undefined) u.external_transaction_hash = meta.externalTransactionHash;
     return u;
   };
-  return { compact: update(compactById), protobuf: update(protobufById), nodes };
+  return { compact: update(compactById), protobuf: update(protobufById) };
 }

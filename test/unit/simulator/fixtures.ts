@@ -5,9 +5,9 @@ import { generateItems, type SimulatorOptions } from '../../../src/simulator';
 
 export const SAMPLE_OPTIONS: SimulatorOptions = {
   seed: 'unit-tests',
-  updates: 3000,
+  updates: 2000,
   migrations: 3,
-  tickSeconds: 60,
+  tickSeconds: 45,
   parties: 60,
 };
 

@@ -92,7 +92,9 @@ function mismatch(compact: unknown, pb: unknown, path: string): string | null {
   const keys = Object.keys(obj ?? {});
   if (keys.length !== 1) return `${path}: protobuf value with keys ${keys.join()}`;
   const kind = keys[0] as string;
-  const inner = obj[kind] as Record<string, unknown> & string & boolean;
+  const scalar = obj[kind];
+  const inner = (obj[kind] ?? {}) as Record<string, unknown>;
+  const tag = Object.hasOwn(inner, 'constructor') ? inner['constructor'] : undefined;
   const fail = (what: string) => `${path}: ${kind} ${what}`;
   switch (kind) {
     case 'unit':
@@ -103,11 +105,11 @@ function mismatch(compact: unknown, pb: unknown, path: string): string | null {
     case 'text':
     case 'party':
     case 'contractId':
-      return compact === inner ? null : fail(`${String(inner)} vs ${JSON.stringify(compact)}`);
+      return compact === scalar ? null : fail(`${String(scalar)} vs ${JSON.stringify(compact)}`);
     case 'timestamp':
-      return typeof compact === 'string' && formatInstant(BigInt(inner)) === compact && parseTimestamp(compact) === BigInt(inner)
+      return typeof compact === 'string' && formatInstant(BigInt(scalar as string)) === compact && parseTimestamp(compact) === BigInt(scalar as string)
         ? null
-        : fail(`${String(inner)} vs ${String(compact)}`);
+        : fail(`${String(scalar)} vs ${String(compact)}`);
     case 'optional': {
       const value = inner.value;
       if (value === undefined) return compact === null ? null : fail('None is not null');
@@ -160,11 +162,11 @@ function mismatch(compact: unknown, pb: unknown, path: string): string | null {
     }
     case 'variant': {
       const c = compact as { tag?: string; value?: unknown };
-      if (c.tag !== inner.constructor) return fail(`tag ${String(c.tag)}`);
+      if (c.tag !== tag) return fail(`tag ${String(c.tag)}`);
       return mismatch(c.value, inner.value, `${path}<${String(c.tag)}>`);
     }
     case 'enum':
-      return compact === inner.constructor ? null : fail(String(compact));
+      return compact === tag ? null : fail(String(compact));
     default:
       return fail('unknown value kind');
   }
