@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateItems } from '../src/simulator';
+import { benchSimulator } from './simulator';
 import { loadConfig } from '../src/internal/config';
 import { createLogger } from '../src/internal/logger';
 import { createFileSource } from '../src/ingest/sources/file-source';
@@ -20,15 +21,8 @@ async function main(): Promise<void> {
   const updates = Number(process.argv[2] ?? 20000);
   const options = { seed: 42, updates, migrations: 2 };
 
-  let count = 0;
-  let events = 0;
-  const genStart = process.hrtime.bigint();
-  for (const item of generateItems(options)) {
-    count += 1;
-    if (item.update && 'events_by_id' in item.update) events += Object.keys(item.update.events_by_id).length;
-  }
-  const genSeconds = Number(process.hrtime.bigint() - genStart) / 1e9;
-  console.log(`simulator: ${count} items (${updates} updates, ${(events / updates).toFixed(1)} events per update) in ${genSeconds.toFixed(2)} s = ${Math.round(updates / genSeconds)} updates/s`);
+  const sim = benchSimulator(updates);
+  console.log(`simulator: ${sim.updatesPerSecond} updates/s generated, ${sim.ndjsonUpdatesPerSecond} updates/s as NDJSON (${sim.ndjsonMegabytesPerSecond} MB/s)`);
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-bench-'));
   fs.chmodSync(dir, 0o755);
