@@ -15,7 +15,6 @@ import { ConfigError, type Config } from './internal/config';
 import type { Logger } from './internal/logger';
 import { createMetrics, type Metrics } from './internal/metrics';
 import type { Shutdown } from './internal/shutdown';
-import { scheduleSnapshots } from './jobs/acs-snapshots';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgresHandle } from './store/embedded-postgres';
 import { migrate, readMigrationFiles } from './store/migrator';
 import { createDb, createPool, type Db } from './store/pool';
@@ -105,8 +104,8 @@ export function startWorker(
 ): RunningWorker {
   const { config, logger, metrics, shutdown } = context;
   const controller = new AbortController();
+  if (shutdown.signal.aborted) controller.abort();
   shutdown.signal.addEventListener('abort', () => controller.abort(), { once: true });
-  const stopSchedule = scheduleSnapshots(database.db, logger);
   const done = runWorker(
     {
       db: database.db,
@@ -123,7 +122,6 @@ export function startWorker(
   );
   shutdown.add('ingestion worker', async () => {
     controller.abort();
-    stopSchedule();
     await done.catch(() => undefined);
   });
   return { done };

@@ -73,8 +73,14 @@ class BatchPlanner {
   private readonly archiveOrigins = new Map<string, { origin: string; updateId: string }>();
   private last: StreamKey | undefined;
 
+  /** Stored or seen earlier in this batch: a repeated update or verdict is a no-op. */
+  private readonly seenUpdates: Set<string>;
+  private readonly seenVerdicts: Set<string>;
+
   constructor(private readonly input: PlanInput) {
     this.last = input.previous;
+    this.seenUpdates = new Set(input.storedUpdates);
+    this.seenVerdicts = new Set(input.storedVerdicts);
   }
 
   plan(): Plan {
@@ -122,11 +128,20 @@ class BatchPlanner {
       synchronizer_id: synchronizer,
       update_id: item.update?.update_id ?? item.verdict?.update_id ?? null,
     };
-    const updateIsNew = item.update ? !this.input.storedUpdates.has(item.update.update_id) : false;
-    if (item.update && updateIsNew) this.addUpdate(source, item, key);
-    if (item.verdict && !this.input.storedVerdicts.has(item.verdict.update_id)) this.addVerdict(item);
+    const updateIsNew = item.update ? !this.seenUpdates.has(item.update.update_id) : false;
+    const verdictIsNew = item.verdict ? !this.seenVerdicts.has(item.verdict.update_id) : false;
+    if (item.update && updateIsNew) {
+      this.seenUpdates.add(item.update.update_id);
+      this.addUpdate(source, item, key);
+    }
+    if (item.verdict && verdictIsNew) {
+      this.seenVerdicts.add(item.verdict.update_id);
+      this.time(source, item.verdict.record_time, 'verdict record_time');
+      this.time(source, item.verdict.finalization_time, 'verdict finalization_time');
+      this.addVerdict(item);
+    }
     // Traffic and activity belong to the event; written once, with the first of its parts.
-    if (updateIsNew || (!item.update && item.verdict && !this.input.storedVerdicts.has(item.verdict.update_id))) {
+    if (updateIsNew || (!item.update && verdictIsNew)) {
       if (item.traffic_summary) {
         this.rows.traffic.push({ ...sideKey, total_traffic_cost: item.traffic_summary.total_traffic_cost, json: JSON.stringify(item.traffic_summary) });
       }
@@ -139,6 +154,12 @@ class BatchPlanner {
   private addUpdate(source: SourceItem, item: CanonicalItem, key: StreamKey): void {
     const update = item.update!;
     const isImport = key.recordTime === IMPORT_RECORD_TIME;
+    if (isTransaction(update)) {
+      if (typeof update.events_by_id !== 'object' || update.events_by_id === null || !Array.isArray(update.root_event_ids)) {
+        this.fail(source, 'a transaction needs root_event_ids and events_by_id');
+      }
+      this.time(source, update.effective_at, 'effective_at');
+    }
     const { external_transaction_hash, ...served } = update as TransactionUpdate;
     let protobuf: string | null = null;
     if (item.update_protobuf_json) {
@@ -250,9 +271,6 @@ class BatchPlanner {
     isImport: boolean,
   ): void {
     const events = tx.events_by_id;
-    if (typeof events !== 'object' || events === null || !Array.isArray(tx.root_event_ids)) {
-      this.fail(source, 'a transaction needs root_event_ids and events_by_id');
-    }
     const visited = new Set<string>();
     const stack = [...tx.root_event_ids].reverse();
     while (stack.length > 0) {

@@ -9,7 +9,7 @@ import { isRetryable } from '../internal/errors';
 import type { Logger } from '../internal/logger';
 import { sleep } from '../internal/sleep';
 import type { Metrics } from '../internal/metrics';
-import { catchUpSnapshots } from '../jobs/acs-snapshots';
+import { catchUpSnapshots, scheduleSnapshots } from '../jobs/acs-snapshots';
 import { readCheckpoint } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
 import { acquireWriterLock } from '../store/writer-lock';
@@ -44,6 +44,7 @@ async function withRetries<T>(run: () => Promise<T>, logger: Logger, signal: Abo
       const delay = Math.min(30_000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2);
       logger.warn({ err, attempt, delayMs: Math.round(delay) }, 'transient database fault: retrying the batch');
       await sleep(delay, signal);
+      if (signal.aborted) throw err;
     }
   }
 }
@@ -51,18 +52,30 @@ async function withRetries<T>(run: () => Promise<T>, logger: Logger, signal: Abo
 export async function runWorker(options: WorkerOptions, signal: AbortSignal): Promise<WorkerResult> {
   const { db, source, logger } = options;
   const log = logger.child({ stream: source.stream });
+  const lost = new AbortController();
   const lock = await acquireWriterLock(options.pool, signal, {
     pollMs: options.lockPollMs ?? 2000,
     onWait: () => log.info('another worker holds the writer lock: waiting as a standby'),
+    onLost: (err) => {
+      log.error({ err }, 'the writer lock connection failed: stopping');
+      lost.abort(err);
+    },
   });
   if (!lock) return { items: 0, updates: 0 };
+  const running = AbortSignal.any([signal, lost.signal]);
+  // Only the lock holder announces snapshots on the schedule.
+  const stopSchedule = scheduleSnapshots(db, log);
   const result: WorkerResult = { items: 0, updates: 0 };
   try {
     const checkpoint = await readCheckpoint(db, source.stream);
     log.info({ position: checkpoint?.position ?? null }, checkpoint ? 'resuming at the checkpoint' : 'starting from the beginning');
     let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log)).nextDue;
-    for await (const batch of batches(source.read(checkpoint?.position, signal), options.batchSize, options.batchMaxWaitMs)) {
-      const applied = await withRetries(() => applyBatch(db, source.stream, batch), log, signal);
+    let position = checkpoint?.position;
+    for await (const batch of batches(source.read(position, running), options.batchSize, options.batchMaxWaitMs)) {
+      if (lost.signal.aborted) throw new Error('lost the writer lock');
+      const expected = position ?? null;
+      const applied = await withRetries(() => applyBatch(db, source.stream, batch, expected), log, running);
+      position = applied.checkpoint.position;
       result.items += batch.length;
       result.updates += applied.updates;
       for (const latest of applied.latest) {
@@ -78,11 +91,13 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
       }
       log.debug({ items: batch.length, position: applied.checkpoint.position, recordTime: applied.last ? formatRecordTime(applied.last.recordTime) : null }, 'batch applied');
       options.onBatch?.(applied);
-      if (signal.aborted) break;
+      if (running.aborted) break;
     }
+    if (lost.signal.aborted) throw new Error('lost the writer lock');
     await catchUpSnapshots(db, log);
     return result;
   } finally {
+    stopSchedule();
     await lock.release();
   }
 }

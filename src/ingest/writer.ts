@@ -4,7 +4,9 @@
  * leaves the database at the previous checkpoint.
  */
 import { fromPgTimestamp, formatRecordTime } from '../domain/time';
+import { sql } from 'kysely';
 import {
+  CheckpointConflictError,
   advanceCheckpoint,
   readCheckpoint,
   storedUpdateIds,
@@ -36,11 +38,25 @@ function duplicateContractId(err: unknown): string | undefined {
   return /=\(\d+, (.+)\) already exists/.exec(e.detail ?? '')?.[1];
 }
 
-export async function applyBatch(db: Db, stream: string, items: SourceItem[]): Promise<AppliedBatch> {
+/**
+ * `expectedPosition` is where the caller believes the stream stands (null: no
+ * checkpoint yet; omitted: take the stored checkpoint as given). If the stored checkpoint already
+ * is this batch's last position, the batch committed before (its reply was
+ * lost) and is not applied again; any other difference means another writer.
+ */
+export async function applyBatch(db: Db, stream: string, items: SourceItem[], expectedPosition?: string | null): Promise<AppliedBatch> {
   const lastItem = items[items.length - 1];
   if (!lastItem) throw new Error('applyBatch needs at least one item');
   return db.transaction().execute(async (trx) => {
+    // Large batches and catch-ups must not hit the API's statement timeout.
+    await sql`set local statement_timeout = 0`.execute(trx);
     const checkpoint = await readCheckpoint(trx, stream);
+    if (expectedPosition !== undefined && (checkpoint?.position ?? null) !== expectedPosition) {
+      if (checkpoint?.position === lastItem.position) {
+        return { checkpoint, last: keyOf(checkpoint), updates: 0, latest: [] };
+      }
+      throw new CheckpointConflictError(stream);
+    }
     const updateIds = items.flatMap((i) => (i.item?.update?.update_id ? [i.item.update.update_id] : []));
     const verdictIds = items.flatMap((i) => (i.item?.verdict?.update_id ? [i.item.verdict.update_id] : []));
     const plan = planBatch({

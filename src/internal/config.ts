@@ -45,13 +45,13 @@ export const knobs = {
     secret: true,
   },
   DATABASE_POOL_SIZE: {
-    description: 'Maximum number of connections in the PostgreSQL pool of one process.',
+    description: 'Maximum number of connections in the PostgreSQL pool of one process (the worker holds one for its lock).',
     default: '10',
-    expects: 'an integer of at least 1',
-    schema: positiveInt,
+    expects: 'an integer of at least 2',
+    schema: z.coerce.number().int().min(2),
   },
   DATABASE_STATEMENT_TIMEOUT_MS: {
-    description: 'Statement timeout for API queries in milliseconds (0 disables it).',
+    description: 'Statement timeout in milliseconds for API queries (ingestion batches and migrations are exempt; 0 disables it).',
     default: '30000',
     expects: 'an integer of at least 0',
     schema: nonNegativeInt,

@@ -24,8 +24,14 @@ export class Shutdown {
     return this.controller.signal;
   }
 
-  /** Registers a cleanup; the last registered runs first. */
+  /** Registers a cleanup; the last registered runs first. Once shutdown has begun, it runs at once. */
   add(name: string, run: Cleanup['run']): void {
+    if (this.running) {
+      void Promise.resolve()
+        .then(run)
+        .catch((err: unknown) => this.logger.error({ err, cleanup: name }, 'cleanup failed'));
+      return;
+    }
     this.cleanups.push({ name, run });
   }
 
@@ -61,7 +67,7 @@ export class Shutdown {
       if (firstAt !== undefined) {
         this.logger.warn({ signal }, 'second signal: exiting without waiting');
         onDone(130);
-        return;
+        process.exit(130);
       }
       firstAt = now;
       void this.run(signal).then(() => onDone(0));

@@ -19,7 +19,9 @@ export interface CatchUpResult {
 export async function catchUpSnapshots(db: Db, logger?: Logger): Promise<CatchUpResult> {
   const taken: CatchUpResult['taken'] = [];
   let nextDue: Micros | undefined;
-  for (const span of await migrationSpans(db)) {
+  const spans = await migrationSpans(db);
+  const newest = spans[spans.length - 1]?.migrationId;
+  for (const span of spans) {
     let previous = await latestSnapshot(db, span.migrationId);
     const first = fromPgTimestamp(span.first);
     const last = fromPgTimestamp(span.last);
@@ -29,8 +31,8 @@ export async function catchUpSnapshots(db: Db, logger?: Logger): Promise<CatchUp
       taken.push({ migrationId: span.migrationId, recordTime: formatRecordTime(t) });
       logger?.info({ migrationId: span.migrationId, recordTime: formatRecordTime(t), contracts: previous.contractCount }, 'ACS snapshot announced');
     }
-    const upcoming = nextSnapshotTime(first, previous ? fromPgTimestamp(previous.recordTime) : undefined);
-    if (nextDue === undefined || upcoming < nextDue) nextDue = upcoming;
+    // Only the newest migration still grows; an ended one's next slot would be passed by every later batch.
+    if (span.migrationId === newest) nextDue = nextSnapshotTime(first, previous ? fromPgTimestamp(previous.recordTime) : undefined);
   }
   return { taken, nextDue };
 }

@@ -104,7 +104,14 @@ async function stopOrphan(dataDir: string, logger?: Logger): Promise<void> {
   const pidFile = path.join(dataDir, 'postmaster.pid');
   if (!fs.existsSync(pidFile)) return;
   const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || pid === process.ppid || !isAlive(pid)) return;
+  // After a reboot the pid may belong to another program: only a postgres on this data directory is ours.
+  try {
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (!cmdline.includes('postgres') || !cmdline.includes(dataDir)) return;
+  } catch {
+    return;
+  }
   logger?.warn({ orphanPid: pid, dataDir }, 'stopping a PostgreSQL left running by an earlier run');
   process.kill(pid, 'SIGINT');
   for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));

@@ -235,13 +235,26 @@ export async function writeBatch(trx: Trx, rows: BatchRows): Promise<{ unmatched
         workflow_id text, effective_at timestamptz, external_transaction_hash text, ledger_offset bigint,
         event_count integer, json_compact text, json_protobuf text)`.execute(trx);
   }
+  // Reassignments of contracts stored before this batch precede any assignment row of the batch.
+  if (rows.reassignments.length) {
+    await sql`
+      update contracts c set synchronizer_id = x.synchronizer_id, reassignment_counter = x.reassignment_counter
+      from json_to_recordset(${json(rows.reassignments)}::json) as x(
+        migration_id bigint, contract_id text, synchronizer_id text, reassignment_counter bigint)
+      where c.migration_id = x.migration_id and c.contract_id = x.contract_id`.execute(trx);
+  }
   for (const [contracts, onConflict] of [
     [rows.contracts, sql``],
     // An assignment may bring back a contract this migration already has: it is then only reassigned.
     [
       rows.assignedContracts,
+      // An archive later in the same batch travels on the row and must not be dropped.
       sql`on conflict (migration_id, contract_id) do update set
-        synchronizer_id = excluded.synchronizer_id, reassignment_counter = excluded.reassignment_counter`,
+        synchronizer_id = excluded.synchronizer_id, reassignment_counter = excluded.reassignment_counter,
+        archived_record_time = case when contracts.archived_record_time = 'infinity'
+          then excluded.archived_record_time else contracts.archived_record_time end,
+        archived_in_update_id = case when contracts.archived_record_time = 'infinity'
+          then excluded.archived_in_update_id else contracts.archived_in_update_id end`,
     ],
   ] as const) {
     if (contracts.length) await insertContracts(trx, contracts, onConflict);
@@ -257,13 +270,6 @@ export async function writeBatch(trx: Trx, rows: BatchRows): Promise<{ unmatched
       returning c.migration_id, c.contract_id`.execute(trx);
     const done = new Set(archived.rows.map((r) => `${r.migration_id}/${r.contract_id}`));
     unmatchedArchives = rows.archives.filter((a) => !done.has(`${a.migration_id}/${a.contract_id}`));
-  }
-  if (rows.reassignments.length) {
-    await sql`
-      update contracts c set synchronizer_id = x.synchronizer_id, reassignment_counter = x.reassignment_counter
-      from json_to_recordset(${json(rows.reassignments)}::json) as x(
-        migration_id bigint, contract_id text, synchronizer_id text, reassignment_counter bigint)
-      where c.migration_id = x.migration_id and c.contract_id = x.contract_id`.execute(trx);
   }
   if (rows.verdicts.length) {
     await sql`

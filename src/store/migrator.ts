@@ -93,6 +93,8 @@ export async function migrate(
   const files = options.files ?? readMigrationFiles();
   const client = await pool.connect();
   try {
+    // Waiting for another migrator, or long DDL, must not hit the API's statement timeout.
+    await client.query('set statement_timeout = 0');
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY.toString()]);
     try {
       await client.query(`create table if not exists schema_migrations (
@@ -118,6 +120,7 @@ export async function migrate(
       return applied;
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]);
+      await client.query('reset statement_timeout');
     }
   } finally {
     client.release();

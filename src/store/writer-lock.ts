@@ -15,7 +15,7 @@ export interface WriterLock {
 export async function acquireWriterLock(
   pool: pg.Pool,
   signal: AbortSignal,
-  options: { pollMs: number; onWait?: () => void },
+  options: { pollMs: number; onWait?: () => void; onLost?: (err: Error) => void },
 ): Promise<WriterLock | undefined> {
   let waited = false;
   while (!signal.aborted) {
@@ -28,6 +28,8 @@ export async function acquireWriterLock(
       if (!held) client.release();
     }
     if (held) {
+      // A dropped session releases the lock: the holder must stop writing, not crash on an unhandled 'error'.
+      client.on('error', (err: Error) => options.onLost?.(err));
       return {
         release: async () => {
           try {

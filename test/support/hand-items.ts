@@ -56,3 +56,13 @@ export function transaction(updateId: string, recordTime: string, events: TreeEv
     app_activity_records: null,
   };
 }
+
+/** A reassignment of contract `contractId` (created by `created(…)`) to or from SYNC. */
+export function reassignment(updateId: string, recordTime: string, kind: 'assign' | 'unassign', contractId: string, counter: number): CanonicalItem {
+  const common = { submitter: DSO, source_synchronizer: 'other::1220', target_synchronizer: SYNC, migration_id: 0, unassign_id: `un-${contractId}-${counter}`, reassignment_counter: counter };
+  const event =
+    kind === 'assign'
+      ? { ...common, created_event: created(updateId, 0, contractId) as Extract<TreeEvent, { event_type: 'created_event' }> }
+      : { ...common, source_synchronizer: SYNC, target_synchronizer: 'other::1220', contract_id: contractId };
+  return { update: { update_id: updateId, offset: '000000000000000001', record_time: recordTime, event }, verdict: null, traffic_summary: null, app_activity_records: null };
+}

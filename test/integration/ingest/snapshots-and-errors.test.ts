@@ -4,7 +4,8 @@ import { SourceItemError } from '../../../src/ingest/source';
 import { applyBatch } from '../../../src/ingest/writer';
 import type { CanonicalItem } from '../../../src/domain/items';
 import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../support/database';
-import { archived, created, transaction } from '../../support/hand-items';
+import { archived, created, reassignment, transaction } from '../../support/hand-items';
+import { CheckpointConflictError } from '../../../src/store/ingest-repository';
 
 const asSource = (items: CanonicalItem[], first = 1) =>
   items.map((item, i) => ({ item, position: String(first + i), origin: `test:${first + i}` }));
@@ -103,5 +104,39 @@ describe('bad input stops with a precise error and applies nothing of its batch'
     await applyBatch(t.db, 'stream-a', items);
     await applyBatch(t.db, 'stream-b', items);
     expect(await counts()).toEqual({ updates: 2, contracts: 1 });
+  });
+
+  it('an update repeated inside one batch is a no-op, not an error', async () => {
+    const item = transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')]);
+    await applyBatch(t.db, 'test', asSource([item, item]));
+    expect(await counts()).toEqual({ updates: 1, contracts: 1 });
+  });
+
+  it('keeps reassignments and an archive of a stored contract in one batch', async () => {
+    await applyBatch(t.db, 'test', asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1'), created('u1', 1, 'c2')])]));
+    await applyBatch(t.db, 'test', asSource([
+      reassignment('r1', '2025-01-01T10:00:01.000000Z', 'unassign', 'c1', 1),
+      reassignment('r2', '2025-01-01T10:00:02.000000Z', 'assign', 'c1', 1),
+      reassignment('r3', '2025-01-01T10:00:03.000000Z', 'unassign', 'c2', 1),
+      reassignment('r4', '2025-01-01T10:00:04.000000Z', 'assign', 'c2', 1),
+      transaction('u2', '2025-01-01T10:00:05.000000Z', [archived('u2', 0, 'c2')]),
+    ], 2));
+    const rows = await t.db.selectFrom('contracts').select(['contract_id', 'synchronizer_id', 'reassignment_counter', 'archived_in_update_id']).orderBy('contract_id').execute();
+    expect(rows).toEqual([
+      { contract_id: 'c1', synchronizer_id: 'global-domain::1220aaaa', reassignment_counter: 1, archived_in_update_id: null },
+      { contract_id: 'c2', synchronizer_id: 'global-domain::1220aaaa', reassignment_counter: 1, archived_in_update_id: 'u2' },
+    ]);
+  });
+
+  it('tells a lost commit acknowledgement from another writer', async () => {
+    const batch = asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')])]);
+    await applyBatch(t.db, 'test', batch, null);
+    // The same batch again, from a writer that did not see its commit: already applied, nothing written.
+    const again = await applyBatch(t.db, 'test', batch, null);
+    expect(again.updates).toBe(0);
+    await expect(applyBatch(t.db, 'test', asSource([transaction('u2', '2025-01-01T10:00:01.000000Z', [created('u2', 0, 'c2')])], 2), null)).rejects.toBeInstanceOf(
+      CheckpointConflictError,
+    );
+    expect(await counts()).toEqual({ updates: 1, contracts: 1 });
   });
 });
