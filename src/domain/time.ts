@@ -155,11 +155,6 @@ export function formatForMessage(t: Micros): string {
   return `${date}T${time}.${fraction % 1000 === 0 ? six.slice(0, 3) : six}Z`;
 }
 
-/** The literal PostgreSQL accepts for a timestamptz column. */
-export function toPgTimestamp(t: Micros): string {
-  return formatRecordTime(t);
-}
-
 /**
  * Parses PostgreSQL's ISO text output of a timestamptz ("2025-03-10 14:22:05.123456+00",
  * "0001-01-01 00:00:00+00"); connections are set to UTC and raw text parsing.

@@ -1,16 +1,16 @@
 /**
- * Record times. Backfill draws gaps from the PRNG so a seed fixes every
- * timestamp; live mode follows the wall clock. Both hand out strictly
- * increasing microsecond instants, as record times within a migration are.
+ * Record times, drawn from the PRNG so a seed fixes every timestamp, strictly
+ * increasing as record times within a migration are. (Live mode paces these
+ * same times against the wall clock in the ingest simulator source.)
  */
 
-import { nowMicros, type Micros } from '../domain/time';
+import type { Micros } from '../domain/time';
 import type { Prng } from './prng';
 
 export interface Clock {
   /** The record time of the next update, later than every earlier one. */
   next(): Micros;
-  /** The synchronizer is down for `micros` (a hard migration); the wall clock ignores this. */
+  /** The synchronizer is down for `micros` (a hard migration). */
   pause(micros: Micros): void;
 }
 
@@ -32,14 +32,3 @@ export class SimulatedClock implements Clock {
   }
 }
 
-export class WallClock implements Clock {
-  private last: Micros = 0n;
-
-  next(): Micros {
-    const now = nowMicros();
-    this.last = now > this.last ? now : this.last + 1n;
-    return this.last;
-  }
-
-  pause(): void {}
-}

@@ -1,8 +1,9 @@
 /**
  * The simulated Splice network as a source of canonical items
  * (domain/items.ts): a synchronous generator for backfills, tests and
- * benchmarks, an NDJSON writer for `scan-indexer simulate`, and a live mode
- * that paces items against the wall clock for the demo.
+ * benchmarks, and an NDJSON writer for `scan-indexer simulate`. Live mode is
+ * the ingest simulator source, which releases these items as the wall clock
+ * passes their record times.
  *
  * Network facts are all in the stream: the DSO party is the `dso` of the
  * DsoRules contract, the current migration id is the `migration_id` of the
@@ -11,9 +12,8 @@
  */
 
 import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { CanonicalItem } from '../domain/items';
-import { SimulatedClock, WallClock } from './clock';
+import { SimulatedClock } from './clock';
 import { Network } from './network';
 import { resolveOptions, type SimulatorOptions } from './options';
 import { Prng } from './prng';
@@ -46,41 +46,4 @@ export async function writeNdjson(options: SimulatorOptions, out: NodeJS.Writabl
     if (chunk.length >= FLUSH_BYTES) await flush();
   }
   if (chunk.length > 0) await flush();
-}
-
-export interface LiveOptions extends SimulatorOptions {
-  /** Items per second. */
-  readonly ratePerSecond: number;
-  /** Ends the stream. */
-  readonly signal?: AbortSignal;
-}
-
-/**
- * Live mode: items paced at `ratePerSecond`, each built when it is due, so
- * record times follow the wall clock (and rounds advance in real time).
- */
-export async function* liveItems(options: LiveOptions): AsyncGenerator<CanonicalItem> {
-  const { ratePerSecond, signal } = options;
-  if (!(ratePerSecond > 0)) throw new RangeError(`ratePerSecond must be positive, got ${ratePerSecond}`);
-  const settings = resolveOptions(options);
-  const rng = new Prng(settings.seed);
-  const items = new Network(settings, new WallClock(), rng).items();
-  const interval = 1000 / ratePerSecond;
-  let due = Date.now();
-  while (!signal?.aborted) {
-    const wait = due - Date.now();
-    if (wait > 0) {
-      try {
-        await sleep(wait, undefined, signal ? { signal } : undefined);
-      } catch (err) {
-        if (signal?.aborted) return;
-        throw err;
-      }
-    }
-    const next = items.next();
-    if (next.done) return;
-    yield next.value;
-    // After a slow consumer, resume the pace from now instead of bursting to catch up.
-    due = Math.max(due + interval, Date.now());
-  }
 }

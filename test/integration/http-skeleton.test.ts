@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { ensureMigration, widenRecordTimeRange } from '../../src/store/migration-repository';
+import { applyBatch } from '../../src/ingest/writer';
+import { transaction } from '../support/hand-items';
 import { setNetworkFact } from '../../src/store/network-repository';
 import { readMigrationFiles } from '../../src/store/migrator';
 import { useTestDatabase } from '../support/database';
@@ -109,12 +110,22 @@ describe('HTTP skeleton', () => {
   });
 
   it('round-trips a microsecond record time through the database to the response unchanged', async () => {
-    await ensureMigration(t.db, 1);
-    await ensureMigration(t.db, 5);
-    await widenRecordTimeRange(t.db, { migrationId: 7, synchronizerId: SYNC, min: '2025-03-10T14:22:05.123456Z', max: '2025-03-10T14:22:05.123456Z', count: 1 });
-    await widenRecordTimeRange(t.db, { migrationId: 7, synchronizerId: SYNC, min: '2025-03-10T14:22:06.5Z', max: '2025-03-10T15:00:00.000001Z', count: 2 });
-    await widenRecordTimeRange(t.db, { migrationId: 7, synchronizerId: 'a-first::1220aa', min: '2024-12-10T14:00:02.511Z', max: '2024-12-10T14:00:02.511Z', count: 1 });
-    await widenRecordTimeRange(t.db, { migrationId: 4, synchronizerId: SYNC, min: '2024-01-01T00:00:00Z', max: '2024-01-02T00:00:00Z', count: 1 });
+    // Through the real writer: record times go in as items and come out of S6.
+    await t.db.insertInto('migrations').values([{ migration_id: 1 }, { migration_id: 5 }]).onConflict((oc) => oc.doNothing()).execute();
+    await applyBatch(t.db, 'm4', [{ item: transaction('m4-a', '2024-01-01T00:00:00.000000Z', [], 4, SYNC), position: '1', origin: 't' }]);
+    await applyBatch(t.db, 'm4', [{ item: transaction('m4-b', '2024-01-02T00:00:00.000000Z', [], 4, SYNC), position: '2', origin: 't' }]);
+    await applyBatch(
+      t.db,
+      'm7',
+      [
+        ['m7-a', '2024-12-10T14:00:02.511000Z', 'a-first::1220aa'],
+        ['m7-b', '2025-03-10T14:22:05.123456Z', SYNC],
+        ['m7-c', '2025-03-10T14:22:06.500000Z', SYNC],
+        ['m7-d', '2025-03-10T15:00:00.000001Z', SYNC],
+      ].map(([id, time, sync], i) => ({ item: transaction(id!, time!, [], 7, sync), position: String(i + 1), origin: 't' })),
+    );
+    await sql`update migrations set complete = false, import_updates_complete = false where migration_id = 4`.execute(t.db);
+    await sql`update migrations set import_updates_complete = false where migration_id = 7`.execute(t.db);
     await sql`update migrations set complete = true, last_import_update_id = 'import-9' where migration_id = 7`.execute(t.db);
 
     const res = await request(api.url, 'POST', '/api/scan/v0/backfilling/migration-info', { migration_id: 7 });

@@ -39,14 +39,14 @@ export function archived(updateId: string, n: number, contractId: string): TreeE
 }
 
 /** A transaction whose events are all roots. */
-export function transaction(updateId: string, recordTime: string, events: TreeEvent[], migrationId = 0): CanonicalItem {
+export function transaction(updateId: string, recordTime: string, events: TreeEvent[], migrationId = 0, synchronizerId = SYNC): CanonicalItem {
   return {
     update: {
       update_id: updateId,
       migration_id: migrationId,
       workflow_id: '',
       record_time: recordTime,
-      synchronizer_id: SYNC,
+      synchronizer_id: synchronizerId,
       effective_at: recordTime,
       root_event_ids: events.map((e) => e.event_id),
       events_by_id: Object.fromEntries(events.map((e) => [e.event_id, e])),
