@@ -5,7 +5,9 @@ import { pinoHttp } from 'pino-http';
 import type { ApiContext } from './context';
 import { healthRoutes } from './health';
 import { scanErrorHandler, scanNotFound } from './scan-errors';
+import { ledgerRouter } from './ledger/router';
 import { scanRouter } from './scan/router';
+import { validatorRouter } from './validator/router';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -46,7 +48,11 @@ export function createApp(context: ApiContext, options: { interfaces: boolean } 
   });
 
   app.use(healthRoutes(context));
-  if (options.interfaces) app.use('/api/scan', scanRouter(context));
+  if (options.interfaces) {
+    app.use('/api/scan', scanRouter(context));
+    app.use('/api/validator', validatorRouter(context));
+    app.use('/v2', ledgerRouter(context));
+  }
 
   app.use(scanNotFound);
   app.use(scanErrorHandler);
