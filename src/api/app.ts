@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type Express, type Request } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { ApiContext } from './context';
+import { docsRoutes } from './docs-routes';
 import { healthRoutes } from './health';
 import { scanErrorHandler, scanNotFound } from './scan-errors';
 import { ledgerRouter } from './ledger/router';
@@ -49,6 +50,7 @@ export function createApp(context: ApiContext, options: { interfaces: boolean } 
 
   app.use(healthRoutes(context));
   if (options.interfaces) {
+    app.use(docsRoutes());
     app.use('/api/scan', scanRouter(context));
     app.use('/api/validator', validatorRouter(context));
     app.use('/v2', ledgerRouter(context));

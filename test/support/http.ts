@@ -1,4 +1,5 @@
 /** The real Express server over a socket, and a client that never throws on a status. */
+import type { Express } from 'express';
 import type pg from 'pg';
 import { createApp } from '../../src/api/app';
 import { listen, type RunningServer } from '../../src/api/server';
@@ -10,6 +11,8 @@ import type { Db } from '../../src/store/pool';
 
 export interface TestApi {
   url: string;
+  /** The Express application, for tests that inspect its routes. */
+  app: Express;
   server: RunningServer;
   close(): Promise<void>;
 }
@@ -29,7 +32,7 @@ export async function startTestApi(
     migrationFiles: options.migrationFiles ?? readMigrationFiles(),
   });
   const server = await listen(app, '127.0.0.1', 0);
-  return { url: server.url, server, close: () => server.close(1000) };
+  return { url: server.url, app, server, close: () => server.close(1000) };
 }
 
 export interface HttpResult {

@@ -1,0 +1,63 @@
+/**
+ * The OpenAPI document of everything this service serves, served from the
+ * running service (as Canton's JSON API does) at /docs/openapi.json. A test
+ * checks that its paths and the Express routes are the same set.
+ */
+import { array, int64, json, object, str } from './builders';
+import { ledgerPaths, ledgerSchemas } from './ledger';
+import { scanPaths, scanSchemas } from './scan';
+import { validatorPaths } from './validator';
+
+type Paths = Record<string, Record<string, unknown>>;
+
+function prefixed(prefix: string, paths: Paths): Paths {
+  return Object.fromEntries(Object.entries(paths).map(([p, v]) => [`${prefix}${p}`, v]));
+}
+
+const operational: Paths = {
+  '/livez': { get: { summary: 'Liveness: 200 while the process runs.', responses: { '200': json(object({ status: str() })) } } },
+  '/readyz': {
+    get: {
+      summary: 'Readiness: the database answers and its schema is current. Does not wait for ingestion.',
+      responses: { '200': json(object({ status: str() })), '503': json(object({ status: str(), reason: str() }), 'Not ready.') },
+    },
+  },
+  '/status': {
+    get: {
+      summary: 'Ingestion progress per stream and per migration.',
+      responses: {
+        '200': json(
+          object({
+            streams: array(object({ stream: str(), position: str(), migration_id: int64(), record_time: str(), items_applied: int64(), updated_at: str() })),
+            migrations: array(object({ migration_id: int64(), updates: int64(), last_record_time: str(), snapshots: int64(), last_snapshot: str() })),
+          }),
+        ),
+      },
+    },
+  },
+  '/metrics': {
+    get: { summary: 'Prometheus metrics.', responses: { '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } } },
+  },
+  '/docs/openapi.json': { get: { summary: 'This document.', responses: { '200': json({ type: 'object' }) } } },
+};
+
+export function openApiDocument(version: string): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'scan-indexer',
+      version,
+      description: 'Splice Scan API (/api/scan), validator scan-proxy (/api/validator) and two Canton JSON Ledger API v2 operations (/v2), answered from PostgreSQL.',
+    },
+    paths: {
+      ...operational,
+      ...prefixed('/api/scan', scanPaths),
+      ...prefixed('/api/validator', validatorPaths),
+      ...ledgerPaths,
+    },
+    components: {
+      schemas: { ...scanSchemas, ...ledgerSchemas },
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+    },
+  };
+}

@@ -1,0 +1,248 @@
+/** The Scan API (/api/scan) part of the OpenAPI document. */
+import { array, bool, dateTime, decimal, int32, int64, json, jsonBody, nullable, object, pathParam, queryParam, ref, str, type Schema } from './builders';
+
+const scanError = (description: string) => json(ref('ErrorResponse'), description);
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((s) => [
+      String(s),
+      scanError(
+        s === 400 ? 'A client mistake: the message says what is wrong.' : s === 404 ? 'Not found.' : s === 501 ? 'Not implemented.' : s === 503 ? 'Not ready.' : 'An unexpected error occurred.',
+      ),
+    ]),
+  );
+
+const encodingParam = queryParam('daml_value_encoding', ref('DamlValueEncoding'), false, 'Encoding of create_arguments, choice_argument and exercise_result.');
+
+const snapshotSelection = {
+  migration_id: int64(),
+  record_time: dateTime('With record_time_match exact, a snapshot time; with at_or_before, any time.'),
+  record_time_match: ref('RecordTimeMatch'),
+};
+
+const cursor = object({ after_migration_id: int64(), after_record_time: str('Record time of the last item of the previous page.') });
+
+export const scanSchemas: Record<string, Schema> = {
+  ErrorResponse: object({ error: str() }),
+  RecordTimeMatch: { type: 'string', enum: ['exact', 'at_or_before'], default: 'exact' },
+  DamlValueEncoding: { type: 'string', enum: ['compact_json', 'protobuf_json'], default: 'compact_json' },
+  HoldingsSummary: object({
+    party_id: str(),
+    total_unlocked_coin: decimal(),
+    total_locked_coin: decimal(),
+    total_coin_holdings: decimal(),
+    accumulated_holding_fees_unlocked: decimal(),
+    accumulated_holding_fees_locked: decimal(),
+    accumulated_holding_fees_total: decimal(),
+    total_available_coin: decimal(),
+  }),
+  HoldingsSummaryV1: object({ party_id: str(), total_unlocked_coin: decimal(), total_locked_coin: decimal(), total_coin_holdings: decimal() }),
+  ActiveContract: object(
+    {
+      created_in_update_id: nullable(str('Null for contracts imported from a prior migration.')),
+      contract_id: str(),
+      template_id: str(),
+      package_name: str(),
+      create_arguments: { type: 'object', description: 'Always compact_json.' },
+      created_at: dateTime(),
+      signatories: array(str()),
+      observers: array(str()),
+    },
+    ['created_in_update_id'],
+  ),
+  AcsResponse: object(
+    {
+      record_time: dateTime(),
+      migration_id: int64(),
+      created_events: array(ref('ActiveContract')),
+      next_page_token: nullable(str('Opaque; pass as `after` for the next page. Null on the last page.')),
+    },
+    ['next_page_token'],
+  ),
+  Contract: object({ template_id: str(), contract_id: str(), payload: { type: 'object' }, created_event_blob: str(), created_at: str() }),
+  ContractWithState: object({ contract: ref('Contract'), domain_id: nullable(str()) }, ['domain_id']),
+  UpdateHistoryItem: {
+    type: 'object',
+    description:
+      'A transaction (update_id, migration_id, workflow_id, record_time, synchronizer_id, effective_at, root_event_ids, events_by_id, optional external_transaction_hash) or a reassignment (update_id, offset, record_time, event).',
+  },
+  EventHistoryItem: object({
+    update: nullable(ref('UpdateHistoryItem')),
+    verdict: nullable({ type: 'object' }),
+    traffic_summary: nullable({ type: 'object' }),
+    app_activity_records: nullable({ type: 'object' }),
+  }),
+  RecordTimeRange: object({ synchronizer_id: str(), min: dateTime(), max: dateTime() }),
+  AnsEntry: object(
+    { contract_id: nullable(str()), user: str(), name: str(), url: str(), description: str(), expires_at: nullable(dateTime()) },
+    ['contract_id', 'expires_at'],
+  ),
+};
+
+export const scanPaths = {
+  '/v0/holdings/summary': {
+    post: {
+      summary: 'S1: holdings per owner at a snapshot, with holding fees (deprecated: use /v1/holdings/summary).',
+      deprecated: true,
+      requestBody: jsonBody(object({ ...snapshotSelection, owner_party_ids: array(str(), { minItems: 1 }), as_of_round: int64() }, ['record_time_match', 'as_of_round'])),
+      responses: {
+        '200': json(object({ record_time: dateTime(), migration_id: int64(), computed_as_of_round: int64(), summaries: array(ref('HoldingsSummary')) })),
+        ...errors(400, 404, 500),
+      },
+    },
+  },
+  '/v1/holdings/summary': {
+    post: {
+      summary: 'S2: holdings per owner at a snapshot. Any number of contracts.',
+      requestBody: jsonBody(object({ ...snapshotSelection, owner_party_ids: array(str(), { minItems: 1 }) }, ['record_time_match'])),
+      responses: { '200': json(object({ record_time: dateTime(), migration_id: int64(), summaries: array(ref('HoldingsSummaryV1')) })), ...errors(400, 404, 500) },
+    },
+  },
+  '/v2/holdings/state': {
+    post: {
+      summary: 'S3: the amulets and locked amulets owned by the parties at a snapshot, paged in creation order.',
+      requestBody: jsonBody(
+        object({ ...snapshotSelection, after: str('next_page_token of the previous page.'), page_size: int32(), owner_party_ids: array(str(), { minItems: 1 }) }, [
+          'record_time_match',
+          'after',
+        ]),
+      ),
+      responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
+    },
+  },
+  '/v0/state/acs': {
+    post: {
+      summary: 'The ACS at a snapshot, filtered by stakeholder and template, paged in creation order.',
+      requestBody: jsonBody(
+        object({ ...snapshotSelection, after: str(), page_size: int32(), party_ids: array(str()), templates: array(str('package_name:Module:Entity')) }, [
+          'record_time_match',
+          'after',
+          'party_ids',
+          'templates',
+        ]),
+      ),
+      responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
+    },
+  },
+  '/v0/state/acs/snapshot-timestamp': {
+    get: {
+      summary: 'The newest snapshot of the migration at or before a time.',
+      parameters: [queryParam('before', dateTime(), true), queryParam('migration_id', int64(), true)],
+      responses: { '200': json(object({ record_time: dateTime() })), ...errors(400, 404, 500) },
+    },
+  },
+  '/v0/state/acs/snapshot-timestamp-after': {
+    get: {
+      summary: 'S8: the first snapshot after a time, in this migration or a later one.',
+      parameters: [queryParam('after', dateTime(), true), queryParam('migration_id', int64(), true)],
+      responses: { '200': json(object({ record_time: dateTime() })), ...errors(400, 404, 500) },
+    },
+  },
+  '/v2/updates': {
+    post: {
+      summary: 'Update history in (migration_id, record_time) order.',
+      requestBody: jsonBody(object({ page_size: int32(), after: cursor, daml_value_encoding: ref('DamlValueEncoding') }, ['after', 'daml_value_encoding'])),
+      responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500) },
+    },
+  },
+  '/v2/updates/{update_id}': {
+    get: {
+      summary: 'One update by id.',
+      parameters: [pathParam('update_id'), encodingParam],
+      responses: { '200': json(ref('UpdateHistoryItem')), ...errors(400, 404, 500) },
+    },
+  },
+  '/v2/updates/hash/{hash}': {
+    get: {
+      summary: 'S4: the transaction of an externally signed, prepared transaction hash.',
+      parameters: [pathParam('hash'), encodingParam],
+      responses: { '200': json(ref('UpdateHistoryItem')), ...errors(400, 404, 500) },
+    },
+  },
+  '/v0/events': {
+    post: {
+      summary: 'Events (update, verdict, traffic summary, app activity) in (migration_id, record_time) order.',
+      requestBody: jsonBody(object({ page_size: int32(), after: cursor, daml_value_encoding: ref('DamlValueEncoding') }, ['after', 'daml_value_encoding'])),
+      responses: { '200': json(object({ events: array(ref('EventHistoryItem')) })), ...errors(400, 500) },
+    },
+  },
+  '/v0/events/{update_id}': {
+    get: {
+      summary: 'S5: one event by update id.',
+      parameters: [pathParam('update_id'), encodingParam],
+      responses: { '200': json(ref('EventHistoryItem')), ...errors(400, 404, 500) },
+    },
+  },
+  '/v0/backfilling/migration-info': {
+    post: {
+      summary: 'S6: what this instance holds of a migration.',
+      requestBody: jsonBody(object({ migration_id: int64() })),
+      responses: {
+        '200': json(
+          object(
+            {
+              previous_migration_id: nullable(int64()),
+              record_time_range: array(ref('RecordTimeRange')),
+              last_import_update_id: nullable(str()),
+              complete: bool(),
+              import_updates_complete: nullable(bool()),
+            },
+            ['previous_migration_id', 'last_import_update_id', 'import_updates_complete'],
+          ),
+        ),
+        ...errors(400, 404),
+      },
+    },
+  },
+  '/v0/history/bulk/checksums': {
+    post: {
+      summary: 'S7: bulk storage checksums. Bulk storage is not implemented: always 501.',
+      requestBody: jsonBody(object({ object_keys: array(str()) })),
+      responses: errors(501),
+    },
+  },
+  '/v0/closed-rounds': {
+    get: { summary: 'S9: closed mining rounds still in post-close processing, by round number.', responses: { '200': json(object({ rounds: array(ref('Contract')) })) } },
+  },
+  '/v0/admin/sv/voterequests': {
+    get: { summary: 'S10: all active vote requests.', responses: { '200': json(object({ dso_rules_vote_requests: array(ref('Contract')) })) } },
+  },
+  '/v0/lsu': {
+    get: {
+      summary: 'S11: the next logical synchronizer upgrade, or null.',
+      responses: {
+        '200': json(object({ lsu: nullable(object({ topologyFreezeTime: dateTime(), upgradeTime: dateTime(), successorPhysicalSynchronizerId: str() })) }, ['lsu'])),
+      },
+    },
+  },
+  '/v0/roll-forward-lsu': {
+    get: {
+      summary: 'S12: the roll-forward LSU, or null.',
+      responses: {
+        '200': json(
+          object({ rollForwardLsu: nullable(object({ upgradeTime: dateTime(), currentPhysicalSynchronizerId: str(), successorPhysicalSynchronizerId: str() })) }, [
+            'rollForwardLsu',
+          ]),
+        ),
+      },
+    },
+  },
+  '/v0/scans': {
+    get: {
+      summary: 'S13: the scans the SVs publish, grouped by synchronizer.',
+      responses: { '200': json(object({ scans: array(object({ domainId: str(), scans: array(object({ publicUrl: str(), svName: str() })) })) })) },
+    },
+  },
+  '/v0/migrations/schedule': {
+    get: {
+      summary: 'S14: the scheduled synchronizer upgrade.',
+      responses: { '200': json(object({ time: dateTime(), migration_id: int64() })), '404': { description: 'No migration is scheduled (empty body).' } },
+    },
+  },
+  '/v0/migrations/last': {
+    get: { summary: 'S15: the current migration id.', responses: { '200': json(object({ migration_id: int64() })) } },
+  },
+  '/v0/dso-party-id': {
+    get: { summary: 'S16: the DSO party.', responses: { '200': json(object({ dso_party_id: str() })), ...errors(404) } },
+  },
+};
