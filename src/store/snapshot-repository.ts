@@ -54,7 +54,10 @@ export async function latestSnapshot(db: Db, migrationId: number): Promise<Snaps
 /** Takes the snapshot at `to` from the one at `from` (undefined: from nothing). */
 export async function takeSnapshot(db: Db, migrationId: number, from: SnapshotRow | undefined, to: string): Promise<SnapshotRow> {
   const lower = from?.recordTime ?? '-infinity';
-  const row = await sql<{ contract_count: number; unlocked: string; locked: string }>`
+  // The first snapshot of a migration counts all its contracts: exempt it from the API statement timeout.
+  const row = await db.transaction().execute(async (trx) => {
+    await sql`set local statement_timeout = 0`.execute(trx);
+    return sql<{ contract_count: number; unlocked: string; locked: string }>`
     with created as (
       select count(*) as n,
              coalesce(sum(amulet_initial_amount) filter (where amulet_locked = false), 0) as unlocked,
@@ -77,7 +80,8 @@ export async function takeSnapshot(db: Db, migrationId: number, from: SnapshotRo
            ${from?.lockedAmulet ?? '0'}::numeric + created.locked - archived.locked
     from created, archived
     on conflict (migration_id, record_time) do update set migration_id = excluded.migration_id
-    returning contract_count, unlocked_amulet as unlocked, locked_amulet as locked`.execute(db);
+    returning contract_count, unlocked_amulet as unlocked, locked_amulet as locked`.execute(trx);
+  });
   const r = row.rows[0]!;
   return { migrationId, recordTime: to, contractCount: r.contract_count, unlockedAmulet: r.unlocked, lockedAmulet: r.locked };
 }
