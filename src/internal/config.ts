@@ -99,6 +99,39 @@ export const knobs = {
     expects: 'an integer of at least 0',
     schema: nonNegativeInt,
   },
+  API_CLOCK: {
+    description:
+      'What "now" is for answers that depend on it (expiry of ANS entries): wall = the server clock, as the Scan app does; ledger = the newest ingested record time, for serving a replay of past data.',
+    default: 'wall',
+    expects: 'wall or ledger',
+    schema: z.enum(['wall', 'ledger']),
+  },
+  ANS_NAME_ACRONYM: {
+    description:
+      'Acronym of the name service (the Scan app\'s spliceInstanceNames.nameServiceNameAcronym), lowercased in the names of the ANS entries the DSO provides: dso.cns and, per SV, e.g. digital-asset-1.sv.cns for CNS.',
+    default: 'CNS',
+    expects: 'a non-empty name such as CNS',
+    schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
+  },
+  ROLL_FORWARD_LSU_UPGRADE_TIME: {
+    description:
+      'Roll-forward LSU served by /v0/roll-forward-lsu (the Scan app\'s rollForwardLsu configuration): the upgrade time. Set all three ROLL_FORWARD_LSU_* variables or none.',
+    default: '',
+    expects: 'an ISO 8601 date-time such as 2026-03-01T12:00:00Z, or unset',
+    schema: optionalString.pipe(z.iso.datetime({ offset: true }).optional()),
+  },
+  ROLL_FORWARD_LSU_CURRENT_SYNCHRONIZER_ID: {
+    description: 'Roll-forward LSU: the physical synchronizer id the network rolls forward from (the legacy one).',
+    default: '',
+    expects: 'a physical synchronizer id, or unset',
+    schema: optionalString,
+  },
+  ROLL_FORWARD_LSU_SUCCESSOR_SYNCHRONIZER_ID: {
+    description: 'Roll-forward LSU: the physical synchronizer id the network rolls forward to (the current one).',
+    default: '',
+    expects: 'a physical synchronizer id, or unset',
+    schema: optionalString,
+  },
   SOURCE: {
     description: 'Where the ingestion worker reads from: the built-in simulated network, upstream Scan instances, or a Canton participant.',
     default: 'simulator',
@@ -192,8 +225,8 @@ export const knobs = {
   },
   LEDGER_PARTICIPANT_ID: {
     description: 'Participant id returned by GET /v2/parties/participant-id.',
-    default: 'PAR::scan-indexer::1220000000000000000000000000000000000000000000000000000000000000000',
-    expects: 'a ledger string such as PAR::name::1220…',
+    default: 'scan-indexer::12200000000000000000000000000000000000000000000000000000000000000000',
+    expects: 'a participant uid such as name::1220… (no PAR:: prefix, as Canton returns it)',
     schema: z.string().min(1),
   },
   LEDGER_AUTH_HS256_SECRET: {
@@ -214,6 +247,30 @@ export const knobs = {
     default: '',
     expects: 'an http(s) URL, or unset',
     schema: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  },
+  LEDGER_AUTH_PUBLIC_KEY_FILE: {
+    description:
+      'PEM file with a public key or X.509 certificate verifying RS256, ES256 (P-256) or ES512 (P-521) ledger tokens; the key type sets the algorithm (unset disables it).',
+    default: '',
+    expects: 'a file path, or unset',
+    schema: optionalString,
+  },
+  LEDGER_USER_RIGHTS: {
+    description:
+      'Read-as rights of non-admin users: a JSON object mapping each token subject (user) to the parties it may read, e.g. {"wallet-1":["alice::1220…"]}. A user listed with [] may only call participant-id.',
+    default: '{}',
+    expects: 'a JSON object mapping user ids to arrays of party ids, such as {"user-1":["alice::1220…"]}',
+    schema: z
+      .string()
+      .transform((s, ctx) => {
+        try {
+          return JSON.parse(s === '' ? '{}' : s) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'not JSON' });
+          return z.NEVER;
+        }
+      })
+      .pipe(z.record(z.string().min(1), z.array(z.string().min(1)))),
   },
   LEDGER_ADMIN_USERS: {
     description: 'Comma-separated token subjects (users) that may read as any party.',
@@ -243,6 +300,14 @@ export interface Config {
   readonly logLevel: KnobValue<'LOG_LEVEL'>;
   readonly shutdownTimeoutMs: number;
   readonly migrationId: number;
+  /** Answers of the Scan and validator interfaces that come from configuration. */
+  readonly scanApp: {
+    readonly clock: KnobValue<'API_CLOCK'>;
+    readonly ansAcronym: string;
+    readonly rollForwardLsu:
+      | { readonly upgradeTime: string; readonly currentSynchronizerId: string; readonly successorSynchronizerId: string }
+      | undefined;
+  };
   readonly source: KnobValue<'SOURCE'>;
   readonly simulator: {
     readonly seed: number;
@@ -264,6 +329,8 @@ export interface Config {
     readonly hs256Secret: string | undefined;
     readonly audience: string | undefined;
     readonly jwksUrl: string | undefined;
+    readonly publicKeyFile: string | undefined;
+    readonly userRights: Readonly<Record<string, readonly string[]>>;
     readonly adminUsers: readonly string[];
     readonly authDisabled: boolean;
   };
@@ -287,6 +354,24 @@ function parseKnob<K extends KnobName>(env: NodeJS.ProcessEnv, name: K): KnobVal
   return result.data as KnobValue<K>;
 }
 
+/** The three ROLL_FORWARD_LSU_* knobs go together: all set, or none. */
+function rollForwardLsu(get: <K extends KnobName>(name: K) => KnobValue<K>): Config['scanApp']['rollForwardLsu'] {
+  const upgradeTime = get('ROLL_FORWARD_LSU_UPGRADE_TIME');
+  const currentSynchronizerId = get('ROLL_FORWARD_LSU_CURRENT_SYNCHRONIZER_ID');
+  const successorSynchronizerId = get('ROLL_FORWARD_LSU_SUCCESSOR_SYNCHRONIZER_ID');
+  if (upgradeTime && currentSynchronizerId && successorSynchronizerId) {
+    return Object.freeze({ upgradeTime, currentSynchronizerId, successorSynchronizerId });
+  }
+  const given = {
+    ROLL_FORWARD_LSU_UPGRADE_TIME: upgradeTime,
+    ROLL_FORWARD_LSU_CURRENT_SYNCHRONIZER_ID: currentSynchronizerId,
+    ROLL_FORWARD_LSU_SUCCESSOR_SYNCHRONIZER_ID: successorSynchronizerId,
+  };
+  const missing = Object.entries(given).filter(([, v]) => v === undefined).map(([k]) => k);
+  if (missing.length === 3) return undefined;
+  throw new ConfigError(`Invalid configuration: ${missing.join(' and ')} must be set too: set all three ROLL_FORWARD_LSU_* variables or none.`);
+}
+
 /** Parses the environment once; throws ConfigError with one line naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const get = <K extends KnobName>(name: K) => parseKnob(env, name);
@@ -301,6 +386,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: get('LOG_LEVEL'),
     shutdownTimeoutMs: get('SHUTDOWN_TIMEOUT_MS'),
     migrationId: get('MIGRATION_ID'),
+    scanApp: Object.freeze({
+      clock: get('API_CLOCK'),
+      ansAcronym: get('ANS_NAME_ACRONYM'),
+      rollForwardLsu: rollForwardLsu(get),
+    }),
     source: get('SOURCE'),
     simulator: Object.freeze({
       seed: get('SIMULATOR_SEED'),
@@ -322,6 +412,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       hs256Secret: get('LEDGER_AUTH_HS256_SECRET'),
       audience: get('LEDGER_AUTH_AUDIENCE'),
       jwksUrl: get('LEDGER_AUTH_JWKS_URL'),
+      publicKeyFile: get('LEDGER_AUTH_PUBLIC_KEY_FILE'),
+      userRights: Object.freeze(get('LEDGER_USER_RIGHTS')),
       adminUsers: Object.freeze(get('LEDGER_ADMIN_USERS')),
       authDisabled: get('LEDGER_AUTH_DISABLED'),
     }),

@@ -1,8 +1,12 @@
-/** Network facts: the DSO party and the current migration id, from the ACS and network_facts. */
+/**
+ * Network facts: the DSO party and the current migration id from the ACS, and
+ * the facts no contract carries (LSU announcements) from network_facts, which
+ * a source fills.
+ */
 import { sql } from 'kysely';
 import { SPLICE } from '../domain/splice-contracts';
+import { parseTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
-
 
 export async function findDsoPartyId(db: Db): Promise<string | undefined> {
   const fromAcs = await db
@@ -38,4 +42,69 @@ export async function setNetworkFact(db: Db, key: string, value: unknown): Promi
     .values({ key, value: json })
     .onConflict((oc) => oc.column('key').doUpdateSet({ value: json, updated_at: sql<string>`now()` }))
     .execute();
+}
+
+/** network_facts keys of the LSU facts; values are the JSON written by the setters below. */
+export const LSU_FACT = 'lsu';
+export const ROLL_FORWARD_LSU_FACT = 'roll_forward_lsu';
+
+/** The next logical synchronizer upgrade announced on the current synchronizer (Scan: from its participant). */
+export interface LsuAnnouncement {
+  topologyFreezeTime: Micros;
+  upgradeTime: Micros;
+  successorPhysicalSynchronizerId: string;
+}
+
+export interface RollForwardLsu {
+  upgradeTime: Micros;
+  currentPhysicalSynchronizerId: string;
+  successorPhysicalSynchronizerId: string;
+}
+
+type Stored<T> = { [K in keyof T]: T[K] extends Micros ? string : T[K] };
+
+function readFact<T>(key: string, value: unknown, times: (keyof T)[], ids: (keyof T)[]): T {
+  const bad = () => new Error(`network fact '${key}' has an unexpected shape: ${JSON.stringify(value)}`);
+  if (typeof value !== 'object' || value === null) throw bad();
+  const stored = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of times) {
+    const v = stored[k as string];
+    if (typeof v !== 'string') throw bad();
+    out[k as string] = parseTimestamp(v);
+  }
+  for (const k of ids) {
+    const v = stored[k as string];
+    if (typeof v !== 'string') throw bad();
+    out[k as string] = v;
+  }
+  return out as T;
+}
+
+/** The LSU announcement a source recorded, if any. */
+export async function findLsuAnnouncement(db: Db): Promise<LsuAnnouncement | undefined> {
+  const value = await getNetworkFact(db, LSU_FACT);
+  if (value === undefined || value === null) return undefined;
+  return readFact<LsuAnnouncement>(LSU_FACT, value, ['topologyFreezeTime', 'upgradeTime'], ['successorPhysicalSynchronizerId']);
+}
+
+/** Records (or with null clears) the LSU announcement; for sources that learn it (an upstream Scan, a participant). */
+export async function setLsuAnnouncement(db: Db, lsu: Stored<LsuAnnouncement> | null): Promise<void> {
+  await setNetworkFact(db, LSU_FACT, lsu);
+}
+
+/** The roll-forward LSU a source recorded, if any (configuration takes precedence; see network-routes). */
+export async function findRollForwardLsu(db: Db): Promise<RollForwardLsu | undefined> {
+  const value = await getNetworkFact(db, ROLL_FORWARD_LSU_FACT);
+  if (value === undefined || value === null) return undefined;
+  return readFact<RollForwardLsu>(
+    ROLL_FORWARD_LSU_FACT,
+    value,
+    ['upgradeTime'],
+    ['currentPhysicalSynchronizerId', 'successorPhysicalSynchronizerId'],
+  );
+}
+
+export async function setRollForwardLsu(db: Db, lsu: Stored<RollForwardLsu> | null): Promise<void> {
+  await setNetworkFact(db, ROLL_FORWARD_LSU_FACT, lsu);
 }

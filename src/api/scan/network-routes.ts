@@ -1,8 +1,24 @@
-/** S15 last migration id and S16 DSO party id. */
-import { Router } from 'express';
+/**
+ * Network state from the DSO's live contracts and from network facts
+ * (reference splice-scan.md §7): S9 closed rounds, S10 vote requests, S11 LSU,
+ * S12 roll-forward LSU, S13 scans, S14 migration schedule, S15 last migration
+ * id, S16 DSO party id.
+ */
+import { Router, type Response } from 'express';
+import { contractJson } from '../../domain/contract-json';
+import { groupDsoScans, readDsoRules, readSvNodeState } from '../../domain/dso-state';
+import { toJsonText, type JsonBody } from '../../domain/raw-json';
+import { SPLICE } from '../../domain/splice-contracts';
+import { formatDateTime, parseTimestamp } from '../../domain/time';
 import { notFound } from '../../internal/errors';
-import { findDsoPartyId, findLastMigrationId } from '../../store/network-repository';
+import { findLatestLiveContract, listLiveContracts, listLiveRounds, payloadOf } from '../../store/contract-repository';
+import { findDsoPartyId, findLastMigrationId, findLsuAnnouncement, findRollForwardLsu } from '../../store/network-repository';
 import type { ApiContext } from '../context';
+
+/** Sends a body that may embed stored JSON verbatim. */
+function sendJson(res: Response, body: JsonBody): void {
+  res.type('application/json').send(toJsonText(body));
+}
 
 export function networkRoutes({ db, config }: ApiContext): Router {
   const router = Router();
@@ -16,6 +32,82 @@ export function networkRoutes({ db, config }: ApiContext): Router {
     const dsoPartyId = await findDsoPartyId(db);
     if (dsoPartyId === undefined) throw notFound('No DSO party is known yet: no DsoRules contract has been ingested.');
     res.json({ dso_party_id: dsoPartyId });
+  });
+
+  // S9: ClosedMiningRound contracts are archived once the round's rewards are processed,
+  // so the live ones are exactly the closed rounds still in process.
+  router.get('/v0/closed-rounds', async (_req, res) => {
+    const rounds = await listLiveRounds(db, SPLICE.closedMiningRound);
+    sendJson(res, { rounds: rounds.map(contractJson) });
+  });
+
+  // S10: no authentication on Scan despite "admin" in the path.
+  router.get('/v0/admin/sv/voterequests', async (_req, res) => {
+    const requests = await listLiveContracts(db, SPLICE.voteRequest);
+    sendJson(res, { dso_rules_vote_requests: requests.map(contractJson) });
+  });
+
+  // S11: Scan asks its participant; we serve what a source recorded, null when nothing is known.
+  router.get('/v0/lsu', async (_req, res) => {
+    const lsu = await findLsuAnnouncement(db);
+    res.json({
+      lsu: lsu
+        ? {
+            topologyFreezeTime: formatDateTime(lsu.topologyFreezeTime),
+            upgradeTime: formatDateTime(lsu.upgradeTime),
+            successorPhysicalSynchronizerId: lsu.successorPhysicalSynchronizerId,
+          }
+        : null,
+    });
+  });
+
+  // S12: configuration first (as in the Scan app), then what a source recorded.
+  router.get('/v0/roll-forward-lsu', async (_req, res) => {
+    const configured = config.scanApp.rollForwardLsu;
+    const lsu = configured
+      ? {
+          upgradeTime: parseTimestamp(configured.upgradeTime),
+          currentPhysicalSynchronizerId: configured.currentSynchronizerId,
+          successorPhysicalSynchronizerId: configured.successorSynchronizerId,
+        }
+      : await findRollForwardLsu(db);
+    res.json({
+      rollForwardLsu: lsu
+        ? {
+            upgradeTime: formatDateTime(lsu.upgradeTime),
+            currentPhysicalSynchronizerId: lsu.currentPhysicalSynchronizerId,
+            successorPhysicalSynchronizerId: lsu.successorPhysicalSynchronizerId,
+          }
+        : null,
+    });
+  });
+
+  // S13: the scans of the SVs of DsoRules, from their SvNodeState contracts.
+  router.get('/v0/scans', async (_req, res) => {
+    const [dsoRules, nodeStates] = await Promise.all([
+      findLatestLiveContract(db, SPLICE.dsoRules),
+      listLiveContracts(db, SPLICE.svNodeState),
+    ]);
+    if (!dsoRules) throw notFound('No active DsoRules contract');
+    const groups = groupDsoScans(
+      readDsoRules(payloadOf(dsoRules)).svs,
+      nodeStates.map((c) => readSvNodeState(payloadOf(c))),
+    );
+    res.json({
+      scans: groups.map((g) => ({ domainId: g.synchronizerId, scans: g.scans.map((s) => ({ publicUrl: s.publicUrl, svName: s.svName })) })),
+    });
+  });
+
+  // S14: the DsoRules' next scheduled synchronizer upgrade; 404 with an empty body when
+  // there is none (the Scan app's response type has no content).
+  router.get('/v0/migrations/schedule', async (_req, res) => {
+    const dsoRules = await findLatestLiveContract(db, SPLICE.dsoRules);
+    const schedule = dsoRules ? readDsoRules(payloadOf(dsoRules)).nextScheduledUpgrade : null;
+    if (!schedule) {
+      res.status(404).end();
+      return;
+    }
+    res.json({ time: formatDateTime(schedule.time), migration_id: schedule.migrationId });
   });
 
   return router;

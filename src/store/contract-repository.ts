@@ -1,0 +1,113 @@
+/**
+ * The current ACS as the Scan app's DSO store holds it: live contracts
+ * (archived_record_time = 'infinity') of the current migration, i.e. the
+ * highest migration id with ingested data. Contracts of earlier migrations
+ * stay "live" in the temporal ACS (nothing archives them after a hard
+ * migration), so every query here is limited to the current migration, as
+ * Scan's store is to its domainMigrationId.
+ *
+ * Indexes: contracts_active_by_template (package, template, migration,
+ * round number, ingestion order) for rounds, vote requests, rules and node
+ * states; contracts_active_ans_by_migration_name for ANS entries by name.
+ */
+import { sql } from 'kysely';
+import type { AnsEntryView, StoredContract } from '../domain/contract-json';
+import type { Json } from '../domain/json';
+import type { TemplateKey } from '../domain/splice-contracts';
+import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
+import type { Db } from './pool';
+
+const CURRENT_MIGRATION = sql<number>`(select max(migration_id) from migrations)`;
+
+/** The Scan app's store answers at most this many contracts per list (its default limit). */
+export const LIVE_LIST_LIMIT = 1000;
+
+function liveOf(db: Db, template: TemplateKey) {
+  return db
+    .selectFrom('contracts')
+    .select(['template_id', 'contract_id', 'create_arguments', 'created_event_blob', 'created_at', 'synchronizer_id'])
+    .where('package_name', '=', template.packageName)
+    .where('qualified_name', '=', template.qualifiedName)
+    .where('archived_record_time', '=', 'infinity')
+    .where('migration_id', '=', CURRENT_MIGRATION);
+}
+
+type Row = {
+  template_id: string;
+  contract_id: string;
+  create_arguments: string;
+  created_event_blob: string;
+  created_at: string;
+  synchronizer_id: string | null;
+};
+
+function toStored(row: Row): StoredContract {
+  return {
+    templateId: row.template_id,
+    contractId: row.contract_id,
+    payload: row.create_arguments,
+    createdEventBlob: row.created_event_blob,
+    createdAt: fromPgTimestamp(row.created_at),
+    synchronizerId: row.synchronizer_id,
+  };
+}
+
+/** Live mining rounds of one template, by round number (then ingestion order). */
+export async function listLiveRounds(db: Db, template: TemplateKey, limit = LIVE_LIST_LIMIT): Promise<StoredContract[]> {
+  const rows = await liveOf(db, template).orderBy('round_number').orderBy('ingest_seq').limit(limit).execute();
+  return rows.map(toStored);
+}
+
+/** Live contracts of one template in ingestion order (the Scan store's event number). */
+export async function listLiveContracts(db: Db, template: TemplateKey, limit = LIVE_LIST_LIMIT): Promise<StoredContract[]> {
+  const rows = await liveOf(db, template).orderBy('ingest_seq').limit(limit).execute();
+  return rows.map(toStored);
+}
+
+/** The most recently ingested live contract of a template (DsoRules, which has one live contract). */
+export async function findLatestLiveContract(db: Db, template: TemplateKey): Promise<StoredContract | undefined> {
+  const row = await liveOf(db, template).orderBy('ingest_seq', 'desc').limit(1).executeTakeFirst();
+  return row ? toStored(row) : undefined;
+}
+
+/** Parses a stored compact_json payload. */
+export function payloadOf(contract: StoredContract): Json {
+  return JSON.parse(contract.payload) as Json;
+}
+
+/**
+ * Live AnsEntry contracts whose name starts with `prefix` (case-sensitive, no
+ * wildcards) and that expire at or after `now`, ordered by name in code-point
+ * order (collation "C", whatever the database's default collation is).
+ */
+export async function listLiveAnsEntries(db: Db, prefix: string, now: Micros, limit: number): Promise<AnsEntryView[]> {
+  const rows = await sql<{ contract_id: string; create_arguments: string; ans_user: string; ans_name: string; ans_expires_at: string }>`
+    select contract_id, create_arguments, ans_user, ans_name, ans_expires_at
+    from contracts
+    where archived_record_time = 'infinity' and ans_name is not null
+      and migration_id = ${CURRENT_MIGRATION}
+      and (ans_name collate "C") ^@ ${prefix}
+      and ans_expires_at >= ${formatRecordTime(now)}::timestamptz
+    order by ans_name collate "C"
+    limit ${limit}`.execute(db);
+  return rows.rows.map((r) => {
+    const payload = JSON.parse(r.create_arguments) as { url?: unknown; description?: unknown };
+    return {
+      contractId: r.contract_id,
+      user: r.ans_user,
+      name: r.ans_name,
+      url: typeof payload.url === 'string' ? payload.url : '',
+      description: typeof payload.description === 'string' ? payload.description : '',
+      expiresAt: fromPgTimestamp(r.ans_expires_at),
+    };
+  });
+}
+
+/** The newest record time of any ingested non-import update, if any (the "ledger" clock). */
+export async function latestRecordTime(db: Db): Promise<Micros | undefined> {
+  const row = await db
+    .selectFrom('migration_synchronizers')
+    .select((eb) => eb.fn.max('max_record_time').as('latest'))
+    .executeTakeFirst();
+  return row?.latest ? fromPgTimestamp(row.latest) : undefined;
+}

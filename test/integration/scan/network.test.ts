@@ -1,0 +1,279 @@
+/**
+ * S9–S16 through the real HTTP server on a simulated network of two
+ * migrations (with a scheduled upgrade in the second), continued by
+ * hand-built items for what the simulator does not produce. Expected bodies
+ * come from an independent replay of the item stream (test/support/live-acs).
+ */
+import { sql } from 'kysely';
+import type { CanonicalItem } from '../../../src/domain/items';
+import type { Json } from '../../../src/domain/json';
+import { parseTimestamp } from '../../../src/domain/time';
+import { loadConfig } from '../../../src/internal/config';
+import { useTestDatabase } from '../../support/database';
+import { request, startTestApi, type TestApi } from '../../support/http';
+import { arg, dateTime, expectedContract, ofTemplate, replay, type LiveContract } from '../../support/live-acs';
+import { after, archiveEvent, createEvent, load, tx } from '../../support/network-items';
+import { simulatedItems } from '../../support/simulated-network';
+
+const APP_SYNC = 'app-synchronizer::1220aa00000000000000000000000000000000000000000000000000000000000000';
+const PRIVATE_SYNC = 'private-synchronizer::1220bb00000000000000000000000000000000000000000000000000000000000000';
+
+/** Asserts the whole body, values first (readable diff), then the exact bytes (key order). */
+function expectBody(res: { status: number; text: string; json: unknown; headers: Headers }, expected: unknown): void {
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(res.json).toEqual(expected);
+  expect(res.text).toBe(JSON.stringify(expected));
+}
+
+const pairs = (v: Json) => v as [Json, Json][];
+
+/** DsoRules.svs in payload order. */
+function svsOf(rules: LiveContract): { party: string; name: string }[] {
+  return pairs(arg(rules, 'svs')).map(([party, info]) => ({ party: party as string, name: (info as { name: string }).name }));
+}
+
+/** `/v0/scans` computed from the reference's description (§7.5). */
+function expectedScans(items: CanonicalItem[]): unknown {
+  const r = replay(items);
+  const rules = ofTemplate(r, 'Splice.DsoRules:DsoRules').at(-1)!;
+  const states = ofTemplate(r, 'Splice.DSO.SvState:SvNodeState');
+  const groups: Record<string, { publicUrl: string; svName: string }[]> = {};
+  for (const sv of svsOf(rules)) {
+    const state = states.find((s) => arg(s, 'sv') === sv.party);
+    if (!state) continue;
+    for (const [sync, config] of pairs(arg(state, 'state', 'synchronizerNodes'))) {
+      const scan = (config as { scan: { publicUrl: string } | null }).scan;
+      if (scan) (groups[sync as string] ??= []).push({ publicUrl: scan.publicUrl, svName: arg(state, 'svName') as string });
+    }
+  }
+  return {
+    scans: Object.keys(groups)
+      .sort()
+      .map((domainId) => ({ domainId, scans: groups[domainId] })),
+  };
+}
+
+describe('Scan network state (S9–S16)', () => {
+  const t = useTestDatabase();
+  let api: TestApi;
+  const sim = simulatedItems({
+    seed: 13,
+    updates: 3000,
+    meanUpdateGapMs: 4000,
+    migrations: 2,
+    scheduledUpgradeAt: parseTimestamp('2025-06-01T12:00:00.5Z'),
+  });
+  const items: CanonicalItem[] = [...sim];
+  const base = replay(sim);
+  const last = base.latestRecordTime;
+  const global = ofTemplate(base, 'Splice.DsoRules:DsoRules').at(-1)!.synchronizerId!;
+  const dso = arg(ofTemplate(base, 'Splice.DsoRules:DsoRules').at(-1)!, 'dso') as string;
+
+  // The first SV of DsoRules moves its node state to a new contract (ingested last) that
+  // also configures an app synchronizer (with a scan) and a private one (without).
+  const firstSv = svsOf(ofTemplate(base, 'Splice.DsoRules:DsoRules').at(-1)!)[0]!;
+  const oldState = ofTemplate(base, 'Splice.DSO.SvState:SvNodeState').find((s) => arg(s, 'sv') === firstSv.party)!;
+  const nodes = pairs(arg(oldState, 'state', 'synchronizerNodes'));
+  const globalConfig = nodes[0]![1] as Record<string, Json>;
+  items.push(
+    tx('hand-node-state', after(last, 1), base.currentMigration, global, [
+      archiveEvent('hand-node-state', 0, oldState, dso),
+      createEvent(
+        'hand-node-state',
+        1,
+        oldState,
+        '00hand-node-state',
+        {
+          ...(oldState.event.create_arguments as Record<string, Json>),
+          state: {
+            synchronizerNodes: [
+              [APP_SYNC, { ...globalConfig, scan: { publicUrl: 'https://scan.app.example' } }],
+              ...nodes,
+              [PRIVATE_SYNC, { ...globalConfig, scan: null }],
+            ],
+          },
+        },
+        after(last, 1),
+        [dso],
+      ),
+    ]),
+  );
+
+  // A second vote request, so that S10's order is tested whatever the simulator leaves open.
+  const rulesTemplate = ofTemplate(base, 'Splice.DsoRules:DsoRules').at(-1)!.event;
+  items.push(
+    tx('hand-vote', after(last, 3), base.currentMigration, global, [
+      createEvent(
+        'hand-vote',
+        0,
+        { templateId: rulesTemplate.template_id.replace(/:DsoRules$/, ':VoteRequest'), packageName: rulesTemplate.package_name },
+        '00hand-vote-request',
+        {
+          dso,
+          requester: firstSv.name,
+          action: { tag: 'ARC_DsoRules', value: { dsoAction: { tag: 'SRARC_GrantFeaturedAppRight', value: { provider: firstSv.party } } } },
+          reason: { url: 'https://forum.example.org/t/x', body: 'Grant featured status to X' },
+          voteBefore: '2025-03-17T09:00:00Z',
+          votes: [
+            [firstSv.name, { sv: firstSv.party, accept: true, reason: { url: '', body: 'I accept.' }, optCastAt: '2025-03-10T09:00:00.004711Z' }],
+          ],
+          trackingCid: null,
+          targetEffectiveAt: null,
+        },
+        after(last, 3).replace(/\.\d+Z$/, '.120000Z'),
+        [dso],
+      ),
+    ]),
+  );
+
+  beforeAll(async () => {
+    await load(t.db, items);
+    api = await startTestApi(t);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('S9 lists the closed rounds of the current migration by round number', async () => {
+    const r = replay(items);
+    const round = (c: LiveContract) => Number(arg(c, 'round', 'number'));
+    const closed = ofTemplate(r, 'Splice.Round:ClosedMiningRound').sort((a, b) => round(a) - round(b));
+    expect(closed.length).toBeGreaterThan(1);
+    // Migration 0 had closed rounds too; they are not part of the current ACS.
+    const migration0 = sim.filter((i) => i.update && ('events_by_id' in i.update ? i.update.migration_id : i.update.event.migration_id) === 0);
+    expect(ofTemplate(replay(migration0), 'Splice.Round:ClosedMiningRound').length).toBeGreaterThan(0);
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/closed-rounds'), { rounds: closed.map(expectedContract) });
+  });
+
+  it('S10 lists the active vote requests in ingestion order', async () => {
+    const votes = ofTemplate(replay(items), 'Splice.DsoRules:VoteRequest');
+    expect(votes.length).toBeGreaterThan(1);
+    expect(votes.at(-1)!.event.contract_id).toBe('00hand-vote-request');
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/admin/sv/voterequests'), { dso_rules_vote_requests: votes.map(expectedContract) });
+  });
+
+  it('S13 groups the SVs\' scans by synchronizer, groups sorted by id, SVs in DsoRules order', async () => {
+    const expected = expectedScans(items) as { scans: { domainId: string; scans: { svName: string }[] }[] };
+    expect(expected.scans.map((g) => g.domainId)).toEqual([APP_SYNC, global]);
+    // The moved node state was ingested last but its SV comes first in DsoRules.
+    expect(expected.scans[1]!.scans[0]!.svName).toBe(firstSv.name);
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/scans'), expected);
+  });
+
+  it('S14 serves the scheduled upgrade of the current DsoRules', async () => {
+    const rules = ofTemplate(replay(items), 'Splice.DsoRules:DsoRules').at(-1)!;
+    const schedule = arg(rules, 'config', 'nextScheduledSynchronizerUpgrade') as { time: string; migrationId: string };
+    expect(schedule).not.toBeNull();
+    const expected = { time: dateTime(schedule.time), migration_id: Number(schedule.migrationId) };
+    expect(expected).toEqual({ time: '2025-06-01T12:00:00.5Z', migration_id: 2 });
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/migrations/schedule'), expected);
+  });
+
+  it('S15 and S16 serve the current migration and the DSO party', async () => {
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/migrations/last'), { migration_id: 1 });
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/dso-party-id'), { dso_party_id: dso });
+  });
+
+  it('S11 serves {"lsu": null} until a source records an announcement', async () => {
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/lsu'), { lsu: null });
+    await sql`insert into network_facts (key, value) values ('lsu', ${JSON.stringify({
+      topologyFreezeTime: '2026-03-01T10:00:00.120000Z',
+      upgradeTime: '2026-03-01T12:00:00Z',
+      successorPhysicalSynchronizerId: 'global-domain::1220cc::35-1',
+    })})`.execute(t.db);
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/lsu'), {
+      lsu: {
+        topologyFreezeTime: '2026-03-01T10:00:00.12Z',
+        upgradeTime: '2026-03-01T12:00:00Z',
+        successorPhysicalSynchronizerId: 'global-domain::1220cc::35-1',
+      },
+    });
+  });
+
+  it('S12 serves {"rollForwardLsu": null} without configuration or fact, the configuration first otherwise', async () => {
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/roll-forward-lsu'), { rollForwardLsu: null });
+    await sql`insert into network_facts (key, value) values ('roll_forward_lsu', ${JSON.stringify({
+      upgradeTime: '2026-02-01T00:00:00.000100Z',
+      currentPhysicalSynchronizerId: 'global-domain::1220cc::34-0',
+      successorPhysicalSynchronizerId: 'global-domain::1220cc::35-0',
+    })})`.execute(t.db);
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/roll-forward-lsu'), {
+      rollForwardLsu: {
+        upgradeTime: '2026-02-01T00:00:00.0001Z',
+        currentPhysicalSynchronizerId: 'global-domain::1220cc::34-0',
+        successorPhysicalSynchronizerId: 'global-domain::1220cc::35-0',
+      },
+    });
+    const configured = await startTestApi(t, {
+      env: {
+        ROLL_FORWARD_LSU_UPGRADE_TIME: '2026-04-01T14:00:00.250+02:00',
+        ROLL_FORWARD_LSU_CURRENT_SYNCHRONIZER_ID: 'global-domain::1220cc::35-1',
+        ROLL_FORWARD_LSU_SUCCESSOR_SYNCHRONIZER_ID: 'global-domain::1220cc::36-0',
+      },
+    });
+    try {
+      expectBody(await request(configured.url, 'GET', '/api/scan/v0/roll-forward-lsu'), {
+        rollForwardLsu: {
+          upgradeTime: '2026-04-01T12:00:00.25Z',
+          currentPhysicalSynchronizerId: 'global-domain::1220cc::35-1',
+          successorPhysicalSynchronizerId: 'global-domain::1220cc::36-0',
+        },
+      });
+    } finally {
+      await configured.close();
+    }
+  });
+
+  it('S12 configuration takes all three ROLL_FORWARD_LSU_* variables or none', () => {
+    expect(() => loadConfig({ ROLL_FORWARD_LSU_UPGRADE_TIME: '2026-04-01T12:00:00Z' })).toThrow(
+      'Invalid configuration: ROLL_FORWARD_LSU_CURRENT_SYNCHRONIZER_ID and ROLL_FORWARD_LSU_SUCCESSOR_SYNCHRONIZER_ID ' +
+        'must be set too: set all three ROLL_FORWARD_LSU_* variables or none.',
+    );
+    expect(() => loadConfig({ ROLL_FORWARD_LSU_UPGRADE_TIME: 'next tuesday' })).toThrow(
+      'Invalid configuration: ROLL_FORWARD_LSU_UPGRADE_TIME="next tuesday": expected an ISO 8601 date-time such as 2026-03-01T12:00:00Z, or unset.',
+    );
+  });
+
+  it('S14 answers 404 with an empty body once DsoRules schedules nothing', async () => {
+    const rules = ofTemplate(replay(items), 'Splice.DsoRules:DsoRules').at(-1)!;
+    const args = rules.event.create_arguments as Record<string, Json>;
+    const unscheduled = { ...args, config: { ...(args.config as Record<string, Json>), nextScheduledSynchronizerUpgrade: null } };
+    const when = after(last, 4);
+    const more = [
+      tx('hand-dso-rules', when, base.currentMigration, global, [
+        archiveEvent('hand-dso-rules', 0, rules, dso),
+        createEvent('hand-dso-rules', 1, rules, '00hand-dso-rules', unscheduled, when, [dso]),
+      ]),
+    ];
+    await load(t.db, more, 'more');
+    items.push(...more);
+    const res = await request(api.url, 'GET', '/api/scan/v0/migrations/schedule');
+    expect(res.status).toBe(404);
+    expect(res.text).toBe('');
+    // The other answers from DsoRules still hold.
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/scans'), expectedScans(items));
+  });
+});
+
+describe('Scan network state on an empty database', () => {
+  const t = useTestDatabase();
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi(t);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('answers empty lists, null LSUs and 404s where nothing is known', async () => {
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/closed-rounds'), { rounds: [] });
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/admin/sv/voterequests'), { dso_rules_vote_requests: [] });
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/lsu'), { lsu: null });
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/roll-forward-lsu'), { rollForwardLsu: null });
+    const scans = await request(api.url, 'GET', '/api/scan/v0/scans');
+    expect({ status: scans.status, body: scans.json }).toEqual({ status: 404, body: { error: 'No active DsoRules contract' } });
+    const schedule = await request(api.url, 'GET', '/api/scan/v0/migrations/schedule');
+    expect({ status: schedule.status, text: schedule.text }).toEqual({ status: 404, text: '' });
+  });
+});
