@@ -110,6 +110,19 @@ export const scanPaths = {
       responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
     },
   },
+  '/v0/holdings/state': {
+    post: {
+      summary: 'The older path of /v2/holdings/state, answered in the v2 shape (ActiveContract items, string page token).',
+      deprecated: true,
+      requestBody: jsonBody(
+        object({ ...snapshotSelection, after: str('next_page_token of the previous page.'), page_size: int32(), owner_party_ids: array(str(), { minItems: 1 }) }, [
+          'record_time_match',
+          'after',
+        ]),
+      ),
+      responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
+    },
+  },
   '/v0/state/acs': {
     post: {
       summary: 'The ACS at a snapshot, filtered by stakeholder and template, paged in creation order.',
@@ -230,7 +243,10 @@ export const scanPaths = {
   '/v0/scans': {
     get: {
       summary: 'S13: the scans the SVs publish, grouped by synchronizer.',
-      responses: { '200': json(object({ scans: array(object({ domainId: str(), scans: array(object({ publicUrl: str(), svName: str() })) })) })) },
+      responses: {
+        '200': json(object({ scans: array(object({ domainId: str(), scans: array(object({ publicUrl: str(), svName: str() })) })) })),
+        ...errors(404),
+      },
     },
   },
   '/v0/migrations/schedule': {

@@ -1,0 +1,59 @@
+/**
+ * The holding fee of an amulet, as Scan's holdings summary computes it
+ * (reference splice-scan.md §6.2, Splice `SpliceUtil.holdingFee`):
+ *
+ *   fee(amulet, R) = min(initialAmount, roundHalfEven10((R − createdAt.number) × ratePerRound.rate))
+ *
+ * - No clamping at zero: an amulet created after round R has a negative fee.
+ * - The fee never exceeds the amount it is charged on (an amulet held long
+ *   enough has lost all of its value, not more).
+ * - Amounts have ten fractional digits; rendering is formatDecimal's.
+ *
+ * The summaries aggregate this rule in SQL; HOLDING_FEE_SQL is the same rule
+ * over the contracts table's typed columns. Keep the two in step:
+ * test/integration/scan/holding-fees-sql.test.ts checks that they agree.
+ */
+import { decimalOf, minDecimal, mulDecimal, type Decimal10 } from './decimal';
+
+export interface AmuletAmount {
+  initialAmount: Decimal10;
+  /** ExpiringAmount.createdAt.number */
+  createdRound: bigint;
+  /** ExpiringAmount.ratePerRound.rate */
+  ratePerRound: Decimal10;
+}
+
+/** Holding fee of one amulet as of round `asOfRound`. */
+export function holdingFee(amount: AmuletAmount, asOfRound: bigint): Decimal10 {
+  // Rounds × rate, rounded half-even to ten digits (exact when the rate has at most ten).
+  const accrued = mulDecimal(decimalOf(asOfRound - amount.createdRound), amount.ratePerRound);
+  return minDecimal(amount.initialAmount, accrued);
+}
+
+/**
+ * HOLDING_FEE_SQL written over columns of `contracts` (alias `c`) and the round
+ * as a bigint column `as_of.round`. numeric × bigint of a numeric(38, 10) rate
+ * is exact at scale 10, so the half-even rounding of the rule never applies.
+ */
+export const HOLDING_FEE_SQL =
+  'least(c.amulet_initial_amount, (as_of.round - c.amulet_created_round)::numeric * c.amulet_rate_per_round)';
+
+export interface HoldingsTotals {
+  unlocked: Decimal10;
+  locked: Decimal10;
+  feesUnlocked: Decimal10;
+  feesLocked: Decimal10;
+}
+
+/** The v0 summary figures of one owner (§6.2 step 5), in key order. */
+export function summaryFigures(t: HoldingsTotals) {
+  return {
+    total_unlocked_coin: t.unlocked,
+    total_locked_coin: t.locked,
+    total_coin_holdings: t.unlocked + t.locked,
+    accumulated_holding_fees_unlocked: t.feesUnlocked,
+    accumulated_holding_fees_locked: t.feesLocked,
+    accumulated_holding_fees_total: t.feesUnlocked + t.feesLocked,
+    total_available_coin: t.unlocked - t.feesUnlocked,
+  };
+}

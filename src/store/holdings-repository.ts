@@ -1,0 +1,99 @@
+/**
+ * Holdings over the temporal ACS: the amulets and locked amulets an owner
+ * holds at a snapshot (amulet_owner is Amulet.owner or LockedAmulet.amulet.owner,
+ * so a party that is only a lock holder owns nothing here), paged in creation
+ * order, and their per-owner totals aggregated in SQL for any number of contracts.
+ */
+import { sql } from 'kysely';
+import type { ActiveContract } from '../domain/active-contract';
+import { parseDecimal, type Decimal10 } from '../domain/decimal';
+import { HOLDING_FEE_SQL, type HoldingsTotals } from '../domain/holding-fees';
+import { SPLICE } from '../domain/splice-contracts';
+import { formatRecordTime, type Micros } from '../domain/time';
+import { activeAt, afterKey, fetchPage, type CreationKey } from './acs-repository';
+import type { Db } from './pool';
+
+export interface HoldingsPageQuery {
+  migrationId: number;
+  at: Micros;
+  after: CreationKey | undefined;
+  limit: number;
+  /** Distinct owner parties. */
+  owners: string[];
+}
+
+/**
+ * One page of the owners' holdings in creation order. Each owner's holdings
+ * are a keyset range of contracts_holdings_by_owner_created_at (at most
+ * `limit` entries each), merged; the cost of a page does not depend on how
+ * deep into the holdings it is.
+ */
+export async function holdingsPage(db: Db, q: HoldingsPageQuery): Promise<ActiveContract[]> {
+  return fetchPage(
+    db,
+    q.migrationId,
+    sql`select p.contract_id, p.created_at
+        from unnest(${q.owners}::text[]) as o(owner)
+        cross join lateral (
+          select contract_id, created_at from contracts
+          where migration_id = ${q.migrationId} and amulet_owner is not null and amulet_owner = o.owner
+            and ${activeAt(q.at)} ${afterKey(q.after)}
+          order by created_at, contract_id
+          limit ${q.limit}
+        ) p
+        order by p.created_at, p.contract_id
+        limit ${q.limit}`,
+  );
+}
+
+export interface OwnerTotals extends HoldingsTotals {
+  partyId: string;
+}
+
+/**
+ * Per-owner totals of the holdings active at (migrationId, at), with holding
+ * fees as of `asOfRound`. Owners without holdings are absent; the others come
+ * in the order of their first holding in creation order (ties by party id, bytewise).
+ */
+export async function holdingsTotals(db: Db, migrationId: number, at: Micros, owners: string[], asOfRound: bigint): Promise<OwnerTotals[]> {
+  const fee = sql.raw(HOLDING_FEE_SQL);
+  const t = formatRecordTime(at);
+  const rows = await sql<{ party_id: string; unlocked: string; locked: string; fees_unlocked: string; fees_locked: string }>`
+    with as_of as (select ${asOfRound.toString()}::bigint as round)
+    select c.amulet_owner as party_id,
+           coalesce(sum(c.amulet_initial_amount) filter (where not c.amulet_locked), 0)::text as unlocked,
+           coalesce(sum(c.amulet_initial_amount) filter (where c.amulet_locked), 0)::text as locked,
+           coalesce(sum(${fee}) filter (where not c.amulet_locked), 0)::text as fees_unlocked,
+           coalesce(sum(${fee}) filter (where c.amulet_locked), 0)::text as fees_locked
+    from contracts c cross join as_of
+    where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = any(${owners}::text[])
+      and c.archived_record_time > ${t}::timestamptz and c.created_record_time <= ${t}::timestamptz
+    group by c.amulet_owner
+    order by min(c.created_at), c.amulet_owner collate "C"`.execute(db);
+  const dec = (s: string): Decimal10 => parseDecimal(s);
+  return rows.rows.map((r) => ({
+    partyId: r.party_id,
+    unlocked: dec(r.unlocked),
+    locked: dec(r.locked),
+    feesUnlocked: dec(r.fees_unlocked),
+    feesLocked: dec(r.fees_locked),
+  }));
+}
+
+/**
+ * The round of the earliest open mining round in the current ACS (the newest
+ * migration's active contracts), as Scan's default as_of_round; undefined when
+ * there is none.
+ */
+export async function earliestOpenRound(db: Db): Promise<bigint | undefined> {
+  const row = await sql<{ round_number: string }>`
+    select c.round_number::text as round_number from contracts c
+    where c.package_name = ${SPLICE.openMiningRound.packageName}
+      and c.qualified_name = ${SPLICE.openMiningRound.qualifiedName}
+      and c.archived_record_time = 'infinity'
+      and c.migration_id = (select max(migration_id) from migrations)
+    order by c.round_number, c.ingest_seq
+    limit 1`.execute(db);
+  const r = row.rows[0];
+  return r ? BigInt(r.round_number) : undefined;
+}

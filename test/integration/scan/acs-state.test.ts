@@ -1,0 +1,210 @@
+/**
+ * POST /v0/state/acs (v2 shape), GET /v0/state/acs/snapshot-timestamp and S8
+ * GET /v0/state/acs/snapshot-timestamp-after through the real HTTP server,
+ * against a replay of the simulated item stream (test/support/acs-replay.ts).
+ */
+import { createFileSource } from '../../../src/ingest/sources/file-source';
+import { runWorker } from '../../../src/ingest/worker';
+import { createLogger } from '../../../src/internal/logger';
+import { acsAt, activeContractBody, byCreation, micros, recordTimeText, snapshotTimes, type Key, type ReplayedContract } from '../../support/acs-replay';
+import { useTestDatabase } from '../../support/database';
+import { request, startTestApi, type TestApi } from '../../support/http';
+import { simulatedItems, writeItems } from '../../support/simulated-network';
+
+const dateTime = (recordTime: string) => recordTime.replace(/\.000000Z$/, 'Z');
+
+describe('ACS snapshots over HTTP', () => {
+  const t = useTestDatabase();
+  const items = simulatedItems({ seed: 33, updates: 1200, migrations: 2, meanUpdateGapMs: 40_000 });
+  const snapshots = snapshotTimes(items);
+  let api: TestApi;
+
+  const post = (body: unknown) => request(api.url, 'POST', '/api/scan/v0/state/acs', body);
+  const get = (path: string) => request(api.url, 'GET', `/api/scan${path}`);
+  const expectError = async (res: Promise<{ status: number; json: unknown }>, status: number, error: string) => {
+    const r = await res;
+    expect({ status: r.status, body: r.json }).toEqual({ status, body: { error } });
+  };
+
+  beforeAll(async () => {
+    await runWorker(
+      { db: t.db, pool: t.pool, source: createFileSource(writeItems(items)), logger: createLogger('silent'), batchSize: 100, batchMaxWaitMs: 100 },
+      new AbortController().signal,
+    );
+    api = await startTestApi(t);
+  });
+  afterAll(async () => api?.close());
+
+  async function pageAll(body: Record<string, unknown>, expected: ReplayedContract[], pageSize: number, snapshot: Key) {
+    const bodies = expected.map(activeContractBody);
+    let after: string | undefined;
+    let pages = 0;
+    for (;;) {
+      const res = await post({ ...body, page_size: pageSize, ...(after ? { after } : {}) });
+      expect(res.status).toBe(200);
+      const slice = bodies.slice(pages * pageSize, (pages + 1) * pageSize);
+      expect(res.json).toEqual({
+        record_time: dateTime(snapshot.time),
+        migration_id: snapshot.migration,
+        created_events: slice,
+        next_page_token: slice.length === pageSize ? expect.any(String) : null,
+      });
+      pages += 1;
+      after = (res.json as { next_page_token: string | null }).next_page_token ?? undefined;
+      if (!after) break;
+    }
+    expect(pages).toBe(Math.floor(bodies.length / pageSize) + 1);
+  }
+
+  it('has a dataset worth testing', () => {
+    expect(snapshots.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(snapshots.map((s) => s.migration))).toEqual(new Set([0, 1]));
+  });
+
+  it('pages the whole ACS of every snapshot in creation order, imported contracts without a creating update', async () => {
+    let imported = 0;
+    for (const snap of snapshots) {
+      const expected = [...acsAt(items, snap).values()].sort(byCreation);
+      imported += expected.filter((c) => c.createdInUpdateId === null).length;
+      await pageAll({ migration_id: snap.migration, record_time: snap.time }, expected, 250, snap);
+    }
+    expect(imported).toBeGreaterThan(0);
+  });
+
+  it('filters by stakeholder and by template', async () => {
+    const snap = snapshots[snapshots.length - 1]!;
+    const acs = [...acsAt(items, snap).values()].sort(byCreation);
+    // A party that is an observer or signatory of a fair share of contracts, and one that is not the DSO.
+    const seen = new Map<string, number>();
+    for (const c of acs) for (const p of [...c.event.signatories, ...c.event.observers]) seen.set(p, (seen.get(p) ?? 0) + 1);
+    const parties = [...seen].filter(([p]) => !p.startsWith('DSO::')).sort((a, b) => b[1] - a[1]).slice(0, 2).map(([p]) => p);
+    const byParty = acs.filter((c) => [...c.event.signatories, ...c.event.observers].some((p) => parties.includes(p)));
+    expect(byParty.length).toBeGreaterThan(3);
+    await pageAll({ migration_id: snap.migration, record_time: snap.time, party_ids: parties }, byParty, 3, snap);
+
+    const templates = ['splice-amulet:Splice.Round:OpenMiningRound', 'splice-amulet:Splice.Amulet:Amulet', 'splice-amulet:Splice.Round:OpenMiningRound'];
+    const byTemplate = acs.filter((c) => c.event.package_name === 'splice-amulet' && /:Splice\.(Round:OpenMiningRound|Amulet:Amulet)$/.test(c.event.template_id));
+    expect(byTemplate.length).toBeGreaterThan(3);
+    await pageAll({ migration_id: snap.migration, record_time: snap.time, templates }, byTemplate, 40, snap);
+
+    const both = byTemplate.filter((c) => byParty.includes(c));
+    await pageAll({ migration_id: snap.migration, record_time: snap.time, templates, party_ids: parties }, both, 1000, snap);
+  });
+
+  it('at_or_before answers the newest snapshot at or before the time', async () => {
+    const [a, b] = snapshots.filter((s) => s.migration === 0) as [Key, Key];
+    const justBefore = recordTimeText(micros(b.time) - 1n);
+    const expected = [...acsAt(items, a).values()].sort(byCreation);
+    await pageAll({ migration_id: 0, record_time: justBefore, record_time_match: 'at_or_before' }, expected, 1000, a);
+  });
+
+  it('snapshot-timestamp finds the newest snapshot of the migration at or before a time', async () => {
+    for (const [i, snap] of snapshots.entries()) {
+      const same = await get(`/v0/state/acs/snapshot-timestamp?before=${encodeURIComponent(snap.time)}&migration_id=${snap.migration}`);
+      expect({ status: same.status, body: same.json }).toEqual({ status: 200, body: { record_time: dateTime(snap.time) } });
+      const before = await get(`/v0/state/acs/snapshot-timestamp?before=${recordTimeText(micros(snap.time) - 1n)}&migration_id=${snap.migration}`);
+      const previous = snapshots[i - 1];
+      if (previous && previous.migration === snap.migration) {
+        expect({ status: before.status, body: before.json }).toEqual({ status: 200, body: { record_time: dateTime(previous.time) } });
+      } else {
+        const shown = recordTimeText(micros(snap.time) - 1n);
+        expect({ status: before.status, body: before.json }).toEqual({ status: 404, body: { error: `No snapshots found before ${shown}` } });
+      }
+    }
+    // Another migration's snapshots never answer.
+    const firstOf1 = snapshots.find((s) => s.migration === 1)!;
+    const lastOf0 = snapshots.filter((s) => s.migration === 0).pop()!;
+    const res = await get(`/v0/state/acs/snapshot-timestamp?before=${firstOf1.time}&migration_id=0`);
+    expect(res.json).toEqual({ record_time: dateTime(lastOf0.time) });
+    await expectError(get('/v0/state/acs/snapshot-timestamp?before=2030-01-01T00:00:00Z&migration_id=5'), 404, 'No snapshots found before 2030-01-01T00:00Z');
+  });
+
+  it('S8 finds the first snapshot after a time in the migration, or the first of a later migration', async () => {
+    for (const [i, snap] of snapshots.entries()) {
+      const res = await get(`/v0/state/acs/snapshot-timestamp-after?after=${snap.time}&migration_id=${snap.migration}`);
+      const next = snapshots[i + 1];
+      if (next) expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: { record_time: dateTime(next.time) } });
+      else expect({ status: res.status, body: res.json }).toEqual({ status: 404, body: { error: `No snapshots found after ${dateTime(snap.time).replace(':00Z', 'Z')}` } });
+      // Strictly after: one microsecond earlier gives the snapshot itself.
+      const earlier = await get(`/v0/state/acs/snapshot-timestamp-after?after=${recordTimeText(micros(snap.time) - 1n)}&migration_id=${snap.migration}`);
+      expect(earlier.json).toEqual({ record_time: dateTime(snap.time) });
+    }
+    // A later migration's first snapshot counts regardless of the time asked about.
+    const firstOf1 = snapshots.find((s) => s.migration === 1)!;
+    const far = await get('/v0/state/acs/snapshot-timestamp-after?after=2031-06-01T12:30:00%2B02:00&migration_id=0');
+    expect(far.json).toEqual({ record_time: dateTime(firstOf1.time) });
+    await expectError(get('/v0/state/acs/snapshot-timestamp-after?after=2024-01-01T00:00:00Z&migration_id=2'), 404, 'No snapshots found after 2024-01-01T00:00Z');
+  });
+
+  it('400 for bad query parameters of the snapshot-timestamp operations', async () => {
+    for (const path of ['/v0/state/acs/snapshot-timestamp', '/v0/state/acs/snapshot-timestamp-after']) {
+      const time = path.endsWith('after') ? 'after' : 'before';
+      await expectError(get(`${path}?migration_id=0`), 400, `Missing required query field '${time}'.`);
+      await expectError(get(`${path}?${time}=2025-01-01T00:00:00Z`), 400, "Missing required query field 'migration_id'.");
+      await expectError(
+        get(`${path}?${time}=2025-13-01T00:00:00Z&migration_id=0`),
+        400,
+        `Invalid query field '${time}': expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z.`,
+      );
+      await expectError(get(`${path}?${time}=2025-01-01T00:00:00Z&migration_id=zero`), 400, "Invalid query field 'migration_id': expected an integer.");
+      await expectError(get(`${path}?${time}=2025-01-01T00:00:00Z&migration_id=99999999999999999`), 400, "Invalid query field 'migration_id': integer out of range.");
+      await expectError(
+        get(`${path}?${time}=2025-01-01T00:00:00Z&${time}=2025-01-02T00:00:00Z&migration_id=0`),
+        400,
+        `Invalid query field '${time}': expected a date-time string.`,
+      );
+    }
+  });
+
+  describe('errors of POST /v0/state/acs', () => {
+    const base = () => ({ migration_id: snapshots[0]!.migration, record_time: snapshots[0]!.time, page_size: 10 });
+
+    it('400 for missing fields, bad times, match values, page sizes and lists', async () => {
+      const { record_time: _r, ...noTime } = base();
+      await expectError(post(noTime), 400, "Missing required body field 'record_time'.");
+      await expectError(post({ ...base(), record_time: '2025-01-01' }), 400, "Invalid body field 'record_time': expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z.");
+      await expectError(post({ ...base(), record_time_match: 'EXACT' }), 400, "Invalid body field 'record_time_match': expected one of exact, at_or_before.");
+      await expectError(post({ ...base(), page_size: 0 }), 400, 'Limit must be at least 1.');
+      await expectError(post({ ...base(), page_size: 5000 }), 400, 'Exceeded limit maximum (5000 > 1000).');
+      await expectError(post({ ...base(), templates: ['Splice.Amulet:Amulet'] }), 400, "Malformed template_id, expected 'package_name:module_name:entity_name'");
+      await expectError(post({ ...base(), templates: ['a:b:c:d'] }), 400, "Malformed template_id, expected 'package_name:module_name:entity_name'");
+      await expectError(post({ ...base(), party_ids: [''] }), 400, `Invalid party id "" in 'party_ids': expected <name>::<fingerprint>.`);
+      const many = Array.from({ length: 1001 }, (_, i) => `p${i}::1220`);
+      await expectError(post({ ...base(), party_ids: many }), 400, "Expected 'party_ids' to contain at most 1000 items, but contained 1001.");
+      await expectError(post({ ...base(), templates: many.map((p) => `pkg:M:${p.slice(0, 4)}`) }), 400, "Expected 'templates' to contain at most 1000 items, but contained 1001.");
+      // Empty lists mean no filter, as in the Scan app.
+      expect((await post({ ...base(), party_ids: [], templates: [] })).status).toBe(200);
+    });
+
+    it('400 for an edited token or one of another request or operation', async () => {
+      const first = await post({ ...base(), page_size: 1 });
+      const token = (first.json as { next_page_token: string }).next_page_token;
+      const [payload, mac] = token.split('.') as [string, string];
+      await expectError(
+        post({ ...base(), after: `${payload.slice(0, -1)}${payload.endsWith('A') ? 'B' : 'A'}.${mac}` }),
+        400,
+        "Invalid page token in 'after': it was altered or was not issued by this service. Pass next_page_token back unchanged.",
+      );
+      const otherRequest = "Invalid page token in 'after': it was issued for a different request. Repeat the request that returned it, changing only 'after'.";
+      await expectError(post({ ...base(), templates: ['splice-amulet:Splice.Amulet:Amulet'], after: token }), 400, otherRequest);
+      await expectError(post({ ...base(), record_time_match: 'at_or_before', after: token }), 400, otherRequest);
+      // A holdings-state token is not an ACS token.
+      const holder = [...acsAt(items, snapshots[0]!).values()].map((c) => (c.event.create_arguments as { owner?: unknown }).owner).find((o) => typeof o === 'string') as string;
+      const holdings = await request(api.url, 'POST', '/api/scan/v2/holdings/state', { ...base(), page_size: 1, owner_party_ids: [holder] });
+      const holdingsToken = (holdings.json as { next_page_token: string }).next_page_token;
+      expect(typeof holdingsToken).toBe('string');
+      await expectError(post({ ...base(), after: holdingsToken }), 400, otherRequest);
+    });
+
+    it('404 without a snapshot at the time or before it', async () => {
+      const snap = snapshots[0]!;
+      const off = recordTimeText(micros(snap.time) + 1_000n);
+      await expectError(post({ ...base(), record_time: off }), 404, `Failed to find ACS snapshot for migration id ${snap.migration} at ${off.replace('000Z', 'Z')}`);
+      await expectError(
+        post({ ...base(), record_time: '2024-12-31T23:59:59.5Z', record_time_match: 'at_or_before' }),
+        404,
+        'No snapshots found before 2024-12-31T23:59:59.500Z',
+      );
+    });
+  });
+});
