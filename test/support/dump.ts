@@ -9,7 +9,7 @@ import type { Db } from '../../src/store/pool';
 const TABLES: Record<string, { order: string; exclude: string[] }> = {
   migrations: { order: 'migration_id', exclude: ['first_seen_at'] },
   migration_synchronizers: { order: 'migration_id, synchronizer_id', exclude: [] },
-  updates: { order: 'update_id', exclude: ['ingested_at'] },
+  updates: { order: 'update_id', exclude: ['ingested_at', 'ingest_seq'] },
   contracts: { order: 'migration_id, contract_id', exclude: ['ingest_seq'] },
   verdicts: { order: 'update_id', exclude: ['ingested_at'] },
   verdict_views: { order: 'update_id, view_id', exclude: [] },

@@ -1,8 +1,174 @@
-/** Update history: S4 by hash, S5 events by id, S7 bulk checksums, /v2/updates, /v0/events. */
-import { Router } from 'express';
+/**
+ * Update history (reference splice-scan.md §3, §4.1–4.4, §8):
+ *   S4  GET  /v2/updates/hash/{hash}
+ *   S5  GET  /v0/events/{update_id}
+ *   S7  POST /v0/history/bulk/checksums            (501: no bulk storage)
+ *       POST /v2/updates, GET /v2/updates/{update_id}
+ *       POST /v0/events
+ *       POST /v0/backfilling/import-updates        (what a mirror needs after a hard migration)
+ *
+ * Answers are the stored JSON text concatenated (domain/update-rendering.ts).
+ * `external_transaction_hash` is served wherever the update has one (by hash,
+ * by id, in lists and events) and omitted when it has none: the stored stream
+ * is what the source served, and a mirror must see the hash to store it.
+ */
+import { Router, type Response } from 'express';
+import { z } from 'zod';
+import { eventItemJson, jsonArrayObject, toV1Transaction, withExternalHash } from '../../domain/update-rendering';
+import { formatRecordTime, fromPgTimestamp, parseTimestamp } from '../../domain/time';
+import type { DamlValueEncoding } from '../../domain/value-encoding';
+import { badRequest, HttpError, notFound } from '../../internal/errors';
+import {
+  findEvent,
+  findTransactionByHash,
+  findTransactionById,
+  historyIncomplete,
+  listEvents,
+  listImportUpdates,
+  listUpdates,
+  type EventRow,
+  type HistoryCursor,
+  type StoredUpdate,
+} from '../../store/update-repository';
 import type { ApiContext } from '../context';
+import { parseInput } from '../validation';
+import { int64 } from './params';
 
-export function updateRoutes(_context: ApiContext): Router {
+/** Scan's `updateHistoryMaxPageSize` default (§1.2). */
+export const UPDATE_HISTORY_MAX_PAGE_SIZE = 1000;
+
+const ENCODINGS = ['compact_json', 'protobuf_json'] as const;
+const encoding = z.enum(ENCODINGS, { error: `expected one of ${ENCODINGS.join(', ')}` });
+
+const EncodingQuery = z.object({ daml_value_encoding: encoding.optional() });
+
+const Cursor = z.object({
+  after_migration_id: int64,
+  after_record_time: z.string({ error: 'expected a string' }),
+});
+
+const HistoryRequest = z.object({
+  page_size: int64,
+  after: Cursor.optional(),
+  daml_value_encoding: encoding.optional(),
+});
+
+const ImportUpdatesRequest = z.object({
+  migration_id: int64,
+  after_update_id: z.string({ error: 'expected a string' }),
+  limit: int64,
+  /** Extension: Scan always answers protobuf_json; a mirror also needs compact_json. */
+  daml_value_encoding: encoding.optional(),
+});
+
+/** PageLimit.tryCreate (§1.2). */
+export function pageLimit(n: number, max = UPDATE_HISTORY_MAX_PAGE_SIZE): number {
+  if (n < 1) throw badRequest('Limit must be at least 1.');
+  if (n > max) throw badRequest(`Exceeded limit maximum (${n} > ${max}).`);
+  return n;
+}
+
+/** `after_record_time` is parsed like Instant.parse; digits beyond microseconds are floored. */
+function historyCursor(after: z.infer<typeof Cursor> | undefined): HistoryCursor | undefined {
+  if (!after) return undefined;
+  let micros: bigint;
+  try {
+    micros = parseTimestamp(after.after_record_time);
+  } catch (err) {
+    throw badRequest(`Invalid timestamp: ${(err as Error).message}`);
+  }
+  return { migrationId: after.after_migration_id, recordTime: formatRecordTime(micros) };
+}
+
+const BACKFILLING_MESSAGE =
+  'This scan instance has not yet replicated all data. This process can take an extended period of time to complete. Wait until replication is complete, or connect to a different scan instance.';
+
+/** The backfilling gate of the list endpoints (§1.3). */
+async function confirmHistoryComplete(context: ApiContext): Promise<void> {
+  if (await historyIncomplete(context.db)) throw new HttpError(503, BACKFILLING_MESSAGE);
+}
+
+function sendJsonText(res: Response, text: string): void {
+  res.status(200).type('application/json; charset=utf-8').send(text);
+}
+
+/** A v2 item: the stored JSON with the hash appended when the update has one. */
+const v2Item = (u: StoredUpdate) => withExternalHash(u.json, u.externalTransactionHash);
+
+function eventJson(row: EventRow): string {
+  return eventItemJson({
+    update: row.update ? v2Item(row.update) : null,
+    verdict: row.verdictJson,
+    trafficSummary: row.trafficJson,
+    appActivityRecords: row.appActivityJson,
+  });
+}
+
+const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+
+export function updateRoutes(context: ApiContext): Router {
+  const { db } = context;
   const router = Router();
+
+  const queryEncoding = (query: unknown): DamlValueEncoding =>
+    parseInput(EncodingQuery, query, 'query').daml_value_encoding ?? 'compact_json';
+
+  router.post('/v2/updates', async (req, res) => {
+    const body = parseInput(HistoryRequest, req.body, 'body');
+    const limit = pageLimit(body.page_size);
+    const after = historyCursor(body.after);
+    await confirmHistoryComplete(context);
+    const updates = await listUpdates(db, after, limit, body.daml_value_encoding ?? 'compact_json');
+    sendJsonText(res, jsonArrayObject('transactions', updates.map(v2Item)));
+  });
+
+  router.get('/v2/updates/hash/:hash', async (req, res) => {
+    const encodingParam = queryEncoding(req.query);
+    const hash = req.params.hash;
+    // Canton's HexString: non-hex (or empty) input names no transaction.
+    const found = HEX.test(hash) ? await findTransactionByHash(db, hash.toLowerCase(), encodingParam) : undefined;
+    if (!found) throw notFound(`Transaction with hash ${hash} not found`);
+    // UpdateHistoryItemV2WithHash: the hash is required and always present.
+    sendJsonText(res, withExternalHash(found.json, found.externalTransactionHash));
+  });
+
+  router.get('/v2/updates/:update_id', async (req, res) => {
+    const encodingParam = queryEncoding(req.query);
+    const updateId = req.params.update_id;
+    const found = await findTransactionById(db, updateId, encodingParam);
+    if (!found) throw notFound(`Transaction with id ${updateId} not found`);
+    sendJsonText(res, v2Item(found));
+  });
+
+  router.post('/v0/events', async (req, res) => {
+    const body = parseInput(HistoryRequest, req.body, 'body');
+    const limit = pageLimit(body.page_size);
+    const after = historyCursor(body.after);
+    await confirmHistoryComplete(context);
+    const events = await listEvents(db, after, limit, body.daml_value_encoding ?? 'compact_json', fromPgTimestamp);
+    sendJsonText(res, jsonArrayObject('events', events.map(eventJson)));
+  });
+
+  router.get('/v0/events/:update_id', async (req, res) => {
+    const encodingParam = queryEncoding(req.query);
+    const updateId = req.params.update_id;
+    const event = await findEvent(db, updateId, encodingParam);
+    if (!event) throw notFound(`Event with id ${updateId} not found`);
+    sendJsonText(res, eventJson(event));
+  });
+
+  router.post('/v0/backfilling/import-updates', async (req, res) => {
+    const body = parseInput(ImportUpdatesRequest, req.body, 'body');
+    const limit = pageLimit(body.limit);
+    const updates = await listImportUpdates(db, body.migration_id, body.after_update_id, limit, body.daml_value_encoding ?? 'protobuf_json');
+    // UpdateHistoryItem (v1): the constant offset; import updates carry no external hash.
+    sendJsonText(res, jsonArrayObject('transactions', updates.map((u) => toV1Transaction(v2Item(u)))));
+  });
+
+  router.post('/v0/history/bulk/checksums', () => {
+    // The interface lists 501: this indexer has no bulk storage (§8).
+    throw new HttpError(501, 'Bulk storage is not configured');
+  });
+
   return router;
 }

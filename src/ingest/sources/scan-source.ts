@@ -35,12 +35,31 @@
  * backfilling) is waited out; with several it counts as a failure, because
  * Scan's own message says to "connect to a different scan instance".
  *
- * Position: `{"migration_id":M,"record_time":"…six digits…Z"}`.
+ * Import updates. After a hard migration, the ACS of migration M-1 is
+ * carried into M by import updates (record time 0001-01-01), which Scan
+ * leaves out of /v0/events and /v2/updates. They are read from
+ * `POST /v0/backfilling/import-updates` (Scan's own peer backfilling
+ * endpoint: `{migration_id, after_update_id, limit}`, pages by update id)
+ * when the stream first reaches migration M, and yielded before M's first
+ * event, which is where their record time puts them. Scan answers that
+ * endpoint in protobuf_json only; the compact_json rendering is asked for
+ * with a `daml_value_encoding` field (honoured by scan-indexer), and when an
+ * upstream ignores it (both answers equal) each import update is fetched in
+ * compact_json by id from `GET /v2/updates/{update_id}`, which serves import
+ * updates. A Scan backfills import updates apart from the rest, so they are
+ * read only once migration-info reports `import_updates_complete` for the
+ * migration (waited for, polling). Import items are converted from Scan's v1 item (`offset` removed,
+ * `events_by_id` sorted by id) to the canonical v2 item. A page that enters a
+ * migration is not read ahead, so the import pages follow it in order.
+ *
+ * Position: `{"migration_id":M,"record_time":"…six digits…Z"}`; within the
+ * import updates of M, `{"migration_id":M,"record_time":"0001-01-01T00:00:00.000000Z",
+ * "after_import_update_id":"<last import update id>"}`.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CanonicalItem, Update } from '../../domain/items';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
-import { formatRecordTime, tryParseTimestamp, type Micros } from '../../domain/time';
+import { IMPORT_RECORD_TIME, formatRecordTime, tryParseTimestamp, type Micros } from '../../domain/time';
 import type { Logger } from '../../internal/logger';
 import { createHttpClient, HttpStatusError, UpstreamError, type HttpClientOptions } from '../http-client';
 import { SourceItemError, type Source, type SourceItem } from '../source';
@@ -64,10 +83,14 @@ export interface ScanSourceOptions {
 interface Cursor {
   migrationId: number;
   recordTime: Micros;
+  /** Within the import updates of the migration: the last one yielded. */
+  importAfter?: string;
 }
 
 interface Page {
   items: SourceItem[];
+  /** The migration id of each item. */
+  migrations: number[];
   /** As many elements as asked for: more may follow at once. */
   full: boolean;
   /** The key of the last element, or the cursor asked with when there was none. */
@@ -75,7 +98,11 @@ interface Page {
 }
 
 function positionOf(cursor: Cursor): string {
-  return JSON.stringify({ migration_id: cursor.migrationId, record_time: formatRecordTime(cursor.recordTime) });
+  return JSON.stringify({
+    migration_id: cursor.migrationId,
+    record_time: formatRecordTime(cursor.recordTime),
+    ...(cursor.importAfter !== undefined && { after_import_update_id: cursor.importAfter }),
+  });
 }
 
 function parsePosition(position: string): Cursor {
@@ -90,7 +117,26 @@ function parsePosition(position: string): Cursor {
   if (!isObject(parsed) || !Number.isSafeInteger(parsed.migration_id) || typeof parsed.record_time !== 'string') throw fail();
   const recordTime = tryParseTimestamp(parsed.record_time);
   if (recordTime === undefined) throw fail();
-  return { migrationId: parsed.migration_id as number, recordTime };
+  const importAfter = parsed.after_import_update_id;
+  if (importAfter !== undefined && (typeof importAfter !== 'string' || recordTime !== IMPORT_RECORD_TIME)) throw fail();
+  return { migrationId: parsed.migration_id as number, recordTime, ...(importAfter !== undefined && { importAfter }) };
+}
+
+/**
+ * A v1 import update (UpdateHistoryItem) as the canonical v2 item: without the
+ * constant `offset`, with `events_by_id` in id order, other keys as received.
+ */
+function importToV2(raw: JsonObject): Update {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === 'offset') continue;
+    if (key === 'events_by_id' && isObject(value)) {
+      out[key] = Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    } else {
+      out[key] = value;
+    }
+  }
+  return out as unknown as Update;
 }
 
 function compare(a: Cursor, b: Cursor): number {
@@ -202,6 +248,7 @@ export function createScanSource(options: ScanSourceOptions): Source {
     const origin = `${url}/api/scan/v0/events after ${after ? positionOf(after) : 'the beginning'}`;
     const received = events(await http.json(request(url, after, 'compact_json'), signal), origin);
     const items: SourceItem[] = [];
+    const migrations: number[] = [];
     let last = after;
     received.forEach((raw, index) => {
       const itemOrigin = `${origin}, element ${index}`;
@@ -217,6 +264,7 @@ export function createScanSource(options: ScanSourceOptions): Source {
       }
       last = read.key;
       items.push({ item: read.item, position: positionOf(read.key), origin: itemOrigin });
+      migrations.push(read.key.migrationId);
     });
     if (wantProtobuf && items.some((i) => i.item.update)) {
       const byId = await protobufUpdates(url, after, signal);
@@ -225,19 +273,122 @@ export function createScanSource(options: ScanSourceOptions): Source {
         if (protobuf) item.update_protobuf_json = protobuf;
       }
     }
-    return { items, full: received.length >= pageSize, last };
+    return { items, migrations, full: received.length >= pageSize, last: last && { migrationId: last.migrationId, recordTime: last.recordTime } };
   }
 
-  async function page(after: Cursor | undefined, signal: AbortSignal): Promise<Page> {
+  /** Runs a request against the current URL, moving round-robin to the next one while they keep failing. */
+  async function withFailover<T>(run: (url: string) => Promise<T>): Promise<T> {
     for (;;) {
       const url = urls[urlIndex] as string;
       try {
-        return await pageFrom(url, after, signal);
+        return await run(url);
       } catch (err) {
         if (!(err instanceof UpstreamError)) throw err;
         urlIndex = (urlIndex + 1) % urls.length;
         logger.warn({ url, next: urls[urlIndex], err: err.message }, 'scan keeps failing, moving to the next URL');
       }
+    }
+  }
+
+  const page = (after: Cursor | undefined, signal: AbortSignal) => withFailover((url) => pageFrom(url, after, signal));
+
+  function importRequest(url: string, migrationId: number, afterUpdateId: string, encoding: DamlValueEncoding) {
+    return {
+      method: 'POST' as const,
+      url: `${url}/api/scan/v0/backfilling/import-updates`,
+      body: { migration_id: migrationId, after_update_id: afterUpdateId, limit: pageSize, daml_value_encoding: encoding },
+    };
+  }
+
+  function transactions(body: unknown, origin: string): JsonObject[] {
+    try {
+      return array(object(body, 'response'), 'transactions', 'response').map((t, i) => object(t, `response.transactions[${i}]`));
+    } catch (err) {
+      if (err instanceof ShapeError) throw new SourceItemError(origin, undefined, `not an import-updates answer: ${err.message}`);
+      throw err;
+    }
+  }
+
+  /** One page of the import updates of a migration, in both renderings. */
+  async function importPageFrom(url: string, migrationId: number, afterUpdateId: string, signal: AbortSignal) {
+    const origin = `${url}/api/scan/v0/backfilling/import-updates of migration ${migrationId} after '${afterUpdateId}'`;
+    const compactBody = await http.json(importRequest(url, migrationId, afterUpdateId, 'compact_json'), signal);
+    const protobufBody = await http.json(importRequest(url, migrationId, afterUpdateId, 'protobuf_json'), signal);
+    let compact = transactions(compactBody, origin);
+    const protobuf = transactions(protobufBody, `${origin} (protobuf_json)`);
+    const ids = (list: JsonObject[]) => list.map((t) => t.update_id);
+    if (JSON.stringify(ids(compact)) !== JSON.stringify(ids(protobuf))) {
+      throw new SourceItemError(origin, undefined, 'the compact_json and protobuf_json answers hold different import updates');
+    }
+    if (compact.length > 0 && JSON.stringify(compact) === JSON.stringify(protobuf)) {
+      // The upstream ignores daml_value_encoding here (Scan answers protobuf_json only): fetch each in compact_json by id.
+      compact = [];
+      for (const raw of protobuf) {
+        const id = String(raw.update_id);
+        const body = await http.json({ method: 'GET', url: `${url}/api/scan/v2/updates/${encodeURIComponent(id)}?daml_value_encoding=compact_json` }, signal);
+        compact.push(object(body, `GET /v2/updates/${id}`));
+      }
+    }
+    const items: SourceItem[] = compact.map((raw, index) => {
+      const itemOrigin = `${origin}, element ${index}`;
+      const path = 'import update';
+      let updateId: string | undefined;
+      try {
+        updateId = string(raw, 'update_id', path);
+        objectField(raw, 'events_by_id', path);
+        array(raw, 'root_event_ids', path);
+        const recordTime = timestamp(raw, 'record_time', path);
+        const m = integer(raw, 'migration_id', path);
+        if (recordTime !== IMPORT_RECORD_TIME || m !== migrationId) {
+          throw new SourceItemError(itemOrigin, updateId, `not an import update of migration ${migrationId} (migration ${m}, record time ${formatRecordTime(recordTime)})`);
+        }
+      } catch (err) {
+        if (err instanceof ShapeError) throw new SourceItemError(itemOrigin, updateId, err.message);
+        throw err;
+      }
+      const item: CanonicalItem = { update: importToV2(raw), verdict: null, traffic_summary: null, app_activity_records: null };
+      if (wantProtobuf) item.update_protobuf_json = importToV2(protobuf[index] as JsonObject);
+      return {
+        item,
+        position: positionOf({ migrationId, recordTime: IMPORT_RECORD_TIME, importAfter: updateId }),
+        origin: itemOrigin,
+      };
+    });
+    return { items, full: compact.length >= pageSize, lastId: compact.length ? String(compact[compact.length - 1]!.update_id) : afterUpdateId };
+  }
+
+  /**
+   * Waits until the upstream holds all import updates of the migration: a
+   * Scan backfills them separately and may serve the migration's events
+   * first (migration-info's `import_updates_complete`). An upstream without
+   * data for it (404) has nothing to wait for.
+   */
+  async function awaitImportsComplete(migrationId: number, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      let info: unknown;
+      try {
+        info = await withFailover((url) =>
+          http.json({ method: 'POST', url: `${url}/api/scan/v0/backfilling/migration-info`, body: { migration_id: migrationId } }, signal),
+        );
+      } catch (err) {
+        if (err instanceof HttpStatusError && err.status === 404) return;
+        throw err;
+      }
+      if (!isObject(info) || info.import_updates_complete !== false) return;
+      logger.info({ migrationId }, 'the upstream does not hold all import updates of the migration yet: waiting');
+      await delay(pollIntervalMs, undefined, { signal });
+    }
+  }
+
+  /** The import updates of a migration after an update id, page by page. */
+  async function* importsOf(migrationId: number, afterUpdateId: string, signal: AbortSignal): AsyncGenerator<SourceItem> {
+    await awaitImportsComplete(migrationId, signal);
+    let after = afterUpdateId;
+    for (;;) {
+      const got = await withFailover((url) => importPageFrom(url, migrationId, after, signal));
+      yield* got.items;
+      if (!got.full) return;
+      after = got.lastId;
     }
   }
 
@@ -250,16 +401,31 @@ export function createScanSource(options: ScanSourceOptions): Source {
       let cursor = from === undefined ? undefined : parsePosition(from);
       let next: Promise<Page> | undefined;
       try {
+        if (cursor?.importAfter !== undefined) {
+          // Stopped within the import updates of a migration: finish them first.
+          yield* importsOf(cursor.migrationId, cursor.importAfter, inner);
+          cursor = { migrationId: cursor.migrationId, recordTime: IMPORT_RECORD_TIME };
+        }
         for (;;) {
           const got = await (next ?? page(cursor, inner));
           next = undefined;
+          /** The migration the stream is in; its import updates are behind us. */
+          let entered = cursor?.migrationId;
+          const entersMigration = got.migrations.some((m) => entered === undefined || m > entered);
           cursor = got.last;
-          if (got.full) {
+          if (got.full && !entersMigration) {
             next = page(cursor, inner);
             // Its failure surfaces when it is awaited; this only keeps an abandoned one from being reported as unhandled.
             next.catch(() => undefined);
           }
-          yield* got.items;
+          for (let i = 0; i < got.items.length; i++) {
+            const migrationId = got.migrations[i] as number;
+            if (entered === undefined || migrationId > entered) {
+              yield* importsOf(migrationId, '', inner);
+              entered = migrationId;
+            }
+            yield got.items[i] as SourceItem;
+          }
           if (!got.full) {
             if (options.stopAtEnd) return;
             await delay(pollIntervalMs, undefined, { signal: inner });

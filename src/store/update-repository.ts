@@ -1,0 +1,255 @@
+/**
+ * All SQL of the update-history endpoints (reference splice-scan.md §3, §4.1–4.4):
+ * updates, verdicts, traffic summaries and app-activity records read back as
+ * the JSON text the writer stored, never parsed here. Every list is a keyset
+ * page on (migration_id, record_time, synchronizer_id, update_id) over an
+ * index; no OFFSET, no scan of a whole table.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { DamlValueEncoding } from '../domain/value-encoding';
+import type { Db } from './pool';
+
+/** Record time of import updates, as a literal so the planner matches the partial indexes. */
+const IMPORT_TIME = sql.raw(`'0001-01-01 00:00:00+00'::timestamptz`);
+
+export interface StoredUpdate {
+  updateId: string;
+  migrationId: number;
+  /** PostgreSQL timestamptz text (UTC). */
+  recordTime: string;
+  synchronizerId: string;
+  kind: 'transaction' | 'assignment' | 'unassignment';
+  externalTransactionHash: string | null;
+  /** The stored v2 item in the requested encoding (compact when no protobuf rendering was stored). */
+  json: string;
+}
+
+/** A position strictly after which a list continues: (migration id, record time). */
+export interface HistoryCursor {
+  migrationId: number;
+  /** ISO 8601 text PostgreSQL parses exactly (six fractional digits). */
+  recordTime: string;
+}
+
+/** Where an event sits: an update, or a verdict without an update (a rejection). */
+export interface EventRow {
+  update: StoredUpdate | undefined;
+  updateId: string;
+  migrationId: number;
+  recordTime: string;
+  synchronizerId: string;
+  verdictJson: string | null;
+  trafficJson: string | null;
+  appActivityJson: string | null;
+}
+
+interface UpdateDbRow {
+  update_id: string;
+  migration_id: number;
+  record_time: string;
+  synchronizer_id: string;
+  kind: StoredUpdate['kind'];
+  external_transaction_hash: string | null;
+  json: string;
+}
+
+function jsonColumn(encoding: DamlValueEncoding): RawBuilder<string> {
+  return encoding === 'protobuf_json' ? sql<string>`coalesce(u.json_protobuf, u.json_compact)` : sql<string>`u.json_compact`;
+}
+
+const updateColumns = (encoding: DamlValueEncoding) =>
+  sql`u.update_id, u.migration_id, u.record_time, u.synchronizer_id, u.kind, u.external_transaction_hash, ${jsonColumn(encoding)} as json`;
+
+function toStored(r: UpdateDbRow): StoredUpdate {
+  return {
+    updateId: r.update_id,
+    migrationId: r.migration_id,
+    recordTime: r.record_time,
+    synchronizerId: r.synchronizer_id,
+    kind: r.kind,
+    externalTransactionHash: r.external_transaction_hash,
+    json: r.json,
+  };
+}
+
+/** Strictly after (M, T): migration M after T, then every later migration from its beginning. */
+function afterCursor(column: { migration: RawBuilder<unknown>; recordTime: RawBuilder<unknown> }, after: HistoryCursor | undefined) {
+  return after
+    ? sql`(${column.migration}, ${column.recordTime}) > (${after.migrationId}::bigint, ${after.recordTime}::timestamptz)`
+    : sql`true`;
+}
+
+/** A transaction by update id, import updates included; reassignments are not looked up by id (Scan's getUpdate). */
+export async function findTransactionById(db: Db, updateId: string, encoding: DamlValueEncoding): Promise<StoredUpdate | undefined> {
+  const { rows } = await sql<UpdateDbRow>`
+    select ${updateColumns(encoding)} from updates u
+    where u.update_id = ${updateId} and u.kind = 'transaction'`.execute(db);
+  return rows[0] && toStored(rows[0]);
+}
+
+/** A transaction by its external transaction hash (lowercase hex). */
+export async function findTransactionByHash(db: Db, hash: string, encoding: DamlValueEncoding): Promise<StoredUpdate | undefined> {
+  const { rows } = await sql<UpdateDbRow>`
+    select ${updateColumns(encoding)} from updates u
+    where u.external_transaction_hash = ${hash} and u.kind = 'transaction'
+    order by u.migration_id, u.record_time, u.update_id
+    limit 1`.execute(db);
+  return rows[0] && toStored(rows[0]);
+}
+
+/** A page of non-import updates after the cursor, in the network's order. */
+export async function listUpdates(
+  db: Db,
+  after: HistoryCursor | undefined,
+  limit: number,
+  encoding: DamlValueEncoding,
+): Promise<StoredUpdate[]> {
+  const { rows } = await sql<UpdateDbRow>`
+    select ${updateColumns(encoding)} from updates u
+    where ${afterCursor({ migration: sql`u.migration_id`, recordTime: sql`u.record_time` }, after)}
+      and u.record_time > ${IMPORT_TIME}
+    order by u.migration_id, u.record_time, u.synchronizer_id, u.update_id
+    limit ${limit}`.execute(db);
+  return rows.map(toStored);
+}
+
+/** Import updates of one migration with update id > afterUpdateId, by update id. */
+export async function listImportUpdates(
+  db: Db,
+  migrationId: number,
+  afterUpdateId: string,
+  limit: number,
+  encoding: DamlValueEncoding,
+): Promise<StoredUpdate[]> {
+  const { rows } = await sql<UpdateDbRow>`
+    select ${updateColumns(encoding)} from updates u
+    where u.migration_id = ${migrationId} and u.record_time = ${IMPORT_TIME} and u.update_id > ${afterUpdateId}
+    order by u.update_id
+    limit ${limit}`.execute(db);
+  return rows.map(toStored);
+}
+
+interface Side {
+  verdicts: Map<string, string>;
+  traffic: Map<string, string>;
+  appActivity: Map<string, string>;
+}
+
+async function sideData(db: Db, ids: string[]): Promise<Side> {
+  if (ids.length === 0) return { verdicts: new Map(), traffic: new Map(), appActivity: new Map() };
+  const [verdicts, traffic, appActivity] = await Promise.all([
+    sql<{ update_id: string; json: string }>`select update_id, json from verdicts where update_id = any(${ids}::text[])`.execute(db),
+    sql<{ update_id: string; json: string }>`
+      select update_id, json from traffic_summaries where update_id = any(${ids}::text[])`.execute(db),
+    sql<{ update_id: string; json: string }>`
+      select update_id, json from app_activity_records where update_id = any(${ids}::text[])`.execute(db),
+  ]);
+  const byId = (rows: { update_id: string; json: string }[]) => new Map(rows.map((r) => [r.update_id, r.json]));
+  return { verdicts: byId(verdicts.rows), traffic: byId(traffic.rows), appActivity: byId(appActivity.rows) };
+}
+
+function eventRow(base: Omit<EventRow, 'verdictJson' | 'trafficJson' | 'appActivityJson'>, side: Side): EventRow {
+  return {
+    ...base,
+    verdictJson: side.verdicts.get(base.updateId) ?? null,
+    trafficJson: side.traffic.get(base.updateId) ?? null,
+    appActivityJson: side.appActivity.get(base.updateId) ?? null,
+  };
+}
+
+/** The event of an update id: its transaction (if any) with the verdict, traffic and activity of that id. */
+export async function findEvent(db: Db, updateId: string, encoding: DamlValueEncoding): Promise<EventRow | undefined> {
+  const [update, verdict] = await Promise.all([
+    findTransactionById(db, updateId, encoding),
+    sql<{ migration_id: number; record_time: string; domain_id: string }>`
+      select migration_id, record_time, domain_id from verdicts where update_id = ${updateId}`.execute(db),
+  ]);
+  const v = verdict.rows[0];
+  if (!update && !v) return undefined;
+  const side = await sideData(db, [updateId]);
+  return eventRow(
+    {
+      update,
+      updateId,
+      migrationId: update?.migrationId ?? v!.migration_id,
+      recordTime: update?.recordTime ?? v!.record_time,
+      synchronizerId: update?.synchronizerId ?? v!.domain_id,
+    },
+    side,
+  );
+}
+
+interface VerdictKeyRow {
+  update_id: string;
+  migration_id: number;
+  record_time: string;
+  domain_id: string;
+}
+
+/** Sort key of an event; record times compare as microsecond instants, not as text. */
+export interface EventKey {
+  migrationId: number;
+  recordTimeMicros: bigint;
+  synchronizerId: string;
+  updateId: string;
+}
+
+export function compareEventKeys(a: EventKey, b: EventKey): number {
+  if (a.migrationId !== b.migrationId) return a.migrationId < b.migrationId ? -1 : 1;
+  if (a.recordTimeMicros !== b.recordTimeMicros) return a.recordTimeMicros < b.recordTimeMicros ? -1 : 1;
+  if (a.synchronizerId !== b.synchronizerId) return a.synchronizerId < b.synchronizerId ? -1 : 1;
+  return a.updateId < b.updateId ? -1 : a.updateId > b.updateId ? 1 : 0;
+}
+
+/**
+ * A page of events after the cursor: non-import updates merged with verdicts
+ * that have no update (rejections), each with its verdict, traffic summary
+ * and activity records. `keyOf` turns a stored row's position into a sort key.
+ */
+export async function listEvents(
+  db: Db,
+  after: HistoryCursor | undefined,
+  limit: number,
+  encoding: DamlValueEncoding,
+  micros: (pgTimestamp: string) => bigint,
+): Promise<EventRow[]> {
+  const updates = await listUpdates(db, after, limit, encoding);
+  // Verdict-only events past a full page of updates cannot be in this page: bound the verdict walk there.
+  const lastUpdate = updates.length === limit ? updates[updates.length - 1] : undefined;
+  const bound = lastUpdate
+    ? sql`and (v.migration_id, v.record_time, v.domain_id, v.update_id) <= (${lastUpdate.migrationId}::bigint, ${lastUpdate.recordTime}::timestamptz, ${lastUpdate.synchronizerId}, ${lastUpdate.updateId})`
+    : sql``;
+  const verdictOnly = await sql<VerdictKeyRow>`
+    select v.update_id, v.migration_id, v.record_time, v.domain_id from verdicts v
+    where ${afterCursor({ migration: sql`v.migration_id`, recordTime: sql`v.record_time` }, after)}
+      and v.record_time > ${IMPORT_TIME} ${bound}
+      and not exists (select 1 from updates u where u.update_id = v.update_id)
+    order by v.migration_id, v.record_time, v.domain_id, v.update_id
+    limit ${limit}`.execute(db);
+
+  type Entry = { key: EventKey; base: Omit<EventRow, 'verdictJson' | 'trafficJson' | 'appActivityJson'> };
+  const entries: Entry[] = [
+    ...updates.map((u) => ({
+      key: { migrationId: u.migrationId, recordTimeMicros: micros(u.recordTime), synchronizerId: u.synchronizerId, updateId: u.updateId },
+      base: { update: u, updateId: u.updateId, migrationId: u.migrationId, recordTime: u.recordTime, synchronizerId: u.synchronizerId },
+    })),
+    ...verdictOnly.rows.map((v) => ({
+      key: { migrationId: v.migration_id, recordTimeMicros: micros(v.record_time), synchronizerId: v.domain_id, updateId: v.update_id },
+      base: { update: undefined, updateId: v.update_id, migrationId: v.migration_id, recordTime: v.record_time, synchronizerId: v.domain_id },
+    })),
+  ];
+  entries.sort((a, b) => compareEventKeys(a.key, b.key));
+  const page = entries.slice(0, limit);
+  const side = await sideData(
+    db,
+    page.map((e) => e.base.updateId),
+  );
+  return page.map((e) => eventRow(e.base, side));
+}
+
+/** True while some migration is not yet held in full (Scan's backfilling gate, §1.3). */
+export async function historyIncomplete(db: Db): Promise<boolean> {
+  const { rows } = await sql<{ incomplete: boolean }>`
+    select exists (select 1 from migrations where not complete) as incomplete`.execute(db);
+  return rows[0]?.incomplete ?? false;
+}
