@@ -28,8 +28,9 @@ export async function findMigrationInfo(db: Db, migrationId: number): Promise<Mi
   if (ranges.length === 0) return undefined;
   const [migration, previous] = await Promise.all([
     db.selectFrom('migrations').selectAll().where('migration_id', '=', migrationId).executeTakeFirstOrThrow(),
+    // As the Scan app: the highest lower migration that has updates (a migration known without any does not count).
     db
-      .selectFrom('migrations')
+      .selectFrom('updates')
       .select((eb) => eb.fn.max('migration_id').as('previous'))
       .where('migration_id', '<', migrationId)
       .executeTakeFirst(),

@@ -132,7 +132,8 @@ describe('HTTP skeleton', () => {
     expect(res.status).toBe(200);
     expect(res.text).toBe(
       JSON.stringify({
-        previous_migration_id: 5,
+        // Migration 5 is known but holds no updates, so the previous one is 4.
+        previous_migration_id: 4,
         record_time_range: [
           { synchronizer_id: 'a-first::1220aa', min: '2024-12-10T14:00:02.511Z', max: '2024-12-10T14:00:02.511Z' },
           { synchronizer_id: SYNC, min: '2025-03-10T14:22:05.123456Z', max: '2025-03-10T15:00:00.000001Z' },
@@ -145,7 +146,7 @@ describe('HTTP skeleton', () => {
 
     const first = await request(api.url, 'POST', '/api/scan/v0/backfilling/migration-info', { migration_id: 4 });
     expect(first.json).toEqual({
-      previous_migration_id: 1,
+      previous_migration_id: null,
       record_time_range: [{ synchronizer_id: SYNC, min: '2024-01-01T00:00:00Z', max: '2024-01-02T00:00:00Z' }],
       last_import_update_id: null,
       complete: false,
