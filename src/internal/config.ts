@@ -56,6 +56,14 @@ export const knobs = {
     expects: 'an integer of at least 0',
     schema: nonNegativeInt,
   },
+  PAGE_TOKEN_SECRET: {
+    description:
+      'Key (at least 32 characters) that signs the page tokens of the Scan API; all API replicas must share it. When unset, a random key is created on first use in the api_secrets table, which needs a writable database.',
+    default: '',
+    expects: 'a string of at least 32 characters, or unset',
+    schema: optionalString.pipe(z.string().min(32).optional()),
+    secret: true,
+  },
   EMBEDDED_PG_DATA_DIR: {
     description: 'Where the embedded PostgreSQL keeps its data when DATABASE_URL is unset.',
     default: '.data/postgres',
@@ -293,6 +301,7 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
   readonly databaseStatementTimeoutMs: number;
+  readonly pageTokenSecret: string | undefined;
   readonly embeddedPgDataDir: string;
   readonly embeddedPgPort: number;
   readonly host: string;
@@ -379,6 +388,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: get('DATABASE_URL'),
     databasePoolSize: get('DATABASE_POOL_SIZE'),
     databaseStatementTimeoutMs: get('DATABASE_STATEMENT_TIMEOUT_MS'),
+    pageTokenSecret: get('PAGE_TOKEN_SECRET'),
     embeddedPgDataDir: get('EMBEDDED_PG_DATA_DIR'),
     embeddedPgPort: get('EMBEDDED_PG_PORT'),
     host: get('HOST'),

@@ -155,7 +155,7 @@ export const scanPaths = {
     post: {
       summary: 'Update history in (migration_id, record_time) order.',
       requestBody: jsonBody(object({ page_size: int32(), after: cursor, daml_value_encoding: ref('DamlValueEncoding') }, ['after', 'daml_value_encoding'])),
-      responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500) },
+      responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500, 503) },
     },
   },
   '/v2/updates/{update_id}': {
@@ -176,7 +176,7 @@ export const scanPaths = {
     post: {
       summary: 'Events (update, verdict, traffic summary, app activity) in (migration_id, record_time) order.',
       requestBody: jsonBody(object({ page_size: int32(), after: cursor, daml_value_encoding: ref('DamlValueEncoding') }, ['after', 'daml_value_encoding'])),
-      responses: { '200': json(object({ events: array(ref('EventHistoryItem')) })), ...errors(400, 500) },
+      responses: { '200': json(object({ events: array(ref('EventHistoryItem')) })), ...errors(400, 500, 503) },
     },
   },
   '/v0/events/{update_id}': {
@@ -205,6 +205,13 @@ export const scanPaths = {
         ),
         ...errors(400, 404),
       },
+    },
+  },
+  '/v0/backfilling/import-updates': {
+    post: {
+      summary: 'Import updates of a migration (the ACS carried over a hard migration), by update id; for mirrors.',
+      requestBody: jsonBody(object({ migration_id: int64(), after_update_id: str(), limit: int32(), daml_value_encoding: ref('DamlValueEncoding') }, ['daml_value_encoding'])),
+      responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500) },
     },
   },
   '/v0/history/bulk/checksums': {

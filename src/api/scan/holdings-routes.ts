@@ -32,7 +32,7 @@ import {
 import { earliestOpenRound, holdingsPage, holdingsTotals } from '../../store/holdings-repository';
 import type { Db } from '../../store/pool';
 import type { ApiContext } from '../context';
-import { pageTokensFor, type PageTokens, type TokenScope } from '../page-token';
+import { pageTokensFor, pageTokensWithKey, type PageTokens, type TokenScope } from '../page-token';
 import { parseInput } from '../validation';
 import { int64 } from './params';
 
@@ -214,9 +214,9 @@ async function sendPage(
 // ---------------------------------------------------------------------------------------------
 // Routes
 
-export function holdingsRoutes({ db }: ApiContext): Router {
+export function holdingsRoutes({ db, config }: ApiContext): Router {
   const router = Router();
-  const tokens = pageTokensFor(db);
+  const tokens = config.pageTokenSecret ? pageTokensWithKey(Buffer.from(config.pageTokenSecret, 'utf8')) : pageTokensFor(db);
 
   router.post('/v0/holdings/summary', async (req, res) => {
     const body = parseInput(SummaryRequestV0, req.body, 'body');
