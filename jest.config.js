@@ -1,5 +1,11 @@
 /** Two projects: unit tests need no database; integration tests get a real PostgreSQL. */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
+// jose ships only ES modules: jest (CommonJS) gets its files compiled like ours.
+const transform = {
+  '^.+\\.ts$': tsJest,
+  '/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } }],
+};
+const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -11,14 +17,16 @@ module.exports = {
       testEnvironment: 'node',
       roots: ['<rootDir>/test/unit'],
       testMatch: ['**/*.test.ts'],
-      transform: { '^.+\\.ts$': tsJest },
+      transform,
+      transformIgnorePatterns,
     },
     {
       displayName: 'integration',
       testEnvironment: 'node',
       roots: ['<rootDir>/test/integration'],
       testMatch: ['**/*.test.ts'],
-      transform: { '^.+\\.ts$': tsJest },
+      transform,
+      transformIgnorePatterns,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },

@@ -5,6 +5,7 @@
  */
 import type pg from 'pg';
 import { createApp } from './api/app';
+import { prepareLedgerAuth } from './api/auth/start-up';
 import { listen, type RunningServer } from './api/server';
 import { runWorker, type WorkerResult } from './ingest/worker';
 import type { Source } from './ingest/source';
@@ -127,14 +128,15 @@ export function startWorker(
   return { done };
 }
 
-function banner(url: string, database: OpenDatabase, withApi: boolean): string {
+function banner(url: string, database: OpenDatabase, withApi: boolean, devToken: string | undefined): string {
   const dbLine = database.embedded
     ? `embedded PostgreSQL on 127.0.0.1:${database.embedded.port}, data in ${database.embedded.dataDir}`
     : 'PostgreSQL from DATABASE_URL';
   return [
     '',
     `scan-indexer is serving at ${url}`,
-    ...(withApi ? [`  Scan API         ${url}/api/scan   (try ${url}/api/scan/v0/dso-party-id)`] : []),
+    ...(withApi ? [`  Scan API         ${url}/api/scan   (try ${url}/api/scan/v0/dso-party-id)`, `  Ledger API       ${url}/v2`] : []),
+    ...(devToken ? [`  Dev token        ${devToken}`, `                   (admin user, 24 h: curl -H 'Authorization: Bearer …' ${url}/v2/parties/participant-id)`] : []),
     `  Health           ${url}/livez  ${url}/readyz  ${url}/status`,
     `  Metrics          ${url}/metrics`,
     `  Database         ${dbLine}`,
@@ -158,8 +160,10 @@ export interface Served {
 export async function serve(config: Config, logger: Logger, shutdown: Shutdown, options: ServeOptions): Promise<Served> {
   const database = await openMigratedDatabase(config, logger, shutdown);
   const metrics = createMetrics();
+  // The ledger routes refuse to start without authentication, except in the demo (embedded database).
+  const ledgerAuth = options.api ? await prepareLedgerAuth(config, { db: database.db, embedded: database.embedded !== undefined }) : undefined;
   const app = createApp(
-    { config, db: database.db, pool: database.pool, logger, metrics, migrationFiles: readMigrationFiles() },
+    { config: ledgerAuth?.config ?? config, db: database.db, pool: database.pool, logger, metrics, migrationFiles: readMigrationFiles() },
     { interfaces: options.api },
   );
   const server = await listen(app, config.host, config.port);
@@ -168,6 +172,6 @@ export async function serve(config: Config, logger: Logger, shutdown: Shutdown, 
     ? startWorker(database, createConfiguredSource(config, logger), { config, logger, metrics, shutdown })
     : undefined;
   logger.info({ url: server.url, source: options.worker ? config.source : null }, 'listening');
-  process.stdout.write(banner(server.url, database, options.api));
+  process.stdout.write(banner(server.url, database, options.api, ledgerAuth?.devToken));
   return { server, worker };
 }

@@ -43,6 +43,7 @@ export interface UpdatesTable {
   json_compact: string;
   json_protobuf: string | null;
   ingested_at: Generated<Timestamp>;
+  ingest_seq: Generated<Int8>;
 }
 
 export interface ContractsTable {

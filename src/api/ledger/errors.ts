@@ -1,0 +1,147 @@
+/**
+ * Errors of the ledger interface in Canton's shapes (reference ledger-api.md
+ * §5): the JSON `LedgerError` (JsCantonError) with all ten keys, and the
+ * `400 text/plain` of requests that do not decode (§5.5).
+ */
+import crypto from 'node:crypto';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { AuthFailure } from '../auth/verifier';
+
+export interface LedgerErrorBody {
+  code: string;
+  cause: string;
+  correlationId: string | null;
+  traceId: string | null;
+  context: Record<string, string>;
+  resources: [string, string][];
+  errorCategory: number;
+  grpcCodeValue: number | null;
+  retryInfo: string | null;
+  definiteAnswer: boolean | null;
+}
+
+/** A Canton error with its category (§5.2); the body is rendered per request (trace id, participant). */
+export class LedgerApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly category: number,
+    readonly grpcCode: number,
+    cause: string,
+    readonly extraContext: Record<string, string> = {},
+    readonly resources: [string, string][] = [],
+  ) {
+    super(cause);
+    this.name = 'LedgerApiError';
+  }
+}
+
+/** A request that did not decode: 400 text/plain "Invalid value for: body (…)". */
+export class UndecodableRequest extends Error {
+  constructor(readonly detail: string | undefined) {
+    super(detail ? `Invalid value for: body (${detail})` : 'Invalid value for: body');
+    this.name = 'UndecodableRequest';
+  }
+}
+
+const INVALID_ARGUMENTS = 'The submitted request has invalid arguments: ';
+
+export const ledgerErrors = {
+  missingField: (field: string) =>
+    new LedgerApiError(400, 'MISSING_FIELD', 8, 3, `The submitted command is missing a mandatory field: ${field}`, { field_name: field }),
+  invalidField: (field: string, message: string) =>
+    new LedgerApiError(400, 'INVALID_FIELD', 8, 3, `The submitted command has a field with invalid value: Invalid field ${field}: ${message}`, {
+      field_name: field,
+    }),
+  invalidArgument: (message: string) => new LedgerApiError(400, 'INVALID_ARGUMENT', 8, 3, `${INVALID_ARGUMENTS}${message}`),
+  updateNotFound: (updateId: string) =>
+    new LedgerApiError(404, 'UPDATE_NOT_FOUND', 11, 5, 'Update not found, or not visible.', {}, [['ErrorResource(UPDATE_ID)', updateId]]),
+};
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** The W3C trace id of the request's traceparent, or a fresh one. */
+function traceIdOf(req: Request): string {
+  const header = req.headers.traceparent;
+  const given = typeof header === 'string' ? TRACEPARENT.exec(header.trim())?.[1] : undefined;
+  return given && !/^0+$/.test(given) ? given : crypto.randomBytes(16).toString('hex');
+}
+
+export function renderLedgerError(req: Request, participantId: string, err: LedgerApiError): LedgerErrorBody {
+  const tid = traceIdOf(req);
+  const participant = participantId.split('::')[0] ?? participantId;
+  return {
+    code: err.code,
+    cause: err.message,
+    correlationId: null,
+    traceId: tid,
+    context: { ...err.extraContext, participant: `'${participant}'`, category: String(err.category), definite_answer: 'false', tid },
+    resources: err.resources,
+    errorCategory: err.category,
+    grpcCodeValue: err.grpcCode,
+    retryInfo: null,
+    definiteAnswer: null,
+  };
+}
+
+/**
+ * 401 and 403 as Canton redacts them (§6.6): code "NA", no detail. An unknown
+ * user gets Canton's `ledger_api_error` context, which says no more than that.
+ */
+export function rejectAuth(res: Response, failure: AuthFailure): void {
+  const tid = traceIdOf(res.req);
+  const body: LedgerErrorBody = {
+    code: 'NA',
+    cause: 'A security-sensitive error has been received',
+    correlationId: tid,
+    traceId: tid,
+    context: failure.unknownUser ? { ledger_api_error: 'invalid token' } : {},
+    resources: [],
+    errorCategory: -1,
+    grpcCodeValue: failure.status === 401 ? 16 : 7,
+    retryInfo: null,
+    definiteAnswer: null,
+  };
+  res.status(failure.status).json(body);
+}
+
+/** Unknown paths under /v2: pekko-http's plain 404 (§5.5). */
+export const ledgerNotFound: RequestHandler = (_req, res) => {
+  res.status(404).type('text/plain').send('The requested resource could not be found.');
+};
+
+export function ledgerErrorHandler(participantId: string): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (err instanceof LedgerApiError) {
+      req.log?.info({ status: err.status, code: err.code, error: err.message }, 'client error');
+      res.status(err.status).json(renderLedgerError(req, participantId, err));
+      return;
+    }
+    const parserError = err as { type?: unknown; status?: unknown };
+    if (err instanceof UndecodableRequest || (typeof parserError.type === 'string' && typeof parserError.status === 'number' && parserError.status < 500)) {
+      const text = err instanceof UndecodableRequest ? err.message : 'Invalid value for: body';
+      req.log?.info({ status: 400, error: text }, 'client error');
+      res.status(400).type('text/plain').send(text);
+      return;
+    }
+    req.log?.error({ err }, 'unexpected error');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    // Canton's catch-all (§5.3): LEDGER_API_INTERNAL_ERROR, redacted like every category-4 error.
+    const tid = traceIdOf(req);
+    res.status(500).json({
+      code: 'NA',
+      cause: 'A security-sensitive error has been received',
+      correlationId: tid,
+      traceId: tid,
+      context: {},
+      resources: [],
+      errorCategory: -1,
+      grpcCodeValue: 13,
+      retryInfo: null,
+      definiteAnswer: null,
+    } satisfies LedgerErrorBody);
+  };
+}

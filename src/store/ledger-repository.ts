@@ -1,0 +1,48 @@
+/** SQL of the ledger interface: a transaction by update id and the contracts it touches. */
+import { sql } from 'kysely';
+import type { TransactionUpdate } from '../domain/items';
+import type { StoredContract, StoredTransaction } from '../domain/ledger-transaction';
+import { contractIdsToLookUp } from '../domain/ledger-transaction';
+import type { Db } from './pool';
+
+/**
+ * The transaction with this update id and what its conversion needs, or
+ * undefined when there is none (reassignments are not transactions).
+ */
+export async function findStoredTransaction(db: Db, updateId: string): Promise<StoredTransaction | undefined> {
+  const row = await db
+    .selectFrom('updates')
+    .leftJoin('verdicts', 'verdicts.update_id', 'updates.update_id')
+    .select([
+      'updates.migration_id',
+      'updates.ingest_seq',
+      'updates.command_id',
+      'updates.external_transaction_hash',
+      'updates.json_compact',
+      'verdicts.submitting_parties',
+    ])
+    .where('updates.update_id', '=', updateId)
+    .where('updates.kind', '=', 'transaction')
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const update = JSON.parse(row.json_compact) as TransactionUpdate;
+  const ids = contractIdsToLookUp(update);
+  const contracts = new Map<string, StoredContract>();
+  if (ids.length > 0) {
+    const rows = await sql<{ contract_id: string; signatories: string[]; observers: string[]; created_event_blob: string }>`
+      select contract_id, signatories, observers, created_event_blob
+      from contracts
+      where migration_id = ${row.migration_id} and contract_id = any(${ids}::text[])`.execute(db);
+    for (const c of rows.rows) {
+      contracts.set(c.contract_id, { signatories: c.signatories, observers: c.observers, createdEventBlob: c.created_event_blob });
+    }
+  }
+  return {
+    update,
+    offset: row.ingest_seq,
+    commandId: row.command_id,
+    externalTransactionHash: row.external_transaction_hash,
+    submitters: row.submitting_parties ?? [],
+    contracts,
+  };
+}

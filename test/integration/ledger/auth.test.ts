@@ -1,0 +1,241 @@
+/**
+ * The authentication matrix of the ledger interface through the real server:
+ * every kind of bad token is a redacted 401, a valid user without the rights
+ * is a redacted 403, and no event of a party the caller may not read is ever
+ * returned. One server verifies HS256, one fetches its keys from a JWKS
+ * served by a local HTTP server.
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, SignJWT, UnsecuredJWT } from 'jose';
+import type { TransactionUpdate } from '../../../src/domain/items';
+import { applyBatch } from '../../../src/ingest/writer';
+import { useTestDatabase } from '../../support/database';
+import { startTestApi, type TestApi } from '../../support/http';
+import { simulatedItems } from '../../support/simulated-network';
+import { createsOf, witnessesOf } from './expected';
+import { AUDIENCE, expectedErrors, hs256Token, ledgerRequest, SECRET } from './support';
+
+const PATH = '/v2/updates/transaction-by-id';
+const items = simulatedItems({ seed: 7, updates: 400 });
+const creates = createsOf(items);
+const transactions = items.flatMap((i) => (i.update && 'events_by_id' in i.update ? [i.update] : []));
+/** A transaction where ALICE witnesses fewer events than BOB: a reader as ALICE must not see BOB's part. */
+const { tx: TX, alice: ALICE, bob: BOB, aliceNodes: ALICE_NODES } = ((): { tx: TransactionUpdate; alice: string; bob: string; aliceNodes: number[] } => {
+  for (const tx of transactions) {
+    const witnesses = witnessesOf(tx, creates);
+    const seenBy = (p: string) => [...witnesses.entries()].filter(([, ws]) => ws.includes(p)).map(([id]) => Number(id.split(':').pop()));
+    const parties = [...new Set([...witnesses.values()].flat())].filter((p) => !p.startsWith('DSO::')).sort();
+    for (const alice of parties) {
+      const bob = parties.find((p) => seenBy(p).length > seenBy(alice).length);
+      if (bob) return { tx, alice, bob, aliceNodes: seenBy(alice).sort((a, b) => a - b) };
+    }
+  }
+  throw new Error('no transaction where one user party sees less than another');
+})();
+const UNKNOWN_ID = `1220${'ef'.repeat(32)}`;
+
+const byParties = (...parties: string[]) => ({
+  updateId: TX.update_id,
+  transactionFormat: {
+    eventFormat: { filtersByParty: Object.fromEntries(parties.map((p) => [p, { cumulative: [] }])) },
+    transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+  },
+});
+const anyParty = { updateId: TX.update_id, transactionFormat: { eventFormat: { filtersForAnyParty: {} }, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' } };
+
+/** Every party named in the events of a response. */
+function partiesIn(body: unknown): Set<string> {
+  const events = (body as { transaction: { events: Record<string, { witnessParties: string[] }>[] } }).transaction.events;
+  return new Set(events.flatMap((e) => Object.values(e)[0]!.witnessParties));
+}
+
+describe('ledger authentication', () => {
+  const t = useTestDatabase();
+  const env = {
+    LEDGER_AUTH_AUDIENCE: AUDIENCE,
+    LEDGER_ADMIN_USERS: 'admin',
+    LEDGER_USER_RIGHTS: JSON.stringify({ alice: [ALICE], idle: [] }),
+  };
+  let hsApi: TestApi;
+  let jwksApi: TestApi;
+  let jwksServer: http.Server;
+  let jwksRequests = 0;
+  const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const ec = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+
+  const rs256 = (kid: string | undefined, sub = 'alice', key = rsa.privateKey) =>
+    new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256', ...(kid ? { kid } : {}) })
+      .setSubject(sub)
+      .setAudience(AUDIENCE)
+      .setExpirationTime('5m')
+      .sign(key);
+
+  beforeAll(async () => {
+    await applyBatch(t.db, 'sim', items.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` })));
+    const keys = [
+      { ...(await exportJWK(rsa.publicKey)), kid: 'rsa-1', alg: 'RS256', use: 'sig' },
+      { ...(await exportJWK(ec.publicKey)), kid: 'ec-1', alg: 'ES256', use: 'sig' },
+    ];
+    jwksServer = http.createServer((_req, res) => {
+      jwksRequests += 1;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ keys }));
+    });
+    await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+    const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`;
+    hsApi = await startTestApi(t, { env: { ...env, LEDGER_AUTH_HS256_SECRET: SECRET } });
+    jwksApi = await startTestApi(t, { env: { ...env, LEDGER_AUTH_JWKS_URL: jwksUrl } });
+  });
+  afterAll(async () => {
+    await hsApi.close();
+    await jwksApi.close();
+    await new Promise((resolve) => jwksServer.close(resolve));
+  });
+
+  describe('401 for every token that does not verify, on every route that needs one', () => {
+    const cases: [string, () => Promise<Record<string, string>>][] = [
+      ['no token', async () => ({})],
+      ['a malformed token', async () => ({ authorization: 'Bearer not-a-jwt' })],
+      ['a non-Bearer Authorization header', async () => ({ authorization: `Basic ${Buffer.from('admin:pw').toString('base64')}` })],
+      ['a wrong signature', async () => ({ authorization: `Bearer ${await hs256Token('admin', {}, { secret: 'not-the-secret-0123456789abcdef' })}` })],
+      ['an unsigned token (alg none)', async () => ({ authorization: `Bearer ${new UnsecuredJWT({ sub: 'admin', aud: AUDIENCE }).setExpirationTime('5m').encode()}` })],
+      ['a wrong algorithm (RS256 to an HS256 verifier)', async () => ({ authorization: `Bearer ${await rs256('rsa-1', 'admin')}` })],
+      ['an expired token', async () => ({ authorization: `Bearer ${await hs256Token('admin', {}, { expiresIn: Math.floor(Date.now() / 1000) - 60 })}` })],
+      ['a wrong audience', async () => ({ authorization: `Bearer ${await hs256Token('admin', { aud: 'https://elsewhere.test' })}` })],
+      ['no subject', async () => ({ authorization: `Bearer ${await hs256Token(undefined)}` })],
+    ];
+    it.each(cases)('%s', async (_name, headers) => {
+      const h = await headers();
+      for (const [method, path, body] of [
+        ['POST', PATH, byParties(ALICE)],
+        ['POST', PATH, { not: 'even valid' }],
+        ['GET', '/v2/parties/participant-id', undefined],
+      ] as const) {
+        const res = await ledgerRequest(hsApi.url, method, path, undefined, body, h);
+        expect({ path, status: res.status, json: res.json }).toEqual({ path, status: 401, json: expectedErrors.unauthenticated });
+      }
+    });
+  });
+
+  describe('JWKS keys', () => {
+    it('verify tokens by kid, for RS256 and ES256 keys', async () => {
+      const es256 = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'ec-1' }).setSubject('admin').setAudience(AUDIENCE).setExpirationTime('5m').sign(ec.privateKey);
+      for (const token of [await rs256('rsa-1', 'admin'), es256]) {
+        const res = await ledgerRequest(jwksApi.url, 'GET', '/v2/parties/participant-id', token);
+        expect(res).toMatchObject({ status: 200, json: { participantId: 'scan-indexer::12200000000000000000000000000000000000000000000000000000000000000000' } });
+      }
+    });
+
+    it('refuse an unknown key id, a token without kid, a key of the wrong kind, and an HS256 token', async () => {
+      const other = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+      for (const token of [await rs256('rsa-9', 'admin'), await rs256(undefined, 'admin'), await rs256('rsa-1', 'admin', other), await rs256('ec-1', 'admin'), await hs256Token('admin')]) {
+        const res = await ledgerRequest(jwksApi.url, 'GET', '/v2/parties/participant-id', token);
+        expect(res).toMatchObject({ status: 401, json: expectedErrors.unauthenticated });
+      }
+    });
+
+    it('caches the key set', async () => {
+      const before = jwksRequests;
+      for (let i = 0; i < 3; i++) expect((await ledgerRequest(jwksApi.url, 'GET', '/v2/parties/participant-id', await rs256('rsa-1', 'admin'))).status).toBe(200);
+      expect(jwksRequests - before).toBe(0);
+    });
+
+    it('apply the same rights as any other token', async () => {
+      const res = await ledgerRequest(jwksApi.url, 'POST', PATH, await rs256('rsa-1', 'alice'), byParties(BOB));
+      expect(res).toMatchObject({ status: 403, json: expectedErrors.forbidden });
+    });
+  });
+
+  describe('rights', () => {
+    it('a user reads as its own parties and sees no event of another party', async () => {
+      const res = await ledgerRequest(hsApi.url, 'POST', PATH, await hs256Token('alice'), byParties(ALICE));
+      expect(res.status).toBe(200);
+      expect([...partiesIn(res.json)]).toEqual([ALICE]);
+      const nodes = (res.json as { transaction: { events: Record<string, { nodeId: number }>[] } }).transaction.events.map((e) => Object.values(e)[0]!.nodeId);
+      expect(nodes).toEqual(ALICE_NODES);
+      expect(nodes.length).toBeLessThan(Object.keys(TX.events_by_id).length);
+      expect(JSON.stringify(res.json)).not.toMatch(new RegExp(`"witnessParties":\\[[^\\]]*${BOB.split('::')[0]}`));
+    });
+
+    it('403 for a party outside its rights, for any-party filters, and before looking the update up', async () => {
+      const alice = await hs256Token('alice');
+      for (const body of [
+        byParties(BOB),
+        byParties(ALICE, BOB),
+        anyParty,
+        { updateId: TX.update_id, requestingParties: [BOB] },
+        { ...byParties(BOB), updateId: UNKNOWN_ID },
+      ]) {
+        const res = await ledgerRequest(hsApi.url, 'POST', PATH, alice, body);
+        expect({ body, status: res.status, json: res.json }).toEqual({ body, status: 403, json: expectedErrors.forbidden });
+      }
+    });
+
+    it('a user without parties may ask for the participant id, and nothing else', async () => {
+      const idle = await hs256Token('idle');
+      expect((await ledgerRequest(hsApi.url, 'GET', '/v2/parties/participant-id', idle)).status).toBe(200);
+      expect(await ledgerRequest(hsApi.url, 'POST', PATH, idle, byParties(ALICE))).toMatchObject({ status: 403, json: expectedErrors.forbidden });
+    });
+
+    it('a valid token of an unknown user is 403 on every route', async () => {
+      const stranger = await hs256Token('stranger');
+      for (const [method, path, body] of [
+        ['POST', PATH, byParties(ALICE)],
+        ['GET', '/v2/parties/participant-id', undefined],
+      ] as const) {
+        const res = await ledgerRequest(hsApi.url, method, path, stranger, body);
+        expect({ path, status: res.status, json: res.json }).toEqual({ path, status: 403, json: expectedErrors.unknownUser });
+      }
+    });
+
+    it('an admin reads as any party', async () => {
+      const admin = await hs256Token('admin');
+      for (const body of [byParties(ALICE, BOB), anyParty, { updateId: TX.update_id, requestingParties: [ALICE] }]) {
+        expect((await ledgerRequest(hsApi.url, 'POST', PATH, admin, body)).status).toBe(200);
+      }
+      const res = await ledgerRequest(hsApi.url, 'POST', PATH, admin, byParties(ALICE, BOB));
+      expect(partiesIn(res.json)).toEqual(new Set([ALICE, BOB]));
+    });
+  });
+
+  describe('without a verifier', () => {
+    it('GET /v2/version needs no token and names a version Canton clients accept', async () => {
+      const res = await ledgerRequest(hsApi.url, 'GET', '/v2/version', undefined);
+      expect(res.status).toBe(200);
+      expect((res.json as { version: string }).version).toMatch(/^3\.4\./);
+      expect(res.json).toHaveProperty('features');
+    });
+
+    it('LEDGER_AUTH_DISABLED=true serves everything without a token', async () => {
+      const open = await startTestApi(t, { env: { LEDGER_AUTH_DISABLED: 'true' } });
+      try {
+        expect((await ledgerRequest(open.url, 'POST', PATH, undefined, anyParty)).status).toBe(200);
+        expect((await ledgerRequest(open.url, 'GET', '/v2/parties/participant-id', undefined)).status).toBe(200);
+      } finally {
+        await open.close();
+      }
+    });
+
+    it('a server built without a key and without LEDGER_AUTH_DISABLED refuses every request', async () => {
+      const closed = await startTestApi(t, { env: {} });
+      try {
+        expect(await ledgerRequest(closed.url, 'GET', '/v2/parties/participant-id', await hs256Token('admin'))).toMatchObject({
+          status: 401,
+          json: expectedErrors.unauthenticated,
+        });
+      } finally {
+        await closed.close();
+      }
+    });
+
+    it('unknown paths under /v2 are a plain 404', async () => {
+      const res = await ledgerRequest(hsApi.url, 'GET', '/v2/nope', undefined);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(res.text).toBe('The requested resource could not be found.');
+    });
+  });
+});

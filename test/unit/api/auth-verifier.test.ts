@@ -1,0 +1,119 @@
+/**
+ * The token verifier: each key kind, the claims, the rights, and every way a
+ * token can be wrong. The RSA certificate fixture is a self-signed test key
+ * (auth-fixtures/), EC keys are generated per run.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { AuthFailure, createTokenVerifier, mayRead, readPublicKey, type AuthSettings } from '../../../src/api/auth/verifier';
+
+const fixtures = path.join(__dirname, 'auth-fixtures');
+const RSA_CERT = fs.readFileSync(path.join(fixtures, 'rsa-test-cert.pem'), 'utf8');
+const RSA_KEY = crypto.createPrivateKey(fs.readFileSync(path.join(fixtures, 'rsa-test-key.pem'), 'utf8'));
+const SECRET = 'unit-test-secret-0123456789abcdef';
+const AUD = 'https://participant.test';
+
+const base: AuthSettings = { audience: AUD, adminUsers: ['admin'], userRights: { alice: ['Alice::1220aa'], idle: [] } };
+
+function sign(alg: string, key: crypto.KeyObject | Uint8Array, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}) {
+  return new SignJWT({ aud: AUD, sub: 'alice', exp: Math.floor(Date.now() / 1000) + 600, ...claims }).setProtectedHeader({ alg, ...header }).sign(key);
+}
+const hs = (claims?: Record<string, unknown>, secret = SECRET) => sign('HS256', new TextEncoder().encode(secret), claims);
+
+async function failure(promise: Promise<unknown>): Promise<{ status: number; unknownUser: boolean }> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof AuthFailure) return { status: err.status, unknownUser: err.unknownUser };
+    throw err;
+  }
+  return { status: 200, unknownUser: false }; // accepted: the caller's expectation shows it
+}
+
+describe('token verifier', () => {
+  const hsVerifier = createTokenVerifier({ ...base, hs256Secret: SECRET });
+
+  it('accepts an HS256 user token and resolves its rights', async () => {
+    await expect(hsVerifier.verify(await hs())).resolves.toEqual({ user: 'alice', known: true, readAsAnyParty: false, readAs: new Set(['Alice::1220aa']) });
+    await expect(hsVerifier.verify(await hs({ sub: 'admin' }))).resolves.toEqual({ user: 'admin', known: true, readAsAnyParty: true, readAs: new Set() });
+    await expect(hsVerifier.verify(await hs({ sub: 'idle', aud: ['other', AUD] }))).resolves.toEqual({ user: 'idle', known: true, readAsAnyParty: false, readAs: new Set() });
+  });
+
+  it('refuses forged, expired, wrongly addressed and malformed tokens with 401', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const bad = [
+      await hs({}, 'another-secret-0123456789abcdef'),
+      await hs({ exp: now - 60 }),
+      await hs({ nbf: now + 60 }),
+      await hs({ aud: 'https://other.test' }),
+      await hs({ aud: undefined }),
+      await hs({ sub: undefined }),
+      await hs({ sub: '' }),
+      new UnsecuredJWT({ sub: 'admin', aud: AUD }).encode(),
+      'not.a.jwt',
+      '',
+    ];
+    for (const [i, token] of bad.entries()) expect([i, await failure(hsVerifier.verify(token))]).toEqual([i, { status: 401, unknownUser: false }]);
+  });
+
+  it('allows a few seconds of clock skew on exp', async () => {
+    await expect(hsVerifier.verify(await hs({ exp: Math.floor(Date.now() / 1000) - 2 }))).resolves.toMatchObject({ user: 'alice' });
+  });
+
+  it('tells an unknown user apart, with no rights', async () => {
+    await expect(hsVerifier.verify(await hs({ sub: 'mallory' }))).resolves.toEqual({ user: 'mallory', known: false, readAsAnyParty: false, readAs: new Set() });
+  });
+
+  it('verifies RS256 with a certificate, and refuses HS256 tokens keyed with that certificate (algorithm confusion)', async () => {
+    const verifier = createTokenVerifier({ ...base, publicKeyPem: RSA_CERT });
+    await expect(verifier.verify(await sign('RS256', RSA_KEY))).resolves.toMatchObject({ user: 'alice' });
+    expect(await failure(verifier.verify(await hs({}, RSA_CERT)))).toEqual({ status: 401, unknownUser: false });
+    expect(await failure(verifier.verify(await sign('PS256', RSA_KEY)))).toEqual({ status: 401, unknownUser: false });
+  });
+
+  it.each([
+    ['ES256', 'prime256v1'],
+    ['ES512', 'secp521r1'],
+  ])('verifies %s with an SPKI public key of curve %s', async (alg, namedCurve) => {
+    const { publicKey, privateKey } = crypto.generateKeyPairSync('ec', { namedCurve });
+    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    expect(readPublicKey(pem).alg).toBe(alg);
+    const verifier = createTokenVerifier({ ...base, publicKeyPem: pem });
+    await expect(verifier.verify(await sign(alg, privateKey))).resolves.toMatchObject({ user: 'alice' });
+    const other = crypto.generateKeyPairSync('ec', { namedCurve }).privateKey;
+    expect(await failure(verifier.verify(await sign(alg, other)))).toEqual({ status: 401, unknownUser: false });
+  });
+
+  it('rejects keys it cannot use', () => {
+    const ed = crypto.generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    expect(() => readPublicKey(ed)).toThrow('ed25519 keys are not supported');
+    const p384 = crypto.generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    expect(() => readPublicKey(p384)).toThrow('EC curve secp384r1 is not supported');
+    expect(() => createTokenVerifier(base)).toThrow();
+  });
+
+  it('picks the key by the token algorithm when several are configured', async () => {
+    const verifier = createTokenVerifier({ ...base, hs256Secret: SECRET, publicKeyPem: RSA_CERT });
+    await expect(verifier.verify(await hs())).resolves.toMatchObject({ user: 'alice' });
+    await expect(verifier.verify(await sign('RS256', RSA_KEY))).resolves.toMatchObject({ user: 'alice' });
+  });
+
+  it('checks no audience when none is configured', async () => {
+    const verifier = createTokenVerifier({ ...base, audience: undefined, hs256Secret: SECRET });
+    await expect(verifier.verify(await hs({ aud: undefined }))).resolves.toMatchObject({ user: 'alice' });
+  });
+});
+
+describe('read rights', () => {
+  const alice = { user: 'alice', known: true, readAsAnyParty: false, readAs: new Set(['A', 'B']) };
+  const admin = { user: 'admin', known: true, readAsAnyParty: true, readAs: new Set<string>() };
+
+  it('need ReadAs for every listed party and ReadAsAnyParty for any-party filters', () => {
+    expect(mayRead(alice, { parties: ['A', 'B'], anyParty: false })).toBe(true);
+    expect(mayRead(alice, { parties: ['A', 'C'], anyParty: false })).toBe(false);
+    expect(mayRead(alice, { parties: [], anyParty: true })).toBe(false);
+    expect(mayRead(admin, { parties: ['Z'], anyParty: true })).toBe(true);
+  });
+});
