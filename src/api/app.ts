@@ -8,6 +8,7 @@ import { healthRoutes } from './health';
 import { scanErrorHandler, scanNotFound } from './scan-errors';
 import { ledgerRouter } from './ledger/router';
 import { scanRouter } from './scan/router';
+import { validatorAuth } from './validator/auth';
 import { validatorRouter } from './validator/router';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -52,7 +53,7 @@ export function createApp(context: ApiContext, options: { interfaces: boolean } 
   if (options.interfaces) {
     app.use(docsRoutes());
     app.use('/api/scan', scanRouter(context));
-    app.use('/api/validator', validatorRouter(context));
+    app.use('/api/validator', validatorRouter(context, { auth: validatorAuth(context.config) }));
     app.use('/v2', ledgerRouter(context));
   }
 
