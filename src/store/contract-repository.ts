@@ -58,9 +58,18 @@ export async function listLiveRounds(db: Db, template: TemplateKey, limit = LIVE
   return rows.map(toStored);
 }
 
-/** Live contracts of one template in ingestion order (the Scan store's event number). */
+/**
+ * Live contracts of one template in ingestion order (the Scan store's event number), made the
+ * same on every instance: contracts without a creating update (imported over a hard migration,
+ * or assigned) arrive in whatever order the source lists them, so those are ordered by contract id.
+ */
 export async function listLiveContracts(db: Db, template: TemplateKey, limit = LIVE_LIST_LIMIT): Promise<StoredContract[]> {
-  const rows = await liveOf(db, template).orderBy('ingest_seq').limit(limit).execute();
+  const rows = await liveOf(db, template)
+    .orderBy('created_record_time')
+    .orderBy(sql`case when created_in_update_id is null then contract_id end`)
+    .orderBy('ingest_seq')
+    .limit(limit)
+    .execute();
   return rows.map(toStored);
 }
 

@@ -15,6 +15,10 @@ export interface LiveContract {
   synchronizerId: string | null;
   /** Position of the creating item in the stream, then of the event in it: ingestion order. */
   order: number;
+  /** Record time at which the contract became live here. */
+  recordTime: string;
+  /** False for contracts imported over a hard migration or assigned: no creating update. */
+  viaUpdate: boolean;
 }
 
 export interface Replay {
@@ -42,7 +46,8 @@ export function replay(items: CanonicalItem[]): Replay {
       const events = Object.values(u.events_by_id);
       for (const e of events) {
         if (e.event_type === 'created_event') {
-          const contract = { migrationId: u.migration_id, event: e, synchronizerId: u.synchronizer_id, order: order++ };
+          const viaUpdate = u.record_time !== IMPORT_TIME;
+          const contract = { migrationId: u.migration_id, event: e, synchronizerId: u.synchronizer_id, order: order++, recordTime: u.record_time, viaUpdate };
           live.set(`${u.migration_id}/${e.contract_id}`, contract);
         }
       }
@@ -54,7 +59,15 @@ export function replay(items: CanonicalItem[]): Replay {
         const key = `${ev.migration_id}/${ev.created_event.contract_id}`;
         const known = live.get(key);
         if (known) known.synchronizerId = ev.target_synchronizer;
-        else live.set(key, { migrationId: ev.migration_id, event: ev.created_event, synchronizerId: ev.target_synchronizer, order: order++ });
+        else
+          live.set(key, {
+            migrationId: ev.migration_id,
+            event: ev.created_event,
+            synchronizerId: ev.target_synchronizer,
+            order: order++,
+            recordTime: u.record_time,
+            viaUpdate: false,
+          });
       } else {
         const known = live.get(`${ev.migration_id}/${ev.contract_id}`);
         if (known) known.synchronizerId = null;
@@ -64,8 +77,16 @@ export function replay(items: CanonicalItem[]): Replay {
   return {
     currentMigration,
     latestRecordTime,
-    live: [...live.values()].filter((c) => c.migrationId === currentMigration).sort((a, b) => a.order - b.order),
+    // Ingestion order, except that contracts without a creating update (imports, assignments), whose
+    // order depends on how a source lists them, go by contract id within their record time.
+    live: [...live.values()].filter((c) => c.migrationId === currentMigration).sort(ingestionOrder),
   };
+}
+
+function ingestionOrder(a: LiveContract, b: LiveContract): number {
+  if (a.recordTime !== b.recordTime) return a.recordTime < b.recordTime ? -1 : 1;
+  if (!a.viaUpdate && !b.viaUpdate && a.event.contract_id !== b.event.contract_id) return a.event.contract_id < b.event.contract_id ? -1 : 1;
+  return a.order - b.order;
 }
 
 /** Live contracts of "<Module>:<Entity>". */

@@ -44,7 +44,10 @@ describe('ingestion gives identical results however it is interrupted', () => {
 
   it('in one go, in two halves, and killed at random points', async () => {
     const whole = await fresh();
+    const started = Date.now();
     expect(await runImport(file, whole.url)).toMatchObject({ code: 0 });
+    // Kill points are drawn within the time a whole import takes here, so they land inside the work on fast and slow machines alike.
+    const wholeImportMs = Date.now() - started;
     const expected = await dumpTables(whole.db);
     expect(expected.acs_snapshots!.split('\n').length).toBeGreaterThanOrEqual(2);
     expect(expected.migrations!.split('\n')).toHaveLength(2);
@@ -64,7 +67,8 @@ describe('ingestion gives identical results however it is interrupted', () => {
     const killed = await fresh();
     let kills = 0;
     for (let attempt = 0; attempt < 40; attempt++) {
-      const result = await runImport(file, killed.url, attempt < 30 ? 700 + Math.floor(Math.random() * 1500) : undefined);
+      const killAfterMs = attempt < 30 ? Math.floor(wholeImportMs * (0.1 + 0.5 * Math.random())) : undefined;
+      const result = await runImport(file, killed.url, killAfterMs);
       if (result.signal === 'SIGKILL') {
         kills += 1;
         continue;
