@@ -24,11 +24,35 @@ function bodyParserError(err: unknown): BodyParserError | undefined {
   return typeof e === 'object' && e !== null && typeof e.type === 'string' && typeof e.status === 'number' ? e : undefined;
 }
 
+/** PostgreSQL's complaints about text it cannot hold: only client input gets there. */
+const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
+
+/**
+ * Client faults raised outside our handlers: the router's URIError for a
+ * malformed percent-escape in the path (status 400, no `type`), and text
+ * PostgreSQL refuses (a backstop: inputs are checked before the database).
+ */
+function otherClientError(err: unknown): { status: number; message: string } | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { status?: unknown; type?: unknown; code?: unknown };
+  if (err instanceof URIError && e.status === 400) return { status: 400, message: 'Malformed percent-encoding in the request path.' };
+  if (typeof e.code === 'string' && UNSTORABLE_TEXT_CODES.has(e.code)) {
+    return { status: 400, message: 'The request contains text that cannot be stored or compared, such as a NUL character.' };
+  }
+  return undefined;
+}
+
 export const scanErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const log = req.log;
   if (err instanceof HttpError) {
     log?.info({ status: err.status, error: err.message }, 'client error');
     res.status(err.status).json({ error: err.message });
+    return;
+  }
+  const clientFault = otherClientError(err);
+  if (clientFault) {
+    log?.info({ status: clientFault.status, error: clientFault.message }, 'client error');
+    res.status(clientFault.status).json({ error: clientFault.message });
     return;
   }
   const parserError = bodyParserError(err);

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { activeContractJson, type ActiveContract } from '../../domain/active-contract';
 import { formatDecimal } from '../../domain/decimal';
 import { summaryFigures } from '../../domain/holding-fees';
-import { formatDateTime, formatForMessage, formatInstant, IMPORT_RECORD_TIME, tryParseTimestamp, type Micros } from '../../domain/time';
+import { formatDateTime, formatForMessage, formatInstant, parseStorableTimestamp, type Micros } from '../../domain/time';
 import { badRequest, notFound } from '../../internal/errors';
 import {
   acsPage,
@@ -44,12 +44,13 @@ const MAX_LIST_ITEMS = 1000;
 // Request parsing
 
 const DATE_TIME_MESSAGE = 'expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z';
-const LATEST_TIME = tryParseTimestamp('9999-12-31T23:59:59.999999Z')!;
-
 /** A date-time between 0001-01-01 and 9999-12-31 (UTC), as microseconds. */
 function parseDateTime(s: string): Micros | undefined {
-  const t = tryParseTimestamp(s);
-  return t !== undefined && t >= IMPORT_RECORD_TIME && t <= LATEST_TIME ? t : undefined;
+  try {
+    return parseStorableTimestamp(s);
+  } catch {
+    return undefined;
+  }
 }
 
 const dateTime = z

@@ -15,7 +15,7 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { eventItemJson, jsonArrayObject, toV1Transaction, withExternalHash } from '../../domain/update-rendering';
-import { formatRecordTime, fromPgTimestamp, parseTimestamp } from '../../domain/time';
+import { formatRecordTime, fromPgTimestamp, parseStorableTimestamp } from '../../domain/time';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
 import { badRequest, HttpError, notFound } from '../../internal/errors';
 import {
@@ -41,6 +41,7 @@ const ENCODINGS = ['compact_json', 'protobuf_json'] as const;
 const encoding = z.enum(ENCODINGS, { error: `expected one of ${ENCODINGS.join(', ')}` });
 
 const EncodingQuery = z.object({ daml_value_encoding: encoding.optional() });
+// Absent and null are the same for optional body fields, as Scan's decoders read them.
 
 const Cursor = z.object({
   after_migration_id: int64,
@@ -49,8 +50,8 @@ const Cursor = z.object({
 
 const HistoryRequest = z.object({
   page_size: int64,
-  after: Cursor.optional(),
-  daml_value_encoding: encoding.optional(),
+  after: Cursor.nullish(),
+  daml_value_encoding: encoding.nullish(),
 });
 
 const ImportUpdatesRequest = z.object({
@@ -58,7 +59,7 @@ const ImportUpdatesRequest = z.object({
   after_update_id: z.string({ error: 'expected a string' }),
   limit: int64,
   /** Extension: Scan always answers protobuf_json; a mirror also needs compact_json. */
-  daml_value_encoding: encoding.optional(),
+  daml_value_encoding: encoding.nullish(),
 });
 
 /** PageLimit.tryCreate (§1.2). */
@@ -69,11 +70,11 @@ export function pageLimit(n: number, max = UPDATE_HISTORY_MAX_PAGE_SIZE): number
 }
 
 /** `after_record_time` is parsed like Instant.parse; digits beyond microseconds are floored. */
-function historyCursor(after: z.infer<typeof Cursor> | undefined): HistoryCursor | undefined {
+function historyCursor(after: z.infer<typeof Cursor> | null | undefined): HistoryCursor | undefined {
   if (!after) return undefined;
   let micros: bigint;
   try {
-    micros = parseTimestamp(after.after_record_time);
+    micros = parseStorableTimestamp(after.after_record_time);
   } catch (err) {
     throw badRequest(`Invalid timestamp: ${(err as Error).message}`);
   }

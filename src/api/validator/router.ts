@@ -17,6 +17,7 @@ import { nowMicros, type Micros } from '../../domain/time';
 import { badRequest } from '../../internal/errors';
 import { findLatestLiveContract, latestRecordTime, listLiveAnsEntries, listLiveRounds, payloadOf } from '../../store/contract-repository';
 import type { ApiContext } from '../context';
+import { rejectNulCharacters } from '../nul-guard';
 import { scanErrorHandler, scanNotFound } from '../scan-errors';
 import { parseInput } from '../validation';
 
@@ -34,7 +35,6 @@ const AnsEntriesQuery = z.object({
   name_prefix: z
     .string({ error: 'expected a single string' })
     .max(MAX_NAME_PREFIX_LENGTH, { error: `at most ${MAX_NAME_PREFIX_LENGTH} characters are allowed` })
-    .refine((s) => !s.includes('\u0000'), { error: 'NUL characters are not allowed' })
     .optional(),
   page_size: z
     .string({ error: 'expected a single integer' })
@@ -58,6 +58,7 @@ export function validatorRouter({ db, config }: ApiContext, options: ValidatorRo
   const router = Router();
   router.use(express.json({ limit: '1mb' }));
   if (options.auth) router.use(options.auth);
+  router.use(rejectNulCharacters);
 
   /** "Now" for expiry: the wall clock (as Scan), or the newest ingested record time (API_CLOCK=ledger). */
   const now = async (): Promise<Micros> => (config.scanApp.clock === 'ledger' ? ((await latestRecordTime(db)) ?? nowMicros()) : nowMicros());

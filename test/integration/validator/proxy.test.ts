@@ -198,7 +198,7 @@ describe('validator scan-proxy (V1, V2)', () => {
       ['?page_size=99999999999', "Invalid query field 'page_size': expected a 32-bit integer."],
       ['?page_size=1&page_size=2', "Invalid query field 'page_size': expected a single integer."],
       [`?page_size=1&name_prefix=${'x'.repeat(2067)}`, "Invalid query field 'name_prefix': at most 2066 characters are allowed."],
-      ['?page_size=1&name_prefix=a%00b', "Invalid query field 'name_prefix': NUL characters are not allowed."],
+      ['?page_size=1&name_prefix=a%00b', 'Text in the request must not contain NUL characters (\\u0000).'],
       ['?page_size=1&name_prefix=a&name_prefix=b', "Invalid query field 'name_prefix': expected a single string."],
     ];
     for (const [query, error] of cases) {
