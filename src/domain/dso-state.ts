@@ -100,17 +100,13 @@ export function readSvNodeState(payload: Json): SvNodeStateFacts {
 }
 
 /**
- * `/v0/scans` (ScanStore.listDsoScans): the node state of each SV of DsoRules,
- * in DsoRules order, contributes one scan per synchronizer it configures;
- * grouped by synchronizer id, groups sorted by id, members in that order.
- * SVs without a node state contribute nothing.
+ * S13 (reference §7.5, ScanStore.listDsoScans): one entry per SvNodeState and
+ * per synchronizer in its `synchronizerNodes` that has a scan, grouped by
+ * synchronizer id, groups sorted by id, entries in node-state order.
  */
-export function groupDsoScans(svs: SvSummary[], nodeStates: SvNodeStateFacts[]): { synchronizerId: string; scans: ScanInfo[] }[] {
-  const bySv = new Map(nodeStates.map((s) => [s.sv, s]));
+export function groupDsoScans(nodeStates: SvNodeStateFacts[]): { synchronizerId: string; scans: ScanInfo[] }[] {
   const groups = new Map<string, ScanInfo[]>();
-  for (const sv of svs) {
-    const state = bySv.get(sv.party);
-    if (!state) continue;
+  for (const state of nodeStates) {
     for (const scan of state.scans) {
       let group = groups.get(scan.synchronizerId);
       if (!group) groups.set(scan.synchronizerId, (group = []));

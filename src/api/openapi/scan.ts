@@ -252,7 +252,6 @@ export const scanPaths = {
       summary: 'S13: the scans the SVs publish, grouped by synchronizer.',
       responses: {
         '200': json(object({ scans: array(object({ domainId: str(), scans: array(object({ publicUrl: str(), svName: str() })) })) })),
-        ...errors(404),
       },
     },
   },

@@ -82,17 +82,10 @@ export function networkRoutes({ db, config }: ApiContext): Router {
     });
   });
 
-  // S13: the scans of the SVs of DsoRules, from their SvNodeState contracts.
+  // S13: the scans the SVs publish in their SvNodeState contracts; an empty list when there are none.
   router.get('/v0/scans', async (_req, res) => {
-    const [dsoRules, nodeStates] = await Promise.all([
-      findLatestLiveContract(db, SPLICE.dsoRules),
-      listLiveContracts(db, SPLICE.svNodeState),
-    ]);
-    if (!dsoRules) throw notFound('No active DsoRules contract');
-    const groups = groupDsoScans(
-      readDsoRules(payloadOf(dsoRules)).svs,
-      nodeStates.map((c) => readSvNodeState(payloadOf(c))),
-    );
+    const nodeStates = await listLiveContracts(db, SPLICE.svNodeState);
+    const groups = groupDsoScans(nodeStates.map((c) => readSvNodeState(payloadOf(c))));
     res.json({
       scans: groups.map((g) => ({ domainId: g.synchronizerId, scans: g.scans.map((s) => ({ publicUrl: s.publicUrl, svName: s.svName })) })),
     });
