@@ -189,16 +189,20 @@ async function pagePosition(
   return { snapshot, after: { createdAt: BigInt(p.c), contractId: p.i } };
 }
 
-/** `{"record_time", "migration_id", "created_events", "next_page_token"}`; the token is set iff the page is full (§4.7). */
+/**
+ * `{"record_time", "migration_id", "created_events", "next_page_token"}`; the token is set iff the
+ * page is full (§4.7). `recordTime` is what the response reports: the request's time for S3 (the
+ * spec: "echo"), the snapshot's for /v0/state/acs (the Scan app).
+ */
 async function sendPage(
   res: Response,
   tokens: PageTokens,
   scope: TokenScope,
-  migrationId: number,
-  snapshot: Micros,
+  page: { migrationId: number; snapshot: Micros; recordTime: Micros },
   contracts: ActiveContract[],
   limit: number,
 ): Promise<void> {
+  const { migrationId, snapshot, recordTime } = page;
   const last = contracts[contracts.length - 1];
   const next =
     contracts.length === limit && last
@@ -207,7 +211,7 @@ async function sendPage(
   res
     .type('application/json')
     .send(
-      `{"record_time":${JSON.stringify(formatDateTime(snapshot))},"migration_id":${migrationId},` +
+      `{"record_time":${JSON.stringify(formatDateTime(recordTime))},"migration_id":${migrationId},` +
         `"created_events":[${contracts.map(activeContractJson).join(',')}],"next_page_token":${JSON.stringify(next)}}`,
     );
 }
@@ -236,8 +240,9 @@ export function holdingsRoutes({ db, config }: ApiContext): Router {
     }
     const snapshot = atOrBefore ?? (await exactSnapshotOrFail(db, body.migration_id, body.record_time));
     const totals = await holdingsTotals(db, body.migration_id, snapshot, owners, round);
+    // The spec: record_time and migration_id are the request's (the Scan app reports the snapshot's time).
     res.json({
-      record_time: formatDateTime(snapshot),
+      record_time: formatDateTime(body.record_time),
       migration_id: body.migration_id,
       computed_as_of_round: Number(round),
       summaries: totals.map((t) => ({
@@ -254,7 +259,7 @@ export function holdingsRoutes({ db, config }: ApiContext): Router {
     // Fees are not part of v1 (Scan computes them as of round 0 and drops them).
     const totals = await holdingsTotals(db, body.migration_id, snapshot, owners, 0n);
     res.json({
-      record_time: formatDateTime(snapshot),
+      record_time: formatDateTime(body.record_time),
       migration_id: body.migration_id,
       summaries: totals.map((t) => {
         const f = summaryFigures(t);
@@ -278,7 +283,7 @@ export function holdingsRoutes({ db, config }: ApiContext): Router {
     };
     const { snapshot, after } = await pagePosition(db, tokens, scope, body.migration_id, body);
     const contracts = await holdingsPage(db, { migrationId: body.migration_id, at: snapshot, after, limit, owners });
-    await sendPage(res, tokens, scope, body.migration_id, snapshot, contracts, limit);
+    await sendPage(res, tokens, scope, { migrationId: body.migration_id, snapshot, recordTime: body.record_time }, contracts, limit);
   };
   router.post('/v2/holdings/state', holdingsState('holdings-state'));
   // The older path of the same operation (reference §6.1), answered in the v2 shape.
@@ -301,7 +306,7 @@ export function holdingsRoutes({ db, config }: ApiContext): Router {
     };
     const { snapshot, after } = await pagePosition(db, tokens, scope, body.migration_id, body);
     const contracts = await acsPage(db, { migrationId: body.migration_id, at: snapshot, after, limit, parties, templates });
-    await sendPage(res, tokens, scope, body.migration_id, snapshot, contracts, limit);
+    await sendPage(res, tokens, scope, { migrationId: body.migration_id, snapshot, recordTime: snapshot }, contracts, limit);
   });
 
   router.get('/v0/state/acs/snapshot-timestamp', async (req, res) => {
