@@ -20,8 +20,11 @@ export interface StoredUpdate {
   synchronizerId: string;
   kind: 'transaction' | 'assignment' | 'unassignment';
   externalTransactionHash: string | null;
-  /** The stored v2 item in the requested encoding (compact when no protobuf rendering was stored). */
-  json: string;
+  /**
+   * The stored v2 item in the requested encoding; null when protobuf_json was asked for and the
+   * source gave only compact_json (an unassignment carries no Daml values: both are the same).
+   */
+  json: string | null;
 }
 
 /** A position strictly after which a list continues: (migration id, record time). */
@@ -50,11 +53,13 @@ interface UpdateDbRow {
   synchronizer_id: string;
   kind: StoredUpdate['kind'];
   external_transaction_hash: string | null;
-  json: string;
+  json: string | null;
 }
 
-function jsonColumn(encoding: DamlValueEncoding): RawBuilder<string> {
-  return encoding === 'protobuf_json' ? sql<string>`coalesce(u.json_protobuf, u.json_compact)` : sql<string>`u.json_compact`;
+function jsonColumn(encoding: DamlValueEncoding): RawBuilder<string | null> {
+  return encoding === 'protobuf_json'
+    ? sql<string | null>`case when u.kind = 'unassignment' then coalesce(u.json_protobuf, u.json_compact) else u.json_protobuf end`
+    : sql<string>`u.json_compact`;
 }
 
 const updateColumns = (encoding: DamlValueEncoding) =>

@@ -7,7 +7,15 @@ const errors = (...statuses: number[]) =>
     statuses.map((s) => [
       String(s),
       scanError(
-        s === 400 ? 'A client mistake: the message says what is wrong.' : s === 404 ? 'Not found.' : s === 501 ? 'Not implemented.' : s === 503 ? 'Not ready.' : 'An unexpected error occurred.',
+        s === 400
+          ? 'A client mistake: the message says what is wrong.'
+          : s === 404
+            ? 'Not found.'
+            : s === 501
+              ? 'Not implemented (bulk storage), or protobuf_json asked for an update ingested without it.'
+              : s === 503
+                ? 'Not ready.'
+                : 'An unexpected error occurred.',
       ),
     ]),
   );
@@ -155,35 +163,35 @@ export const scanPaths = {
     post: {
       summary: 'Update history in (migration_id, record_time) order.',
       requestBody: jsonBody(object({ page_size: int32(), after: cursor, daml_value_encoding: ref('DamlValueEncoding') }, ['after', 'daml_value_encoding'])),
-      responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500, 503) },
+      responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500, 501, 503) },
     },
   },
   '/v2/updates/{update_id}': {
     get: {
       summary: 'One update by id.',
       parameters: [pathParam('update_id'), encodingParam],
-      responses: { '200': json(ref('UpdateHistoryItem')), ...errors(400, 404, 500) },
+      responses: { '200': json(ref('UpdateHistoryItem')), ...errors(400, 404, 500, 501) },
     },
   },
   '/v2/updates/hash/{hash}': {
     get: {
       summary: 'S4: the transaction of an externally signed, prepared transaction hash.',
       parameters: [pathParam('hash'), encodingParam],
-      responses: { '200': json(ref('UpdateHistoryItem')), ...errors(400, 404, 500) },
+      responses: { '200': json(ref('UpdateHistoryItem')), ...errors(400, 404, 500, 501) },
     },
   },
   '/v0/events': {
     post: {
       summary: 'Events (update, verdict, traffic summary, app activity) in (migration_id, record_time) order.',
       requestBody: jsonBody(object({ page_size: int32(), after: cursor, daml_value_encoding: ref('DamlValueEncoding') }, ['after', 'daml_value_encoding'])),
-      responses: { '200': json(object({ events: array(ref('EventHistoryItem')) })), ...errors(400, 500, 503) },
+      responses: { '200': json(object({ events: array(ref('EventHistoryItem')) })), ...errors(400, 500, 501, 503) },
     },
   },
   '/v0/events/{update_id}': {
     get: {
       summary: 'S5: one event by update id.',
       parameters: [pathParam('update_id'), encodingParam],
-      responses: { '200': json(ref('EventHistoryItem')), ...errors(400, 404, 500) },
+      responses: { '200': json(ref('EventHistoryItem')), ...errors(400, 404, 500, 501) },
     },
   },
   '/v0/backfilling/migration-info': {
@@ -211,7 +219,7 @@ export const scanPaths = {
     post: {
       summary: 'Import updates of a migration (the ACS carried over a hard migration), by update id; for mirrors.',
       requestBody: jsonBody(object({ migration_id: int64(), after_update_id: str(), limit: int32(), daml_value_encoding: ref('DamlValueEncoding') }, ['daml_value_encoding'])),
-      responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500) },
+      responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500, 501) },
     },
   },
   '/v0/history/bulk/checksums': {

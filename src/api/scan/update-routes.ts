@@ -93,8 +93,16 @@ function sendJsonText(res: Response, text: string): void {
   res.status(200).type('application/json; charset=utf-8').send(text);
 }
 
+/** The stored rendering, or a 501 when the source gave no protobuf_json for it (never a mislabelled compact one). */
+function storedJson(u: StoredUpdate): string {
+  if (u.json === null) {
+    throw new HttpError(501, `protobuf_json is not available for update ${u.updateId}: it was ingested without that encoding. Use compact_json.`);
+  }
+  return u.json;
+}
+
 /** A v2 item: the stored JSON with the hash appended when the update has one. */
-const v2Item = (u: StoredUpdate) => withExternalHash(u.json, u.externalTransactionHash);
+const v2Item = (u: StoredUpdate) => withExternalHash(storedJson(u), u.externalTransactionHash);
 
 function eventJson(row: EventRow): string {
   return eventItemJson({
@@ -130,7 +138,7 @@ export function updateRoutes(context: ApiContext): Router {
     const found = HEX.test(hash) ? await findTransactionByHash(db, hash.toLowerCase(), encodingParam) : undefined;
     if (!found) throw notFound(`Transaction with hash ${hash} not found`);
     // UpdateHistoryItemV2WithHash: the hash is required and always present.
-    sendJsonText(res, withExternalHash(found.json, found.externalTransactionHash));
+    sendJsonText(res, withExternalHash(storedJson(found), found.externalTransactionHash));
   });
 
   router.get('/v2/updates/:update_id', async (req, res) => {
