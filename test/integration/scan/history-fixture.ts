@@ -7,7 +7,8 @@ import type { CanonicalItem, TransactionUpdate, Update } from '../../../src/doma
 import { applyBatch } from '../../../src/ingest/writer';
 import type { SourceItem } from '../../../src/ingest/source';
 import type { Db } from '../../../src/store/pool';
-import { formatDateTime, parseTimestamp } from '../../../src/domain/time';
+import { parseTimestamp } from '../../../src/domain/time';
+import { dateTime } from '../../support/live-acs';
 import { simulatedItems } from '../../support/simulated-network';
 
 export type Encoding = 'compact_json' | 'protobuf_json';
@@ -112,13 +113,15 @@ export function orderedEvents(items: CanonicalItem[]): Keyed[] {
 export function expectedMigrationInfo(items: CanonicalItem[], migrationId: number): Record<string, unknown> | undefined {
   const live = orderedUpdates(items).filter((k) => k.migrationId === migrationId);
   if (live.length === 0) return undefined;
-  const ranges = new Map<string, { min: bigint; max: bigint }>();
+  // Record times as the items carry them (six fractional digits, Z), rendered by the test's own formatter.
+  const ranges = new Map<string, { min: bigint; max: bigint; minText: string; maxText: string }>();
   for (const k of live) {
+    const text = k.item.update!.record_time;
     const r = ranges.get(k.synchronizerId);
-    if (!r) ranges.set(k.synchronizerId, { min: k.recordTime, max: k.recordTime });
+    if (!r) ranges.set(k.synchronizerId, { min: k.recordTime, max: k.recordTime, minText: text, maxText: text });
     else {
-      if (k.recordTime < r.min) r.min = k.recordTime;
-      if (k.recordTime > r.max) r.max = k.recordTime;
+      if (k.recordTime < r.min) Object.assign(r, { min: k.recordTime, minText: text });
+      if (k.recordTime > r.max) Object.assign(r, { max: k.recordTime, maxText: text });
     }
   }
   const earlier = items.filter((i) => i.update && migrationOf(i.update) < migrationId).map((i) => migrationOf(i.update!));
@@ -127,7 +130,7 @@ export function expectedMigrationInfo(items: CanonicalItem[], migrationId: numbe
     previous_migration_id: earlier.length ? Math.max(...earlier) : null,
     record_time_range: [...ranges.entries()]
       .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([synchronizer_id, r]) => ({ synchronizer_id, min: formatDateTime(r.min), max: formatDateTime(r.max) })),
+      .map(([synchronizer_id, r]) => ({ synchronizer_id, min: dateTime(r.minText), max: dateTime(r.maxText) })),
     last_import_update_id: imports.at(-1) ?? null,
     complete: true,
     import_updates_complete: true,
