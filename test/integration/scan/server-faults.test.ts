@@ -1,0 +1,34 @@
+/**
+ * The 500 of S1–S5 and S8: a failure of the server's own (here: its tables
+ * are gone) is answered with the Scan app's generic message and no detail.
+ */
+import { sql } from 'kysely';
+import { useTestDatabase } from '../../support/database';
+import { request, startTestApi, type TestApi } from '../../support/http';
+
+const GENERIC = { error: 'An unexpected error occurred.' };
+const SNAPSHOT = { migration_id: 0, record_time: '2025-03-10T12:00:00Z' };
+
+describe('server faults', () => {
+  const t = useTestDatabase();
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi(t, { env: { LEDGER_AUTH_DISABLED: 'true' } });
+    for (const table of ['acs_snapshots', 'updates', 'verdicts', 'contracts']) await sql`drop table ${sql.table(table)} cascade`.execute(t.db);
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  it.each([
+    ['POST', '/api/scan/v0/holdings/summary', { ...SNAPSHOT, owner_party_ids: ['alice::1220'], as_of_round: 1 }],
+    ['POST', '/api/scan/v1/holdings/summary', { ...SNAPSHOT, owner_party_ids: ['alice::1220'] }],
+    ['POST', '/api/scan/v2/holdings/state', { ...SNAPSHOT, page_size: 10, owner_party_ids: ['alice::1220'] }],
+    ['GET', `/api/scan/v2/updates/hash/${'ab'.repeat(32)}`, undefined],
+    ['GET', '/api/scan/v0/events/some-update', undefined],
+    ['GET', '/api/scan/v0/state/acs/snapshot-timestamp-after?after=2025-01-01T00:00:00Z&migration_id=0', undefined],
+  ])('%s %s answers 500 with the generic message', async (method, path, body) => {
+    const res = await request(api.url, method, path, body);
+    expect({ status: res.status, json: res.json }).toEqual({ status: 500, json: GENERIC });
+  });
+});
