@@ -136,7 +136,13 @@ function banner(url: string, database: OpenDatabase, withApi: boolean, devToken:
     '',
     `scan-indexer is serving at ${url}`,
     ...(withApi ? [`  Scan API         ${url}/api/scan   (try ${url}/api/scan/v0/dso-party-id)`, `  Ledger API       ${url}/v2`] : []),
-    ...(devToken ? [`  Dev token        ${devToken}`, `                   (admin user, 24 h: curl -H 'Authorization: Bearer …' ${url}/v2/parties/participant-id)`] : []),
+    ...(withApi ? [`  Validator proxy  ${url}/api/validator/v0/scan-proxy/open-and-issuing-mining-rounds`] : []),
+    ...(devToken
+      ? [
+          `  Dev token        ${devToken}`,
+          `                   (admin user, 24 h, for /v2 and /api/validator: curl -H 'Authorization: Bearer …' ${url}/v2/parties/participant-id)`,
+        ]
+      : []),
     `  Health           ${url}/livez  ${url}/readyz  ${url}/status`,
     `  Metrics          ${url}/metrics`,
     `  Database         ${dbLine}`,
