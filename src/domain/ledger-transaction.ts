@@ -14,7 +14,9 @@
  * - witnesses of a node: its informees and the witnesses of its parent (a
  *   party seeing an action sees all its consequences).
  * ACS_DELTA: creates and consuming exercises (as ArchivedEvent) of contracts
- * not both created and archived in this transaction, by stakeholder.
+ * not both created and archived in this transaction, by stakeholder; an
+ * archive of a contract with no known stakeholders (its create was never
+ * ingested) is visible to no one.
  * LEDGER_EFFECTS: creates and exercises, by witness; `acsDelta` tells whether
  * the event would also be in the ACS_DELTA view of the same format.
  * An event is included when a listed party in the candidate set has a
@@ -217,10 +219,10 @@ export function toJsTransaction(stored: StoredTransaction, format: TransactionFo
   /** The ACS_DELTA visibility of a create or consuming exercise, undefined when it is no ACS change for these readers. */
   const acsDeltaVisibility = (e: TreeEvent): Visibility | undefined => {
     if (transient(e.contract_id) || (e.event_type === 'exercised_event' && !e.consuming)) return undefined;
-    const known = stakeholders(e.contract_id);
-    // An archive of a contract we never saw created: its actors are the only stakeholders we know.
-    const parties = known.length === 0 && e.event_type === 'exercised_event' ? e.acting_parties : known;
-    return visibility(eventFormat, templateOf(e), sorted(parties));
+    // By stakeholder only. An archive of a contract whose create we never saw has no known
+    // stakeholders, and its actors need not be any (a controller may be a mere choice
+    // observer): it is shown to no one rather than to a party that may not be entitled to it.
+    return visibility(eventFormat, templateOf(e), sorted(stakeholders(e.contract_id)));
   };
 
   const events: JsEvent[] = [];

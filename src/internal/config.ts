@@ -232,7 +232,8 @@ export const knobs = {
     schema: positiveInt,
   },
   LEDGER_PARTICIPANT_ID: {
-    description: 'Participant id returned by GET /v2/parties/participant-id.',
+    description:
+      'Participant id returned by GET /v2/parties/participant-id; without LEDGER_AUTH_AUDIENCE, ledger tokens bound to a participant must name this one.',
     default: 'scan-indexer::12200000000000000000000000000000000000000000000000000000000000000000',
     expects: 'a participant uid such as name::1220… (no PAR:: prefix, as Canton returns it)',
     schema: z.string().min(1),
@@ -245,13 +246,15 @@ export const knobs = {
     secret: true,
   },
   LEDGER_AUTH_AUDIENCE: {
-    description: 'Audience that ledger tokens must carry (unset: the audience is not checked).',
+    description:
+      "Audience that ledger tokens must carry in aud (Canton's target-audience). Unset: as Canton without a target audience, a token must either have aud = https://daml.com/jwt/aud/participant/<LEDGER_PARTICIPANT_ID> or a scope containing daml_ledger_api (a single aud value is then the participant id); a token bound to another participant is refused with 403.",
     default: '',
     expects: 'a string, or unset',
     schema: optionalString,
   },
   LEDGER_AUTH_JWKS_URL: {
-    description: 'JWKS URL whose keys verify RS256/ES256/ES512 ledger tokens (unset disables JWKS).',
+    description:
+      'JWKS URL whose keys verify RS256/ES256/ES512 ledger tokens, chosen by the token kid (unset disables JWKS). With LEDGER_AUTH_PUBLIC_KEY_FILE too, a token with a kid is tried against the JWKS, then the PEM key; one without goes to the PEM key.',
     default: '',
     expects: 'an http(s) URL, or unset',
     schema: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),

@@ -10,7 +10,7 @@ import { SignJWT } from 'jose';
 import { ConfigError, type Config } from '../../internal/config';
 import { getOrCreateApiSecret } from '../../store/api-secret-repository';
 import type { Db } from '../../store/pool';
-import { authSettingsFromConfig } from './verifier';
+import { authSettingsFromConfig, participantAudience } from './verifier';
 
 /** The admin user of the demo's development token. */
 export const DEMO_ADMIN_USER = 'scan-indexer-demo-admin';
@@ -39,7 +39,8 @@ export async function prepareLedgerAuth(config: Config, database: { db: Db; embe
     adminUsers: Object.freeze([...config.ledger.adminUsers, DEMO_ADMIN_USER]),
   });
   let jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(DEMO_ADMIN_USER).setIssuedAt().setExpirationTime(DEMO_TOKEN_LIFETIME);
-  if (config.ledger.audience) jwt = jwt.setAudience(config.ledger.audience);
+  // Without a configured audience, Canton's rule binds the token to this participant (verifier.ts).
+  jwt = jwt.setAudience(config.ledger.audience ?? participantAudience(config.ledger.participantId));
   const devToken = await jwt.sign(new TextEncoder().encode(secret));
   return { config: Object.freeze({ ...config, ledger }), devToken };
 }

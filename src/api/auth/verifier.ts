@@ -4,10 +4,17 @@
  * - keys: HS256 with a shared secret (testing), RS256/ES256/ES512 with one
  *   PEM public key or certificate (the key type sets the algorithm), or the
  *   keys of a JWKS URL (cached, selected by the `kid` the token must carry);
- *   a token's `alg` picks among the configured ones;
- * - claims: `sub` is the user (required), `aud` must contain the configured
- *   audience when one is set, `exp` (optional, as in Canton) and `nbf` are
- *   checked with a small leeway;
+ *   HS256 tokens go to the secret; a token with a `kid` goes to the JWKS first
+ *   and then to the PEM key, one without to the PEM key (each tried in turn);
+ * - claims: `sub` is the user (required); `exp` is required (a token that
+ *   never expires is refused, like Canton's max-token-lifetime does) and,
+ *   with `nbf`, checked with a small leeway; the audience as Canton's
+ *   AuthServiceJWT reads it (§6.2): with a configured audience, `aud` must
+ *   contain it; without one, the token must be either a participant-audience
+ *   token (`aud` is exactly one `https://daml.com/jwt/aud/participant/<id>`)
+ *   or a scope token (`scope` or `scp` holds `daml_ledger_api`; a single
+ *   `aud` value is then read as the participant id); a participant id other
+ *   than LEDGER_PARTICIPANT_ID is a 403 (the token is for another participant);
  * - rights: admin users read as any party; other users read as the parties
  *   configured for them; a user in neither list is unknown (the middleware
  *   refuses unknown users with 403 unless told otherwise).
@@ -16,20 +23,32 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey, type KeyObject } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type KeyObject } from 'jose';
 import { ConfigError, type Config } from '../../internal/config';
 
 /** Seconds of clock skew tolerated on exp and nbf. */
 export const CLOCK_LEEWAY_SECONDS = 5;
 /** How long JWKS keys are cached (Canton caches them for 5 minutes). */
 export const JWKS_CACHE_MS = 5 * 60_000;
+/** Prefix of Canton's participant audience (AuthServiceJWTPayload). */
+export const PARTICIPANT_AUDIENCE_PREFIX = 'https://daml.com/jwt/aud/participant/';
+/** The scope of Canton's scope-based tokens. */
+export const LEDGER_API_SCOPE = 'daml_ledger_api';
+
+/** The audience a token addressed to this participant carries when no audience is configured. */
+export function participantAudience(participantId: string): string {
+  return `${PARTICIPANT_AUDIENCE_PREFIX}${participantId}`;
+}
 
 export interface AuthSettings {
   hs256Secret?: string | Uint8Array;
   /** PEM of a public key (SPKI) or an X.509 certificate. */
   publicKeyPem?: string;
   jwksUrl?: string;
+  /** The target audience; unset: Canton's participant-audience or scope rule, against participantId. */
   audience?: string;
+  /** This participant's id (LEDGER_PARTICIPANT_ID), which audience-less tokens must be bound to, if to any. */
+  participantId: string;
   adminUsers: readonly string[];
   /** Read-as parties of each non-admin user. */
   userRights: Readonly<Record<string, readonly string[]>>;
@@ -78,40 +97,89 @@ export function readPublicKey(pem: string): { key: KeyObject; alg: AsymmetricAlg
   throw new Error(`${key.asymmetricKeyType ?? 'unknown'} keys are not supported (RSA for RS256, EC for ES256/ES512)`);
 }
 
+/**
+ * Without a configured audience, whether the payload is a token for this
+ * participant by Canton's rule (§6.2, AuthServiceJWTPayload.readPayload):
+ * `aud` may hold one value only; a participant audience binds the token to
+ * that participant; otherwise `daml_ledger_api` must be in the scope, and a
+ * single `aud` value is read as the participant id. Throws AuthFailure.
+ */
+function checkParticipantBinding(payload: JWTPayload, participantId: string): void {
+  const aud: unknown = payload.aud ?? undefined;
+  const audience: unknown = Array.isArray(aud) && aud.length === 1 ? aud[0] : aud;
+  if (audience !== undefined && typeof audience !== 'string') {
+    throw new AuthFailure(401, 'invalid token: aud must be a single string when no audience is configured');
+  }
+  let boundTo: string | undefined;
+  if (audience !== undefined && audience.startsWith(PARTICIPANT_AUDIENCE_PREFIX)) {
+    boundTo = audience.slice(PARTICIPANT_AUDIENCE_PREFIX.length);
+    if (boundTo === '') throw new AuthFailure(401, 'invalid token: the participant audience names no participant');
+  } else {
+    const scope = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
+    const scp = Array.isArray(payload.scp) ? payload.scp : [];
+    if (!scope.includes(LEDGER_API_SCOPE) && !scp.includes(LEDGER_API_SCOPE)) {
+      throw new AuthFailure(401, `invalid token: neither a participant audience (${PARTICIPANT_AUDIENCE_PREFIX}…) nor the ${LEDGER_API_SCOPE} scope`);
+    }
+    boundTo = audience;
+  }
+  if (boundTo !== undefined && boundTo !== participantId) {
+    throw new AuthFailure(403, `the token is only valid for participant '${boundTo}', this is '${participantId}'`);
+  }
+}
+
 export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
   const secret = typeof settings.hs256Secret === 'string' ? new TextEncoder().encode(settings.hs256Secret) : settings.hs256Secret;
   const publicKey = settings.publicKeyPem ? readPublicKey(settings.publicKeyPem) : undefined;
   const jwks = settings.jwksUrl ? createRemoteJWKSet(new URL(settings.jwksUrl), { cacheMaxAge: JWKS_CACHE_MS }) : undefined;
   if (!secret && !publicKey && !jwks) throw new Error('createTokenVerifier needs a secret, a public key or a JWKS URL');
 
-  const algorithms = [...(secret ? ['HS256'] : []), ...(publicKey ? [publicKey.alg] : []), ...(jwks ? ['RS256', 'ES256', 'ES512'] : [])];
-  const getKey: JWTVerifyGetKey = async (header, token) => {
-    if (header.alg === 'HS256' && secret) return secret;
-    if (publicKey && header.alg === publicKey.alg) return publicKey.key;
-    if (jwks) {
-      if (!header.kid) throw new Error('a JWKS-verified token needs a kid');
-      return jwks(header, token);
+  /** The keys to try for a token, in order: each is a getKey that jose calls once. */
+  const keysFor = (token: string): JWTVerifyGetKey[] => {
+    const header = decodeProtectedHeader(token);
+    if (header.alg === 'HS256') return secret ? [() => secret] : [];
+    const keys: JWTVerifyGetKey[] = [];
+    if (jwks && header.kid) keys.push((h, t) => jwks(h, t));
+    if (publicKey && header.alg === publicKey.alg) keys.push(() => publicKey.key);
+    if (jwks && !header.kid && keys.length === 0) {
+      keys.push(() => {
+        throw new Error('a JWKS-verified token needs a kid');
+      });
     }
-    throw new Error(`no key for algorithm ${String(header.alg)}`);
+    return keys;
   };
+  const algorithms = [...new Set([...(secret ? ['HS256'] : []), ...(publicKey ? [publicKey.alg] : []), ...(jwks ? ['RS256', 'ES256', 'ES512'] : [])])];
+  const options = { algorithms, audience: settings.audience, clockTolerance: CLOCK_LEEWAY_SECONDS, requiredClaims: ['exp'] };
   const admins = new Set(settings.adminUsers);
+  // A Map, not the record: a subject such as "constructor" or "__proto__" must not find Object.prototype's members.
+  const rights = new Map<string, readonly string[]>(Object.entries(settings.userRights));
+
+  const verifySignatureAndClaims = async (token: string): Promise<JWTPayload> => {
+    let keys: JWTVerifyGetKey[];
+    try {
+      keys = keysFor(token);
+    } catch (err) {
+      throw new AuthFailure(401, `invalid token: ${(err as Error).message}`);
+    }
+    if (keys.length === 0) throw new AuthFailure(401, 'invalid token: no configured key for its algorithm');
+    const errors: string[] = [];
+    for (const key of keys) {
+      try {
+        return (await jwtVerify(token, key, options)).payload;
+      } catch (err) {
+        errors.push((err as Error).message);
+      }
+    }
+    throw new AuthFailure(401, `invalid token: ${errors.join('; ')}`);
+  };
 
   return {
     async verify(token) {
-      let sub: unknown;
-      try {
-        const { payload } = await jwtVerify(token, getKey, {
-          algorithms: [...new Set(algorithms)],
-          audience: settings.audience,
-          clockTolerance: CLOCK_LEEWAY_SECONDS,
-        });
-        sub = payload.sub;
-      } catch (err) {
-        throw new AuthFailure(401, `invalid token: ${(err as Error).message}`);
-      }
+      const payload = await verifySignatureAndClaims(token);
+      const sub = payload.sub;
       if (typeof sub !== 'string' || sub === '') throw new AuthFailure(401, 'invalid token: no sub claim');
+      if (settings.audience === undefined) checkParticipantBinding(payload, settings.participantId);
       if (admins.has(sub)) return { user: sub, known: true, readAsAnyParty: true, readAs: new Set() };
-      const parties = settings.userRights[sub];
+      const parties = rights.get(sub);
       return { user: sub, known: parties !== undefined, readAsAnyParty: false, readAs: new Set(parties ?? []) };
     },
   };
@@ -143,6 +211,7 @@ export function authSettingsFromConfig(ledger: Config['ledger']): AuthSettings |
     publicKeyPem,
     jwksUrl: ledger.jwksUrl,
     audience: ledger.audience,
+    participantId: ledger.participantId,
     adminUsers: ledger.adminUsers,
     userRights: ledger.userRights,
   };

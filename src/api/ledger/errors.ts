@@ -46,6 +46,13 @@ export class UndecodableRequest extends Error {
 
 const INVALID_ARGUMENTS = 'The submitted request has invalid arguments: ';
 
+/** Canton cuts a cause at 512 characters and marks the cut with "..." (ErrorCode.truncateCause, §5.1). */
+export const MAX_CAUSE_LENGTH = 512;
+
+export function truncateCause(cause: string): string {
+  return cause.length > MAX_CAUSE_LENGTH ? `${cause.slice(0, MAX_CAUSE_LENGTH)}...` : cause;
+}
+
 export const ledgerErrors = {
   missingField: (field: string) =>
     new LedgerApiError(400, 'MISSING_FIELD', 8, 3, `The submitted command is missing a mandatory field: ${field}`, { field_name: field }),
@@ -72,7 +79,7 @@ export function renderLedgerError(req: Request, participantId: string, err: Ledg
   const participant = participantId.split('::')[0] ?? participantId;
   return {
     code: err.code,
-    cause: err.message,
+    cause: truncateCause(err.message),
     correlationId: null,
     traceId: tid,
     context: { ...err.extraContext, participant: `'${participant}'`, category: String(err.category), definite_answer: 'false', tid },
@@ -110,6 +117,18 @@ export const ledgerNotFound: RequestHandler = (_req, res) => {
   res.status(404).type('text/plain').send('The requested resource could not be found.');
 };
 
+/**
+ * An error a middleware raised for the client's request: body-parser's (too
+ * large, bad charset, bad or unsupported Content-Encoding, including raw zlib
+ * errors it tags with status 400), or any http-errors 4xx.
+ */
+function isClientError(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { status, statusCode, expose } = err as { status?: unknown; statusCode?: unknown; expose?: unknown };
+  const code = typeof status === 'number' ? status : statusCode;
+  return (typeof code === 'number' && code >= 400 && code <= 499) || expose === true;
+}
+
 export function ledgerErrorHandler(participantId: string): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (err instanceof LedgerApiError) {
@@ -117,11 +136,16 @@ export function ledgerErrorHandler(participantId: string): ErrorRequestHandler {
       res.status(err.status).json(renderLedgerError(req, participantId, err));
       return;
     }
-    const parserError = err as { type?: unknown; status?: unknown };
-    if (err instanceof UndecodableRequest || (typeof parserError.type === 'string' && typeof parserError.status === 'number' && parserError.status < 500)) {
+    if (err instanceof UndecodableRequest || isClientError(err)) {
       const text = err instanceof UndecodableRequest ? err.message : 'Invalid value for: body';
-      req.log?.info({ status: 400, error: text }, 'client error');
+      req.log?.info({ status: 400, error: text, cause: (err as Error).message }, 'client error');
       res.status(400).type('text/plain').send(text);
+      return;
+    }
+    if (err instanceof URIError) {
+      // A malformed percent-escape in the path: pekko-http refuses such a URI with a plain 400.
+      req.log?.info({ status: 400, error: err.message }, 'client error');
+      res.status(400).type('text/plain').send('Illegal request-target');
       return;
     }
     req.log?.error({ err }, 'unexpected error');

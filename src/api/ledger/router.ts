@@ -48,8 +48,7 @@ export function ledgerRouter({ config, db }: ApiContext): Router {
       rejectAuth(res, new AuthFailure(403, 'the user may not read as every requested party'));
       return;
     }
-    checkUpdateId(request.updateId);
-    const stored = await findStoredTransaction(db, request.updateId);
+    const stored = await findStoredTransaction(db, checkUpdateId(request.updateId));
     const transaction = stored && toJsTransaction(stored, request.format);
     if (!transaction) throw ledgerErrors.updateNotFound(request.updateId);
     res.json({ transaction });

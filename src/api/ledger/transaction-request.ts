@@ -82,21 +82,35 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
   return value;
 }
 
+/** How much of a wrong value the message echoes: enough to recognise it, never the whole body. */
+export const MAX_ECHOED_VALUE = 200;
+
+const cut = (text: string) => (text.length > MAX_ECHOED_VALUE ? `${text.slice(0, MAX_ECHOED_VALUE)}…` : text);
+
+/** A wrong value as the message shows it: JSON, cut at MAX_ECHOED_VALUE characters. */
+function echo(value: unknown): string {
+  try {
+    // Throws RangeError on values nested deeper than the stack allows.
+    return cut(JSON.stringify(value) ?? 'undefined');
+  } catch {
+    return Array.isArray(value) ? '[…]' : '{…}';
+  }
+}
+
 /** circe's messages as tapir reports them (§5.5), for the first problem. */
 function describe(issue: z.core.$ZodIssue, input: unknown): string {
-  const at = issue.path.length ? ` at '${pathText(issue.path)}'` : '';
+  const at = issue.path.length ? ` at '${cut(pathText(issue.path))}'` : '';
   if (issue.code === 'invalid_type') {
-    const got = JSON.stringify(valueAt(input, issue.path)) ?? 'undefined';
-    return `Got value '${got}' with wrong type, expecting ${TYPE_NAMES[issue.expected] ?? issue.expected}${at}`;
+    return `Got value '${echo(valueAt(input, issue.path))}' with wrong type, expecting ${TYPE_NAMES[issue.expected] ?? issue.expected}${at}`;
   }
   if (issue.code === 'invalid_value') {
-    return `Unrecognized enum value ${String(valueAt(input, issue.path))}. Supported values: [${SHAPES.join(', ')}]${at}`;
+    const value = valueAt(input, issue.path);
+    return `Unrecognized enum value ${typeof value === 'string' ? cut(value) : echo(value)}. Supported values: [${SHAPES.join(', ')}]${at}`;
   }
   return `${issue.message}${at}`;
 }
 
-/** Step 1: the raw body text to the decoded request, or UndecodableRequest. */
-export function decodeTransactionByIdBody(text: string): Body {
+function decode(text: string): Body {
   if (text.trim() === '') throw new UndecodableRequest('exhausted input');
   let input: unknown;
   try {
@@ -110,6 +124,20 @@ export function decodeTransactionByIdBody(text: string): Body {
     throw new UndecodableRequest(issue ? describe(issue, input) : undefined);
   }
   return result.data;
+}
+
+/**
+ * Step 1: the raw body text to the decoded request, or UndecodableRequest.
+ * Whatever else goes wrong while decoding (e.g. a RangeError on a body nested
+ * too deeply) is the client's body too: the same 400 text/plain, never a 500.
+ */
+export function decodeTransactionByIdBody(text: string): Body {
+  try {
+    return decode(text);
+  } catch (err) {
+    if (err instanceof UndecodableRequest) throw err;
+    throw new UndecodableRequest(undefined);
+  }
 }
 
 function cumulative(input: FiltersInput, where: string): Filters {
@@ -181,8 +209,21 @@ export function validateTransactionByIdBody(body: Body): TransactionByIdRequest 
   };
 }
 
-/** The update id, checked after rights as Canton does. */
-export function checkUpdateId(updateId: string): void {
+/** An update id as Canton 3.4+ parses it (§1): a SHA-256 multihash in hex, "1220" and 64 hex digits. */
+const UPDATE_ID = /^1220[0-9a-fA-F]{64}$/;
+
+/**
+ * The update id, checked after rights as Canton does (§2.1, §2.8): "" is
+ * MISSING_FIELD; anything but a SHA-256 multihash is INVALID_ARGUMENT. Canton
+ * says "Failed to parse hex string" when the text is not hex; for hex that is
+ * no SHA-256 multihash (e.g. `ab`) its message depends on the bytes, so ours
+ * states the expected form instead. Returns the id in lower case, as stored.
+ */
+export function checkUpdateId(updateId: string): string {
   if (updateId === '') throw ledgerErrors.missingField('update_id');
-  if (!/^(?:[0-9a-fA-F]{2})+$/.test(updateId)) throw ledgerErrors.invalidArgument(`Invalid update id '${updateId}': expected a hex-encoded hash`);
+  if (!/^(?:[0-9a-fA-F]{2})+$/.test(updateId)) throw ledgerErrors.invalidArgument(`Failed to parse hex string: ${updateId}`);
+  if (!UPDATE_ID.test(updateId)) {
+    throw ledgerErrors.invalidArgument(`Invalid update id ${updateId}: expected a SHA-256 multihash, 1220 followed by 64 hex digits`);
+  }
+  return updateId.toLowerCase();
 }

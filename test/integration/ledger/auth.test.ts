@@ -6,7 +6,9 @@
  * served by a local HTTP server.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, SignJWT, UnsecuredJWT } from 'jose';
 import type { TransactionUpdate } from '../../../src/domain/items';
@@ -14,33 +16,45 @@ import { applyBatch } from '../../../src/ingest/writer';
 import { useTestDatabase } from '../../support/database';
 import { startTestApi, type TestApi } from '../../support/http';
 import { simulatedItems } from '../../support/simulated-network';
-import { createsOf, witnessesOf } from './expected';
-import { AUDIENCE, expectedErrors, hs256Token, ledgerRequest, SECRET } from './support';
+import { createsOf, expectedTransaction, wildcard, witnessesOf } from './expected';
+import { AUDIENCE, expectedErrors, hs256Token, ledgerRequest, PARTICIPANT_ID, SECRET } from './support';
 
 const PATH = '/v2/updates/transaction-by-id';
 const items = simulatedItems({ seed: 7, updates: 400 });
 const creates = createsOf(items);
 const transactions = items.flatMap((i) => (i.update && 'events_by_id' in i.update ? [i.update] : []));
-/** A transaction where ALICE witnesses fewer events than BOB: a reader as ALICE must not see BOB's part. */
-const { tx: TX, alice: ALICE, bob: BOB, aliceNodes: ALICE_NODES } = ((): { tx: TransactionUpdate; alice: string; bob: string; aliceNodes: number[] } => {
+const nodesOf = (body: unknown) => (body as { events: Record<string, { nodeId: number }>[] }).events.map((e) => Object.values(e)[0]!.nodeId);
+/**
+ * A transaction where ALICE witnesses fewer events than BOB, and sees some in
+ * the ACS_DELTA shape too: a reader as ALICE must not see BOB's part in either.
+ */
+const {
+  tx: TX,
+  alice: ALICE,
+  bob: BOB,
+  aliceNodes: ALICE_NODES,
+  aliceAcsNodes: ALICE_ACS_NODES,
+} = ((): { tx: TransactionUpdate; alice: string; bob: string; aliceNodes: number[]; aliceAcsNodes: number[] } => {
   for (const tx of transactions) {
     const witnesses = witnessesOf(tx, creates);
     const seenBy = (p: string) => [...witnesses.entries()].filter(([, ws]) => ws.includes(p)).map(([id]) => Number(id.split(':').pop()));
     const parties = [...new Set([...witnesses.values()].flat())].filter((p) => !p.startsWith('DSO::')).sort();
     for (const alice of parties) {
       const bob = parties.find((p) => seenBy(p).length > seenBy(alice).length);
-      if (bob) return { tx, alice, bob, aliceNodes: seenBy(alice).sort((a, b) => a - b) };
+      const acs = expectedTransaction(tx, { shape: 'ACS_DELTA', byParty: { [alice]: wildcard() } }, { creates, offset: 0 });
+      if (bob && acs) return { tx, alice, bob, aliceNodes: seenBy(alice).sort((a, b) => a - b), aliceAcsNodes: nodesOf(acs) };
     }
   }
   throw new Error('no transaction where one user party sees less than another');
 })();
 const UNKNOWN_ID = `1220${'ef'.repeat(32)}`;
 
-const byParties = (...parties: string[]) => ({
+const byParties = (...parties: string[]) => byPartiesIn('LEDGER_EFFECTS', ...parties);
+const byPartiesIn = (shape: 'ACS_DELTA' | 'LEDGER_EFFECTS', ...parties: string[]) => ({
   updateId: TX.update_id,
   transactionFormat: {
     eventFormat: { filtersByParty: Object.fromEntries(parties.map((p) => [p, { cumulative: [] }])) },
-    transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+    transactionShape: `TRANSACTION_SHAPE_${shape}`,
   },
 });
 const anyParty = { updateId: TX.update_id, transactionFormat: { eventFormat: { filtersForAnyParty: {} }, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' } };
@@ -60,6 +74,12 @@ describe('ledger authentication', () => {
   };
   let hsApi: TestApi;
   let jwksApi: TestApi;
+  /** HS256 without LEDGER_AUTH_AUDIENCE: Canton's participant-audience or scope rule. */
+  let noAudienceApi: TestApi;
+  /** A PEM certificate and a JWKS at once. */
+  let pemAndJwksApi: TestApi;
+  const fixtures = path.join(__dirname, '..', '..', 'unit', 'api', 'auth-fixtures');
+  const pemKey = crypto.createPrivateKey(fs.readFileSync(path.join(fixtures, 'rsa-test-key.pem'), 'utf8'));
   let jwksServer: http.Server;
   let jwksRequests = 0;
   const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -88,10 +108,17 @@ describe('ledger authentication', () => {
     const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`;
     hsApi = await startTestApi(t, { env: { ...env, LEDGER_AUTH_HS256_SECRET: SECRET } });
     jwksApi = await startTestApi(t, { env: { ...env, LEDGER_AUTH_JWKS_URL: jwksUrl } });
+    const { LEDGER_AUTH_AUDIENCE: _audience, ...withoutAudience } = env;
+    noAudienceApi = await startTestApi(t, { env: { ...withoutAudience, LEDGER_AUTH_HS256_SECRET: SECRET } });
+    pemAndJwksApi = await startTestApi(t, {
+      env: { ...env, LEDGER_AUTH_JWKS_URL: jwksUrl, LEDGER_AUTH_PUBLIC_KEY_FILE: path.join(fixtures, 'rsa-test-cert.pem') },
+    });
   });
   afterAll(async () => {
     await hsApi.close();
     await jwksApi.close();
+    await noAudienceApi.close();
+    await pemAndJwksApi.close();
     await new Promise((resolve) => jwksServer.close(resolve));
   });
 
@@ -104,6 +131,7 @@ describe('ledger authentication', () => {
       ['an unsigned token (alg none)', async () => ({ authorization: `Bearer ${new UnsecuredJWT({ sub: 'admin', aud: AUDIENCE }).setExpirationTime('5m').encode()}` })],
       ['a wrong algorithm (RS256 to an HS256 verifier)', async () => ({ authorization: `Bearer ${await rs256('rsa-1', 'admin')}` })],
       ['an expired token', async () => ({ authorization: `Bearer ${await hs256Token('admin', {}, { expiresIn: Math.floor(Date.now() / 1000) - 60 })}` })],
+      ['a token without exp (it would never expire)', async () => ({ authorization: `Bearer ${await hs256Token('admin', {}, { expiresIn: null })}` })],
       ['a wrong audience', async () => ({ authorization: `Bearer ${await hs256Token('admin', { aud: 'https://elsewhere.test' })}` })],
       ['no subject', async () => ({ authorization: `Bearer ${await hs256Token(undefined)}` })],
     ];
@@ -149,15 +177,86 @@ describe('ledger authentication', () => {
     });
   });
 
+  describe('a PEM key and a JWKS configured together', () => {
+    it('verify a token with a kid by the JWKS, and one without by the PEM key', async () => {
+      const pemToken = (header: Record<string, string>) =>
+        new SignJWT({}).setProtectedHeader({ alg: 'RS256', ...header }).setSubject('admin').setAudience(AUDIENCE).setExpirationTime('5m').sign(pemKey);
+      for (const [name, token] of [
+        ['JWKS key rsa-1', await rs256('rsa-1', 'admin')],
+        ['PEM key, no kid', await pemToken({})],
+        ['PEM key with a kid the JWKS does not know', await pemToken({ kid: 'pem-1' })],
+      ] as const) {
+        const res = await ledgerRequest(pemAndJwksApi.url, 'GET', '/v2/parties/participant-id', token);
+        expect({ name, status: res.status }).toEqual({ name, status: 200 });
+      }
+    });
+
+    it('refuse a token neither key signed', async () => {
+      const other = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+      for (const token of [await rs256('rsa-1', 'admin', other), await rs256(undefined, 'admin', other), await rs256(undefined, 'admin')]) {
+        expect(await ledgerRequest(pemAndJwksApi.url, 'GET', '/v2/parties/participant-id', token)).toMatchObject({ status: 401, json: expectedErrors.unauthenticated });
+      }
+    });
+  });
+
+  describe('without LEDGER_AUTH_AUDIENCE: Canton’s participant-audience or scope rule', () => {
+    const participantAudience = `https://daml.com/jwt/aud/participant/${PARTICIPANT_ID}`;
+
+    it('accepts a token with this participant’s audience, and a daml_ledger_api scope token', async () => {
+      for (const claims of [
+        { aud: participantAudience },
+        { aud: [participantAudience] },
+        { aud: undefined, scope: 'daml_ledger_api' },
+        { aud: undefined, scope: 'openid daml_ledger_api offline_access' },
+        { aud: PARTICIPANT_ID, scope: 'daml_ledger_api' },
+      ]) {
+        const res = await ledgerRequest(noAudienceApi.url, 'GET', '/v2/parties/participant-id', await hs256Token('alice', claims));
+        expect({ claims, status: res.status, json: res.json }).toEqual({ claims, status: 200, json: { participantId: PARTICIPANT_ID } });
+        expect((await ledgerRequest(noAudienceApi.url, 'POST', PATH, await hs256Token('alice', claims), byParties(ALICE))).status).toBe(200);
+      }
+    });
+
+    it('refuses with 401 a token that is neither (any key-holder’s token is not enough)', async () => {
+      for (const claims of [
+        { aud: undefined },
+        { aud: 'https://elsewhere.test' },
+        { aud: undefined, scope: 'openid profile' },
+        { aud: [participantAudience, 'https://elsewhere.test'] },
+      ]) {
+        for (const [method, path, body] of [
+          ['POST', PATH, byParties(ALICE)],
+          ['GET', '/v2/parties/participant-id', undefined],
+        ] as const) {
+          const res = await ledgerRequest(noAudienceApi.url, method, path, await hs256Token('admin', claims), body);
+          expect({ claims, path, status: res.status, json: res.json }).toEqual({ claims, path, status: 401, json: expectedErrors.unauthenticated });
+        }
+      }
+    });
+
+    it('refuses with 403 a token bound to another participant', async () => {
+      for (const claims of [{ aud: 'https://daml.com/jwt/aud/participant/other::1220ab' }, { aud: 'other::1220ab', scope: 'daml_ledger_api' }]) {
+        const res = await ledgerRequest(noAudienceApi.url, 'GET', '/v2/parties/participant-id', await hs256Token('admin', claims));
+        expect({ claims, status: res.status, json: res.json }).toEqual({ claims, status: 403, json: expectedErrors.forbidden });
+      }
+    });
+  });
+
   describe('rights', () => {
-    it('a user reads as its own parties and sees no event of another party', async () => {
-      const res = await ledgerRequest(hsApi.url, 'POST', PATH, await hs256Token('alice'), byParties(ALICE));
-      expect(res.status).toBe(200);
-      expect([...partiesIn(res.json)]).toEqual([ALICE]);
-      const nodes = (res.json as { transaction: { events: Record<string, { nodeId: number }>[] } }).transaction.events.map((e) => Object.values(e)[0]!.nodeId);
-      expect(nodes).toEqual(ALICE_NODES);
-      expect(nodes.length).toBeLessThan(Object.keys(TX.events_by_id).length);
-      expect(JSON.stringify(res.json)).not.toMatch(new RegExp(`"witnessParties":\\[[^\\]]*${BOB.split('::')[0]}`));
+    it('a user reads as its own parties and sees no event of another party, in either shape and in the legacy form', async () => {
+      const alice = await hs256Token('alice');
+      for (const [body, expectedNodes] of [
+        [byParties(ALICE), ALICE_NODES],
+        [byPartiesIn('ACS_DELTA', ALICE), ALICE_ACS_NODES],
+        [{ updateId: TX.update_id, requestingParties: [ALICE] }, ALICE_ACS_NODES],
+      ] as const) {
+        const res = await ledgerRequest(hsApi.url, 'POST', PATH, alice, body);
+        expect({ body, status: res.status }).toEqual({ body, status: 200 });
+        expect([...partiesIn(res.json)]).toEqual([ALICE]);
+        const nodes = nodesOf((res.json as { transaction: unknown }).transaction);
+        expect(nodes).toEqual(expectedNodes);
+        expect(nodes.length).toBeLessThan(Object.keys(TX.events_by_id).length);
+        expect(JSON.stringify(res.json)).not.toMatch(new RegExp(`"witnessParties":\\[[^\\]]*${BOB.split('::')[0]}`));
+      }
     });
 
     it('403 for a party outside its rights, for any-party filters, and before looking the update up', async () => {
@@ -190,6 +289,22 @@ describe('ledger authentication', () => {
         expect({ path, status: res.status, json: res.json }).toEqual({ path, status: 403, json: expectedErrors.unknownUser });
       }
     });
+
+    it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
+      'a user named like a member of Object.prototype (%s) is unknown: 403 on /v2, and let through by the validator scan-proxy',
+      async (sub) => {
+        const token = await hs256Token(sub);
+        for (const [method, path, body] of [
+          ['POST', PATH, byParties(ALICE)],
+          ['GET', '/v2/parties/participant-id', undefined],
+        ] as const) {
+          const res = await ledgerRequest(hsApi.url, method, path, token, body);
+          expect({ path, status: res.status, json: res.json }).toEqual({ path, status: 403, json: expectedErrors.unknownUser });
+        }
+        const proxy = await ledgerRequest(hsApi.url, 'GET', '/api/validator/v0/scan-proxy/open-and-issuing-mining-rounds', token);
+        expect(proxy.status).toBe(200);
+      },
+    );
 
     it('an admin reads as any party', async () => {
       const admin = await hs256Token('admin');

@@ -3,6 +3,7 @@
  * ledger routes without authentication outside the demo, and a working
  * development token in the demo, signed with a secret kept in the database.
  */
+import { decodeJwt } from 'jose';
 import { DEMO_ADMIN_USER, prepareLedgerAuth } from '../../../src/api/auth/start-up';
 import { ConfigError, loadConfig } from '../../../src/internal/config';
 import { useTestDatabase } from '../../support/database';
@@ -52,6 +53,8 @@ describe('ledger authentication at start-up', () => {
   it('the demo prints an admin token that works, signed with a secret that survives restarts', async () => {
     const first = await prepareLedgerAuth(loadConfig({}), { db: t.db, embedded: true });
     expect(first.devToken).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
+    // No LEDGER_AUTH_AUDIENCE: the token is bound to this participant, as Canton's rule asks (verifier.ts).
+    expect(decodeJwt(first.devToken!)).toMatchObject({ sub: DEMO_ADMIN_USER, aud: `https://daml.com/jwt/aud/participant/${first.config.ledger.participantId}` });
     expect(first.config.ledger.adminUsers).toEqual([DEMO_ADMIN_USER]);
     expect((await participantIdWith(first.config, first.devToken)).status).toBe(200);
     expect((await participantIdWith(first.config, undefined)).status).toBe(401);

@@ -3,14 +3,22 @@ import { SignJWT, type JWTPayload } from 'jose';
 import { request, type HttpResult } from '../../support/http';
 
 export const SECRET = 'ledger-test-secret-of-enough-length-0123456789';
-export const AUDIENCE = 'https://scan-indexer.test';
+/** The default LEDGER_PARTICIPANT_ID. */
+export const PARTICIPANT_ID = 'scan-indexer::12200000000000000000000000000000000000000000000000000000000000000000';
+/**
+ * The audience of test tokens: this participant's participant audience, so
+ * that a default token is valid both where a test sets LEDGER_AUTH_AUDIENCE to
+ * it and where no audience is configured (Canton's participant-audience rule).
+ */
+export const AUDIENCE = `https://daml.com/jwt/aud/participant/${PARTICIPANT_ID}`;
 export const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const TRACEPARENT = `00-${TRACE_ID}-b7ad6b7169203331-01`;
 
-export async function hs256Token(sub: string | undefined, claims: JWTPayload = {}, options: { secret?: string; expiresIn?: string | number } = {}): Promise<string> {
+/** An HS256 token; `expiresIn: null` leaves `exp` out. */
+export async function hs256Token(sub: string | undefined, claims: JWTPayload = {}, options: { secret?: string; expiresIn?: string | number | null } = {}): Promise<string> {
   let jwt = new SignJWT({ aud: AUDIENCE, ...claims }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt();
   if (sub !== undefined) jwt = jwt.setSubject(sub);
-  jwt = jwt.setExpirationTime(options.expiresIn ?? '10m');
+  if (options.expiresIn !== null) jwt = jwt.setExpirationTime(options.expiresIn ?? '10m');
   return jwt.sign(new TextEncoder().encode(options.secret ?? SECRET));
 }
 

@@ -248,13 +248,23 @@ describe('POST /v2/updates/transaction-by-id', () => {
     });
 
     it('a witness that is no stakeholder sees nothing in the ACS_DELTA shape', async () => {
-      const witnesses = witnessesOf(TX, creates);
-      const onlyWitness = [...new Set([...witnesses.values()].flat())].find(
-        (p) => expectedTransaction(TX, { shape: 'ACS_DELTA', byParty: { [p]: wildcard() } }, { creates, offset: 0 }) === undefined,
-      );
-      if (!onlyWitness) return;
-      expect((await post({ updateId: TX.update_id, requestingParties: [onlyWitness] })).status).toBe(404);
-      expect((await post({ updateId: TX.update_id, transactionFormat: format('LEDGER_EFFECTS', byParty(onlyWitness, W)) })).status).toBe(200);
+      // The first transaction (TX if it has one) with a party that witnesses events but is a stakeholder of none it changes.
+      const found = [TX, ...transactions]
+        .map((tx) => {
+          const witnesses = [...new Set([...witnessesOf(tx, creates).values()].flat())].sort();
+          return { tx, party: witnesses.find((p) => expectedTransaction(tx, { shape: 'ACS_DELTA', byParty: { [p]: wildcard() } }, { creates, offset: 0 }) === undefined) };
+        })
+        .find((c) => c.party !== undefined);
+      expect(found).toBeDefined();
+      const { tx, party } = found as { tx: TransactionUpdate; party: string };
+      expect(await post({ updateId: tx.update_id, requestingParties: [party] })).toMatchObject({ status: 404, json: expectedErrors.notFound(tx.update_id) });
+      expect(await post({ updateId: tx.update_id, transactionFormat: format('ACS_DELTA', byParty(party, W)) })).toMatchObject({
+        status: 404,
+        json: expectedErrors.notFound(tx.update_id),
+      });
+      const le = await post({ updateId: tx.update_id, transactionFormat: format('LEDGER_EFFECTS', byParty(party, W)) });
+      expect(le.status).toBe(200);
+      expect(le.json).toEqual(expected(tx, { shape: 'LEDGER_EFFECTS', byParty: { [party]: wildcard() } }));
     });
 
     it('a reassignment is no transaction', async () => {
@@ -329,11 +339,63 @@ describe('POST /v2/updates/transaction-by-id', () => {
             `'#splice-amulet:Amulet' is not an identifier of the form #<package-name>:<Module>:<Entity> or <package-id>:<Module>:<Entity> (in the filters of party ${P})`,
           ),
         ],
-        [{ updateId: 'not-hex', requestingParties: [P] }, expectedErrors.invalidArgument("Invalid update id 'not-hex': expected a hex-encoded hash")],
+        [{ updateId: 'not-hex', requestingParties: [P] }, expectedErrors.invalidArgument('Failed to parse hex string: not-hex')],
+        [{ updateId: 'abc', requestingParties: [P] }, expectedErrors.invalidArgument('Failed to parse hex string: abc')],
+        // Hex, but no SHA-256 multihash ("1220" + 64 hex digits, reference §1): Canton cannot parse it either.
+        ...['ab', `1220${'ab'.repeat(31)}`, `1220${'ab'.repeat(33)}`, `1221${'ab'.repeat(32)}`].map(
+          (id): [unknown, object] => [
+            { updateId: id, requestingParties: [P] },
+            expectedErrors.invalidArgument(`Invalid update id ${id}: expected a SHA-256 multihash, 1220 followed by 64 hex digits`),
+          ],
+        ),
       ];
       for (const [body, error] of cases) {
         const res = await post(body);
         expect({ body, status: res.status, json: res.json }).toEqual({ body, status: 400, json: error });
+      }
+    });
+
+    it('an update id in upper case is the same id', async () => {
+      const res = await post({ updateId: TX.update_id.toUpperCase(), requestingParties: [P] }, reader);
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual(expected(TX, { shape: 'ACS_DELTA', byParty: { [P]: wildcard() } }));
+    });
+
+    it('cuts a cause at 512 characters and marks the cut with "...", as Canton does', async () => {
+      const id = 'z'.repeat(5000);
+      const cause = `The submitted request has invalid arguments: Failed to parse hex string: ${id}`;
+      const res = await post({ updateId: id, requestingParties: [P] });
+      expect(res).toMatchObject({ status: 400, json: { ...expectedErrors.invalidArgument(''), cause: `${cause.slice(0, 512)}...` } });
+      expect((res.json as { cause: string }).cause).toHaveLength(515);
+    });
+
+    it('a body nested too deeply to print is still a 400 text/plain, and long wrong values are cut', async () => {
+      await plain(`{"updateId":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, "Invalid value for: body (Got value '[…]' with wrong type, expecting string at 'updateId')");
+      await plain(`${'['.repeat(10_000)}${']'.repeat(10_000)}`, "Invalid value for: body (Got value '[…]' with wrong type, expecting json object)");
+      const long = 'p'.repeat(1000);
+      await plain({ updateId: TX.update_id, requestingParties: long }, `Invalid value for: body (Got value '"${'p'.repeat(199)}…' with wrong type, expecting json array at 'requestingParties')`);
+      await plain(
+        { updateId: TX.update_id, transactionFormat: { eventFormat: byParty(P, W), transactionShape: long } },
+        `Invalid value for: body (Unrecognized enum value ${'p'.repeat(200)}…. Supported values: [TRANSACTION_SHAPE_UNSPECIFIED, TRANSACTION_SHAPE_ACS_DELTA, TRANSACTION_SHAPE_LEDGER_EFFECTS] at 'transactionFormat.transactionShape')`,
+      );
+    });
+
+    it('a body that does not inflate (bad gzip) or has an unknown encoding is a 400 text/plain', async () => {
+      for (const encoding of ['gzip', 'deflate', 'br', 'compress']) {
+        const res = await ledgerRequest(api.url, 'POST', PATH, admin, 'xx', { 'content-encoding': encoding });
+        expect({ encoding, status: res.status, type: res.headers.get('content-type'), text: res.text }).toEqual({
+          encoding,
+          status: 400,
+          type: 'text/plain; charset=utf-8',
+          text: 'Invalid value for: body',
+        });
+      }
+    });
+
+    it('a malformed percent-escape in a /v2 path is a client error, not a 500', async () => {
+      for (const path of ['/v2/updates/%E0%A4%A', '/v2/%', '/v2/parties/%ZZ']) {
+        const res = await ledgerRequest(api.url, 'GET', path, admin);
+        expect({ path, status: res.status < 500 && res.status >= 400, type: res.headers.get('content-type') }).toEqual({ path, status: true, type: 'text/plain; charset=utf-8' });
       }
     });
 

@@ -3,11 +3,14 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { SignJWT } from 'jose';
 import { authenticate, authModeFromConfig, principalOf, type AuthenticateOptions, type AuthMode } from '../../../src/api/auth/middleware';
+import { participantAudience } from '../../../src/api/auth/verifier';
 import { loadConfig } from '../../../src/internal/config';
 
 const SECRET = 'middleware-test-secret-0123456789';
 const config = loadConfig({ LEDGER_AUTH_HS256_SECRET: SECRET, LEDGER_ADMIN_USERS: 'admin', LEDGER_USER_RIGHTS: '{"alice":["A"]}' });
-const token = (sub: string) => new SignJWT({ sub }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
+// No LEDGER_AUTH_AUDIENCE: tokens carry this participant's audience (Canton's rule, verifier.ts).
+const token = (sub: string) =>
+  new SignJWT({ sub, aud: participantAudience(config.ledger.participantId) }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
 
 async function call(mode: AuthMode, options: Partial<AuthenticateOptions>, authorization?: string) {
   const app = express();

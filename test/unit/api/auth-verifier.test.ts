@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { AuthFailure, createTokenVerifier, mayRead, readPublicKey, type AuthSettings } from '../../../src/api/auth/verifier';
+import { AuthFailure, createTokenVerifier, mayRead, participantAudience, readPublicKey, type AuthSettings } from '../../../src/api/auth/verifier';
 
 const fixtures = path.join(__dirname, 'auth-fixtures');
 const RSA_CERT = fs.readFileSync(path.join(fixtures, 'rsa-test-cert.pem'), 'utf8');
@@ -15,7 +15,8 @@ const RSA_KEY = crypto.createPrivateKey(fs.readFileSync(path.join(fixtures, 'rsa
 const SECRET = 'unit-test-secret-0123456789abcdef';
 const AUD = 'https://participant.test';
 
-const base: AuthSettings = { audience: AUD, adminUsers: ['admin'], userRights: { alice: ['Alice::1220aa'], idle: [] } };
+const PARTICIPANT = 'participant1::1220aa';
+const base: AuthSettings = { audience: AUD, participantId: PARTICIPANT, adminUsers: ['admin'], userRights: { alice: ['Alice::1220aa'], idle: [] } };
 
 function sign(alg: string, key: crypto.KeyObject | Uint8Array, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}) {
   return new SignJWT({ aud: AUD, sub: 'alice', exp: Math.floor(Date.now() / 1000) + 600, ...claims }).setProtectedHeader({ alg, ...header }).sign(key);
@@ -100,9 +101,62 @@ describe('token verifier', () => {
     await expect(verifier.verify(await sign('RS256', RSA_KEY))).resolves.toMatchObject({ user: 'alice' });
   });
 
-  it('checks no audience when none is configured', async () => {
+  it('requires exp: a token that never expires is refused', async () => {
+    expect(await failure(hsVerifier.verify(await hs({ exp: undefined })))).toEqual({ status: 401, unknownUser: false });
+    expect(await failure(hsVerifier.verify(await hs({ sub: 'admin', exp: undefined })))).toEqual({ status: 401, unknownUser: false });
+  });
+
+  it('does not take members of Object.prototype for configured users', async () => {
+    for (const sub of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      await expect(hsVerifier.verify(await hs({ sub }))).resolves.toEqual({ user: sub, known: false, readAsAnyParty: false, readAs: new Set() });
+    }
+  });
+
+  describe('without a configured audience (Canton: no target audience)', () => {
     const verifier = createTokenVerifier({ ...base, audience: undefined, hs256Secret: SECRET });
-    await expect(verifier.verify(await hs({ aud: undefined }))).resolves.toMatchObject({ user: 'alice' });
+    const mine = participantAudience(PARTICIPANT);
+
+    it('accepts a participant-audience token for this participant', async () => {
+      expect(mine).toBe('https://daml.com/jwt/aud/participant/participant1::1220aa');
+      for (const aud of [mine, [mine]]) await expect(verifier.verify(await hs({ aud }))).resolves.toMatchObject({ user: 'alice', known: true });
+    });
+
+    it('accepts a scope token (scope or scp holding daml_ledger_api), without aud or with this participant as aud', async () => {
+      for (const claims of [
+        { aud: undefined, scope: 'daml_ledger_api' },
+        { aud: undefined, scope: 'openid daml_ledger_api offline_access' },
+        { aud: undefined, scp: ['openid', 'daml_ledger_api'] },
+        { aud: PARTICIPANT, scope: 'daml_ledger_api' },
+      ]) {
+        await expect(verifier.verify(await hs(claims))).resolves.toMatchObject({ user: 'alice', known: true });
+      }
+    });
+
+    it('refuses with 401 a token that is neither, or whose aud is not one value', async () => {
+      for (const claims of [
+        { aud: undefined },
+        { aud: AUD },
+        { aud: undefined, scope: 'openid' },
+        { aud: undefined, scope: 'daml_ledger_api_admin' },
+        { aud: [mine, AUD] },
+        { aud: [mine, AUD], scope: 'daml_ledger_api' },
+        { aud: PARTICIPANT },
+        { aud: 'https://daml.com/jwt/aud/participant/' },
+      ]) {
+        expect([claims, await failure(verifier.verify(await hs(claims)))]).toEqual([claims, { status: 401, unknownUser: false }]);
+      }
+    });
+
+    it('refuses with 403 a token bound to another participant', async () => {
+      for (const claims of [{ aud: participantAudience('participant2::1220bb') }, { aud: 'participant2::1220bb', scope: 'daml_ledger_api' }]) {
+        expect([claims, await failure(verifier.verify(await hs(claims)))]).toEqual([claims, { status: 403, unknownUser: false }]);
+      }
+    });
+  });
+
+  it('with a configured audience, a participant audience or scope alone is not enough', async () => {
+    expect(await failure(hsVerifier.verify(await hs({ aud: participantAudience(PARTICIPANT) })))).toEqual({ status: 401, unknownUser: false });
+    expect(await failure(hsVerifier.verify(await hs({ aud: undefined, scope: 'daml_ledger_api' })))).toEqual({ status: 401, unknownUser: false });
   });
 });
 
