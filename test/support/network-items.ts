@@ -9,6 +9,7 @@ import type { Json } from '../../src/domain/json';
 import { applyBatch } from '../../src/ingest/writer';
 import type { Db } from '../../src/store/pool';
 import type { LiveContract } from './live-acs';
+import { transaction } from './hand-items';
 
 export function createEvent(
   updateId: string,
@@ -51,22 +52,9 @@ export function archiveEvent(updateId: string, n: number, c: LiveContract, actor
   };
 }
 
+/** A transaction of `events` (same shape as hand-items' `transaction`, with the migration and synchronizer first). */
 export function tx(updateId: string, recordTime: string, migrationId: number, synchronizerId: string, events: TreeEvent[]): CanonicalItem {
-  return {
-    update: {
-      update_id: updateId,
-      migration_id: migrationId,
-      workflow_id: '',
-      record_time: recordTime,
-      synchronizer_id: synchronizerId,
-      effective_at: recordTime,
-      root_event_ids: events.map((e) => e.event_id),
-      events_by_id: Object.fromEntries(events.map((e) => [e.event_id, e])),
-    },
-    verdict: null,
-    traffic_summary: null,
-    app_activity_records: null,
-  };
+  return transaction(updateId, recordTime, events, migrationId, synchronizerId);
 }
 
 export function unassign(
