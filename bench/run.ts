@@ -2,7 +2,8 @@
  * Benchmarks (`npm run bench`): simulator generation rate and ingest rate into
  * a real PostgreSQL (DATABASE_URL, or the embedded one in a temporary folder).
  * Prints figures; asserts nothing, as the machines here are shared and noisy.
- * Usage: npm run bench [-- <updates>] (default 20000 updates over 2 migrations).
+ * Usage: npm run bench [-- <updates>] (default 20000 updates over 2 migrations);
+ * `npm run bench -- <updates> --simulator-only` stops after the simulator figures.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,11 +19,19 @@ import { migrate } from '../src/store/migrator';
 import { createDb, createPool } from '../src/store/pool';
 
 async function main(): Promise<void> {
-  const updates = Number(process.argv[2] ?? 20000);
+  const args = process.argv.slice(2);
+  const simulatorOnly = args.includes('--simulator-only');
+  const updates = Number(args.find((a) => !a.startsWith('--')) ?? 20000);
   const options = { seed: 42, updates, migrations: 2 };
 
-  const sim = benchSimulator(updates);
-  console.log(`simulator: ${sim.updatesPerSecond} updates/s generated, ${sim.ndjsonUpdatesPerSecond} updates/s as NDJSON (${sim.ndjsonMegabytesPerSecond} MB/s)`);
+  const sim = await benchSimulator(updates);
+  console.log(
+    `simulator (best of 3 runs of ${updates} updates after a warm-up): ` +
+      `${sim.updatesPerSecond} updates/s generated (${sim.cpuUpdatesPerSecond}/s of CPU time), ` +
+      `${sim.ndjsonUpdatesPerSecond} updates/s through the NDJSON writer (${sim.ndjsonCpuUpdatesPerSecond}/s of CPU time, ${sim.ndjsonMegabytesPerSecond} MB/s); ` +
+      `load average ${(os.loadavg()[0] ?? 0).toFixed(2)} on ${os.cpus().length} CPUs`,
+  );
+  if (simulatorOnly) return;
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-bench-'));
   fs.chmodSync(dir, 0o755);

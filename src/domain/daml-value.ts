@@ -31,15 +31,31 @@ export type DamlRecord = Extract<DamlValue, { kind: 'record' }>;
 const UNIT: DamlValue = { kind: 'unit' };
 const NONE: DamlValue = { kind: 'optional', value: null };
 const EMPTY_RECORD: DamlRecord = { kind: 'record', fields: {} };
+const TRUE: DamlValue = { kind: 'bool', value: true };
+const FALSE: DamlValue = { kind: 'bool', value: false };
 
-/** Constructors, one per Daml type; `record` takes its fields in declaration order. */
+// Values are immutable, so the few parties of a network can share one value each: the
+// simulator keeps the arguments of every active contract, and this keeps them small.
+const PARTY_CACHE_LIMIT = 100_000;
+const parties = new Map<string, DamlValue>();
+function party(value: string): DamlValue {
+  let v = parties.get(value);
+  if (v === undefined) {
+    if (parties.size >= PARTY_CACHE_LIMIT) parties.clear();
+    v = { kind: 'party', value };
+    parties.set(value, v);
+  }
+  return v;
+}
+
+/** Constructors, one per Daml type; `record` takes its fields in declaration order. Equal values may be one shared object. */
 export const V = {
   unit: (): DamlValue => UNIT,
-  bool: (value: boolean): DamlValue => ({ kind: 'bool', value }),
+  bool: (value: boolean): DamlValue => (value ? TRUE : FALSE),
   int64: (value: number | bigint): DamlValue => ({ kind: 'int64', value: String(value) }),
   numeric: (value: Decimal10): DamlValue => ({ kind: 'numeric', value: formatDecimal(value) }),
   text: (value: string): DamlValue => ({ kind: 'text', value }),
-  party: (value: string): DamlValue => ({ kind: 'party', value }),
+  party,
   contractId: (value: string): DamlValue => ({ kind: 'contractId', value }),
   timestamp: (value: Micros): DamlValue => ({ kind: 'timestamp', value }),
   none: (): DamlValue => NONE,

@@ -18,7 +18,8 @@
  * `exercise_result` in protobuf_json (§1.5); every other key and value is
  * identical. Sources that only have one encoding (an NDJSON dump of a real
  * Scan) omit it. The writer stores both renderings and strips the extra field
- * before serving (see `servedEventItem`).
+ * before serving (see `servedEventItem`). Simulator items render it on first
+ * read (an enumerable accessor), so it costs nothing when nobody asks.
  *
  * Conventions that hold for every item:
  * - A transaction has `events_by_id` keyed `<update_id>:<n>` in lexicographic

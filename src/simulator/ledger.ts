@@ -5,15 +5,20 @@
  * producing an inconsistent stream. Hard migrations import exactly this set.
  */
 
-import type { Json } from '../domain/json';
+import type { DamlRecord } from '../domain/daml-value';
 import type { Micros } from '../domain/time';
 import type { TemplateRef } from './templates';
 
 export interface LedgerContract {
   readonly contractId: string;
   readonly template: TemplateRef;
-  readonly compactArguments: Json;
-  readonly protobufArguments: Json;
+  /**
+   * The create arguments, typed. Only this form is kept while the contract is
+   * active (what active contracts hold is most of what the simulator keeps
+   * alive, so most of its garbage-collection work): each event of the
+   * contract renders the encoding it needs from it.
+   */
+  readonly arguments: DamlRecord;
   readonly createdAt: Micros;
   readonly signatories: readonly string[];
   readonly observers: readonly string[];
@@ -25,8 +30,10 @@ export class Ledger {
   private readonly active = new Map<string, LedgerContract>();
 
   add(contract: LedgerContract): void {
-    if (this.active.has(contract.contractId)) throw new Error(`contract ${contract.contractId} created twice`);
+    // One hash lookup: a contract id seen before leaves the size unchanged.
+    const size = this.active.size;
     this.active.set(contract.contractId, contract);
+    if (this.active.size === size) throw new Error(`contract ${contract.contractId} created twice`);
   }
 
   get(contractId: string): LedgerContract {

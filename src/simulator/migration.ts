@@ -5,35 +5,31 @@
  * parties. They carry no verdict.
  */
 
-import type { CanonicalItem, TransactionUpdate } from '../domain/items';
+import type { CanonicalItem, CreatedEvent, TransactionUpdate } from '../domain/items';
 import { formatInstant, IMPORT_RECORD_TIME, IMPORT_RECORD_TIME_ISO } from '../domain/time';
+import { lazyProtobufItem } from './item';
 import type { LedgerContract } from './ledger';
 import type { Network } from './network';
-import { eventMap, renderCreatedEvent } from './transaction';
+import { eventMap, protobufCreatedEvent, renderCreatedEvent } from './transaction';
 
 export function importUpdate(net: Network, contract: LedgerContract): CanonicalItem {
   const updateId = net.ids.updateId();
   const eventId = `${updateId}:0`;
   const created = renderCreatedEvent(contract, eventId);
-  const update = (event: TransactionUpdate['events_by_id'][string]): TransactionUpdate => {
-    const eventsById = eventMap();
-    eventsById[eventId] = event;
-    return {
-      update_id: updateId,
-      migration_id: net.migrationId,
-      workflow_id: '',
-      record_time: IMPORT_RECORD_TIME_ISO,
-      synchronizer_id: contract.synchronizerId,
-      effective_at: formatInstant(IMPORT_RECORD_TIME),
-      root_event_ids: [eventId],
-      events_by_id: eventsById,
-    };
+  const eventsById = (event: CreatedEvent): TransactionUpdate['events_by_id'] => {
+    const byId = eventMap();
+    byId[eventId] = event;
+    return byId;
   };
-  return {
-    update: update(created.compact),
-    verdict: null,
-    traffic_summary: null,
-    app_activity_records: null,
-    update_protobuf_json: update(created.protobuf),
+  const compact: TransactionUpdate = {
+    update_id: updateId,
+    migration_id: net.migrationId,
+    workflow_id: '',
+    record_time: IMPORT_RECORD_TIME_ISO,
+    synchronizer_id: contract.synchronizerId,
+    effective_at: formatInstant(IMPORT_RECORD_TIME),
+    root_event_ids: [eventId],
+    events_by_id: eventsById(created),
   };
+  return lazyProtobufItem(compact, null, null, null, () => ({ ...compact, events_by_id: eventsById(protobufCreatedEvent(created, contract)) }));
 }

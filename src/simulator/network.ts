@@ -15,6 +15,7 @@ import type { Clock } from './clock';
 import { Governance } from './governance';
 import { IdFactory } from './ids';
 import { createIdentities, type Identities, type Participant, type SuperValidator, type User } from './identities';
+import { lazyProtobufItem } from './item';
 import { Ledger } from './ledger';
 import { importUpdate } from './migration';
 import type { Settings } from './options';
@@ -159,13 +160,7 @@ export class Network {
       tx.roots,
     );
     const { verdict, trafficSummary, appActivityRecords } = acceptedVerdict(this, rendered.compact, tx.roots, submitter, info.featuredProvider);
-    return {
-      update: rendered.compact,
-      verdict,
-      traffic_summary: trafficSummary,
-      app_activity_records: appActivityRecords,
-      update_protobuf_json: rendered.protobuf,
-    };
+    return lazyProtobufItem(rendered.compact, verdict, trafficSummary, appActivityRecords, rendered.protobuf);
   }
 
   /** Runs `task` at the first step at or after `due`. */

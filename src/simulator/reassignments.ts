@@ -7,10 +7,11 @@
  */
 
 import type { AssignEvent, CanonicalItem, ReassignmentUpdate, UnassignEvent } from '../domain/items';
-import { formatRecordTime } from '../domain/time';
 import type { Holding } from './amulet';
+import { lazyProtobufItem } from './item';
 import type { Network } from './network';
-import { renderCreatedEvent } from './transaction';
+import { formatRecordTime } from './time-format';
+import { protobufCreatedEvent, renderCreatedEvent } from './transaction';
 
 /** Scan renders the offset of every reassignment as this constant (reference §3.2). */
 const CONSISTENT_OFFSET = '000000000000000001';
@@ -64,24 +65,29 @@ export class Reassignments {
     if (target === net.who.globalSynchronizer) holding.away = false;
     const updateId = net.ids.updateId();
     const created = renderCreatedEvent(contract, `${updateId}:0`);
-    const event = (createdEvent: AssignEvent['created_event']): AssignEvent => ({
-      submitter: holding.owner,
-      source_synchronizer: source,
-      target_synchronizer: target,
-      migration_id: net.migrationId,
-      unassign_id: unassignId,
-      created_event: createdEvent,
-      reassignment_counter: contract.reassignmentCounter,
-    });
-    const recordTime = formatRecordTime(net.now);
-    return this.item(
-      { update_id: updateId, offset: CONSISTENT_OFFSET, record_time: recordTime, event: event(created.compact) },
-      { update_id: updateId, offset: CONSISTENT_OFFSET, record_time: recordTime, event: event(created.protobuf) },
-    );
+    const compact: ReassignmentUpdate = {
+      update_id: updateId,
+      offset: CONSISTENT_OFFSET,
+      record_time: formatRecordTime(net.now),
+      event: {
+        submitter: holding.owner,
+        source_synchronizer: source,
+        target_synchronizer: target,
+        migration_id: net.migrationId,
+        unassign_id: unassignId,
+        created_event: created,
+        reassignment_counter: contract.reassignmentCounter,
+      },
+    };
+    return lazyProtobufItem(compact, null, null, null, () => ({
+      ...compact,
+      event: { ...(compact.event as AssignEvent), created_event: protobufCreatedEvent(created, contract) },
+    }));
   }
 
   /** Reassignments have no mediator verdict of their own in Scan's event history. */
-  private item(compact: ReassignmentUpdate, protobuf: ReassignmentUpdate = compact): CanonicalItem {
-    return { update: compact, verdict: null, traffic_summary: null, app_activity_records: null, update_protobuf_json: protobuf };
+  private item(update: ReassignmentUpdate): CanonicalItem {
+    // An unassignment carries no Daml value: both renderings are the same object.
+    return { update, verdict: null, traffic_summary: null, app_activity_records: null, update_protobuf_json: update };
   }
 }

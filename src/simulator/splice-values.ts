@@ -8,8 +8,19 @@ import { V, type DamlRecord, type DamlValue } from '../domain/daml-value';
 import type { Decimal10 } from '../domain/decimal';
 import type { Micros } from '../domain/time';
 
+// Round numbers recur in many contracts (every coupon names its round): one shared value per round.
+const rounds = new Map<number, DamlRecord>();
+
 /** Splice.Types.Round */
-export const roundValue = (n: number): DamlRecord => V.record({ number: V.int64(n) });
+export function roundValue(n: number): DamlRecord {
+  let v = rounds.get(n);
+  if (v === undefined) {
+    if (rounds.size >= 10_000) rounds.clear();
+    v = V.record({ number: V.int64(n) });
+    rounds.set(n, v);
+  }
+  return v;
+}
 
 /** DA.Time.RelTime */
 export const relTime = (micros: Micros): DamlRecord => V.record({ microseconds: V.int64(micros) });
@@ -26,12 +37,19 @@ export function damlMap<K extends string>(entries: Iterable<readonly [K, DamlVal
   return V.genMap([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [key(k), v] as const));
 }
 
+// Every amulet holds the same holding-fee rate: one shared Splice.Fees.RatePerRound value for the latest rate.
+let lastRate: { rate: Decimal10; value: DamlRecord } | undefined;
+function ratePerRoundValue(rate: Decimal10): DamlRecord {
+  if (lastRate === undefined || lastRate.rate !== rate) lastRate = { rate, value: V.record({ rate: V.numeric(rate) }) };
+  return lastRate.value;
+}
+
 /** Splice.Fees.ExpiringAmount */
 export const expiringAmount = (initialAmount: Decimal10, createdRound: number, ratePerRound: Decimal10): DamlRecord =>
   V.record({
     initialAmount: V.numeric(initialAmount),
     createdAt: roundValue(createdRound),
-    ratePerRound: V.record({ rate: V.numeric(ratePerRound) }),
+    ratePerRound: ratePerRoundValue(ratePerRound),
   });
 
 /** The payload of Splice.Amulet.Amulet. */

@@ -1,22 +1,27 @@
 /**
  * Builds one transaction tree and renders it as a v2 update in both value
- * encodings. Nodes are added in pre-order (a node before its children, a
- * subtree before its next sibling), which is the order Daml executes them
- * in; creates and consuming exercises are applied to the ledger as they are
- * added, so the tree can never archive a contract that is not active.
+ * encodings, protobuf_json on demand. Nodes are added in pre-order (a node
+ * before its children, a subtree before its next sibling), which is the
+ * order Daml executes them in; creates and consuming exercises are applied
+ * to the ledger as they are added, so the tree can never archive a contract
+ * that is not active.
  */
 
 import { V, type DamlRecord, type DamlValue } from '../domain/daml-value';
 import type { CreatedEvent, ExercisedEvent, TransactionUpdate, TreeEvent } from '../domain/items';
-import { formatDateTime, formatInstant, formatRecordTime, type Micros } from '../domain/time';
+import type { Json } from '../domain/json';
+import type { Micros } from '../domain/time';
 import { toCompactJson, toProtobufJson } from '../domain/value-encoding';
 import type { IdFactory } from './ids';
 import type { Ledger, LedgerContract } from './ledger';
 import type { TemplateRef } from './templates';
+import { formatDateTime, formatInstant, formatRecordTime } from './time-format';
 
 export interface CreateNode {
   readonly kind: 'create';
   readonly contract: LedgerContract;
+  /** The create arguments in compact_json. */
+  readonly compactArguments: Json;
 }
 
 export interface ExerciseNode {
@@ -66,8 +71,7 @@ export class TxBuilder {
     const contract: LedgerContract = {
       contractId: this.ids.contractId(),
       template,
-      compactArguments: toCompactJson(args),
-      protobufArguments: toProtobufJson(args),
+      arguments: args,
       createdAt: this.effectiveAt,
       signatories: sigs,
       // A party that signs is not listed again as an observer.
@@ -76,7 +80,7 @@ export class TxBuilder {
       reassignmentCounter: 0,
     };
     this.ledger.add(contract);
-    this.attach(parent, { kind: 'create', contract });
+    this.attach(parent, { kind: 'create', contract, compactArguments: toCompactJson(args) });
     return contract.contractId;
   }
 
@@ -125,7 +129,8 @@ export interface TransactionMeta {
 
 export interface RenderedTransaction {
   readonly compact: TransactionUpdate;
-  readonly protobuf: TransactionUpdate;
+  /** Renders the same update with protobuf_json values (a new object on every call). */
+  readonly protobuf: () => TransactionUpdate;
 }
 
 // All creates of a transaction share one creation time: format it once.
@@ -135,49 +140,47 @@ function createdAtText(micros: Micros): string {
   return lastCreatedAt.text;
 }
 
-export function renderCreatedEvent(contract: LedgerContract, eventId: string): { compact: CreatedEvent; protobuf: CreatedEvent } {
-  const createdAt = createdAtText(contract.createdAt);
-  // The ledger's party lists are never mutated, so events can share them.
-  const signatories = contract.signatories as string[];
-  const observers = contract.observers as string[];
-  const event = (args: CreatedEvent['create_arguments']): CreatedEvent => ({
+/** The created event of a contract in compact_json (the arguments rendered again unless given). */
+export function renderCreatedEvent(contract: LedgerContract, eventId: string, compactArguments: Json = toCompactJson(contract.arguments)): CreatedEvent {
+  return {
     event_type: 'created_event',
     event_id: eventId,
     contract_id: contract.contractId,
     template_id: contract.template.templateId,
     package_name: contract.template.packageName,
-    create_arguments: args,
-    created_at: createdAt,
-    signatories,
-    observers,
-  });
-  return { compact: event(contract.compactArguments), protobuf: event(contract.protobufArguments) };
+    create_arguments: compactArguments,
+    created_at: createdAtText(contract.createdAt),
+    // The ledger's party lists are never mutated, so events can share them.
+    signatories: contract.signatories as string[],
+    observers: contract.observers as string[],
+  };
 }
 
-function renderExercisedEvent(
-  node: ExerciseNode,
-  eventId: string,
-  childIds: string[],
-): { compact: ExercisedEvent; protobuf: ExercisedEvent } {
-  const actingParties = node.actingParties as string[];
-  const event = (argument: ExercisedEvent['choice_argument'], result: ExercisedEvent['exercise_result']): ExercisedEvent => ({
+/** The protobuf_json twin of a compact created event of `contract`: the same keys and values but the arguments. */
+export function protobufCreatedEvent(compact: CreatedEvent, contract: LedgerContract): CreatedEvent {
+  return { ...compact, create_arguments: toProtobufJson(contract.arguments) };
+}
+
+function renderExercisedEvent(node: ExerciseNode, eventId: string, childIds: string[]): ExercisedEvent {
+  return {
     event_type: 'exercised_event',
     event_id: eventId,
     contract_id: node.contract.contractId,
     template_id: node.contract.template.templateId,
     package_name: node.contract.template.packageName,
     choice: node.choice,
-    choice_argument: argument,
+    choice_argument: toCompactJson(node.argument),
     child_event_ids: childIds,
-    exercise_result: result,
+    exercise_result: toCompactJson(node.result),
     consuming: node.consuming,
-    acting_parties: actingParties,
+    acting_parties: node.actingParties as string[],
     interface_id: null,
-  });
-  return {
-    compact: event(toCompactJson(node.argument), toCompactJson(node.result)),
-    protobuf: event(toProtobufJson(node.argument), toProtobufJson(node.result)),
   };
+}
+
+function protobufEvent(compact: TreeEvent, node: TxNode): TreeEvent {
+  if (node.kind === 'create') return protobufCreatedEvent(compact as CreatedEvent, node.contract);
+  return { ...(compact as ExercisedEvent), choice_argument: toProtobufJson(node.argument), exercise_result: toProtobufJson(node.result) };
 }
 
 // events_by_id is keyed in lexicographic order of the id strings ("…:10" before "…:2");
@@ -201,52 +204,53 @@ export function eventMap(): Record<string, TreeEvent> {
   return Object.create(null) as Record<string, TreeEvent>;
 }
 
+/**
+ * The update in compact_json, and how to render it in protobuf_json later:
+ * the tree's typed values are kept for that, and must not change afterwards
+ * (ExerciseNode.result is final once the transaction is submitted).
+ */
 export function renderTransaction(meta: TransactionMeta, roots: readonly TxNode[]): RenderedTransaction {
   const ids: string[] = [];
-  const compactEvents: TreeEvent[] = [];
-  const protobufEvents: TreeEvent[] = [];
+  const nodes: TxNode[] = [];
+  const events: TreeEvent[] = [];
 
   // Returns the event id of the subtree root after numbering the subtree in pre-order.
   const visit = (node: TxNode): string => {
     const index = ids.length;
     const id = `${meta.updateId}:${index}`;
     ids.push(id);
+    nodes.push(node);
     if (node.kind === 'create') {
-      const { compact, protobuf } = renderCreatedEvent(node.contract, id);
-      compactEvents[index] = compact;
-      protobufEvents[index] = protobuf;
+      events[index] = renderCreatedEvent(node.contract, id, node.compactArguments);
     } else {
       // Children take the indices after this node; its own event is filled in once their ids are known.
       const childIds = node.children.map(visit);
-      const { compact, protobuf } = renderExercisedEvent(node, id, childIds);
-      compactEvents[index] = compact;
-      protobufEvents[index] = protobuf;
+      events[index] = renderExercisedEvent(node, id, childIds);
     }
     return id;
   };
   const rootIds = roots.map(visit);
 
+  const order = lexicographicOrder(ids.length);
   const compactById = eventMap();
-  const protobufById = eventMap();
-  for (const i of lexicographicOrder(ids.length)) {
-    const id = ids[i] as string;
-    compactById[id] = compactEvents[i] as TreeEvent;
-    protobufById[id] = protobufEvents[i] as TreeEvent;
-  }
+  for (const i of order) compactById[ids[i] as string] = events[i] as TreeEvent;
 
-  const update = (eventsById: Record<string, TreeEvent>): TransactionUpdate => {
-    const u: TransactionUpdate = {
-      update_id: meta.updateId,
-      migration_id: meta.migrationId,
-      workflow_id: '',
-      record_time: formatRecordTime(meta.recordTime),
-      synchronizer_id: meta.synchronizerId,
-      effective_at: formatInstant(meta.effectiveAt),
-      root_event_ids: rootIds,
-      events_by_id: eventsById,
-    };
-    if (meta.externalTransactionHash !== undefined) u.external_transaction_hash = meta.externalTransactionHash;
-    return u;
+  const compact: TransactionUpdate = {
+    update_id: meta.updateId,
+    migration_id: meta.migrationId,
+    workflow_id: '',
+    record_time: formatRecordTime(meta.recordTime),
+    synchronizer_id: meta.synchronizerId,
+    effective_at: formatInstant(meta.effectiveAt),
+    root_event_ids: rootIds,
+    events_by_id: compactById,
   };
-  return { compact: update(compactById), protobuf: update(protobufById) };
+  if (meta.externalTransactionHash !== undefined) compact.external_transaction_hash = meta.externalTransactionHash;
+
+  const protobuf = (): TransactionUpdate => {
+    const protobufById = eventMap();
+    for (const i of order) protobufById[ids[i] as string] = protobufEvent(events[i] as TreeEvent, nodes[i] as TxNode);
+    return { ...compact, events_by_id: protobufById };
+  };
+  return { compact, protobuf };
 }

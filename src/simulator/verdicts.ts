@@ -7,9 +7,9 @@
  */
 
 import type { AppActivityRecords, CanonicalItem, TrafficSummary, TransactionUpdate, TransactionView, Verdict } from '../domain/items';
-import { formatRecordTime } from '../domain/time';
 import type { User } from './identities';
 import type { Network, Submitter } from './network';
+import { formatRecordTime } from './time-format';
 import { sortedParties, type TxNode } from './transaction';
 
 interface DraftView {
