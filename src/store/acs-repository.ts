@@ -2,7 +2,8 @@
  * Announced ACS snapshots and the temporal ACS at one of them. A contract is
  * active at (m, t) when migration_id = m and created_record_time <= t <
  * archived_record_time (design.md); pages are keyset ranges in creation order
- * (created_at, contract_id), read from contracts_by_created_at.
+ * (created_at, contract_id), read from contracts_by_created_at or, filtered,
+ * from contracts_by_template_created_at and contract_stakeholders.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { ActiveContract } from '../domain/active-contract';
@@ -114,19 +115,77 @@ export interface AcsPageQuery {
   templates: TemplateRef[];
 }
 
-/** One page of the ACS at (migrationId, at), in creation order. */
+/**
+ * Above this many (party, template) pairs, a page filtered by both walks each
+ * party's range and checks the template on the way instead of probing one
+ * range per pair.
+ */
+export const MAX_PAIR_RANGES = 1000;
+
+/**
+ * One page of the ACS at (migrationId, at), in creation order. Unfiltered, it
+ * is a keyset range of contracts_by_created_at. Filtered, it merges one range
+ * per requested template (contracts_by_template_created_at), party
+ * (contract_stakeholders) or (party, template) pair
+ * (contract_stakeholders_by_template), each of at most `limit` entries, so a
+ * page costs the same for a rare party or template, and deep into the ACS, as
+ * an unfiltered page.
+ */
 export async function acsPage(db: Db, q: AcsPageQuery): Promise<ActiveContract[]> {
-  const parties = q.parties.length > 0 ? sql`and (signatories && ${q.parties}::text[] or observers && ${q.parties}::text[])` : sql``;
-  const templates =
-    q.templates.length > 0
-      ? sql`and (package_name, qualified_name) in (select * from unnest(${q.templates.map((t) => t.packageName)}::text[], ${q.templates.map((t) => t.qualifiedName)}::text[]))`
-      : sql``;
-  return fetchPage(
-    db,
-    q.migrationId,
-    sql`select contract_id, created_at from contracts
-        where migration_id = ${q.migrationId} and ${activeAt(q.at)} ${afterKey(q.after)} ${parties} ${templates}
-        order by created_at, contract_id
-        limit ${q.limit}`,
-  );
+  const parties = [...new Set(q.parties)];
+  const templateKeys = new Map(q.templates.map((t) => [`${t.packageName}:${t.qualifiedName}`, t]));
+  const templates = [...templateKeys.values()];
+  const packageNames = templates.map((t) => t.packageName);
+  const qualifiedNames = templates.map((t) => t.qualifiedName);
+  const range = sql`${activeAt(q.at)} ${afterKey(q.after)}
+          order by created_at, contract_id
+          limit ${q.limit}`;
+  let page: RawBuilder<unknown>;
+  if (parties.length === 0 && templates.length === 0) {
+    page = sql`select contract_id, created_at from contracts
+        where migration_id = ${q.migrationId} and ${range}`;
+  } else if (parties.length === 0) {
+    // A contract has one template: the ranges are disjoint.
+    page = sql`select p.contract_id, p.created_at
+        from unnest(${packageNames}::text[], ${qualifiedNames}::text[]) as k(package_name, qualified_name)
+        cross join lateral (
+          select contract_id, created_at from contracts
+          where migration_id = ${q.migrationId} and package_name = k.package_name and qualified_name = k.qualified_name
+            and ${range}
+        ) p
+        order by p.created_at, p.contract_id
+        limit ${q.limit}`;
+  } else {
+    // A contract is in the range of each of its requested stakeholders: distinct. The first
+    // `limit` distinct contracts are each among the first `limit` entries of some range.
+    let ranges: RawBuilder<unknown>;
+    if (templates.length === 0) {
+      ranges = sql`unnest(${parties}::text[]) as o(party)
+        cross join lateral (
+          select contract_id, created_at from contract_stakeholders
+          where migration_id = ${q.migrationId} and party = o.party and ${range}
+        ) p`;
+    } else if (parties.length * templates.length <= MAX_PAIR_RANGES) {
+      ranges = sql`unnest(${parties}::text[]) as o(party)
+        cross join unnest(${packageNames}::text[], ${qualifiedNames}::text[]) as k(package_name, qualified_name)
+        cross join lateral (
+          select contract_id, created_at from contract_stakeholders
+          where migration_id = ${q.migrationId} and party = o.party
+            and package_name = k.package_name and qualified_name = k.qualified_name and ${range}
+        ) p`;
+    } else {
+      ranges = sql`unnest(${parties}::text[]) as o(party)
+        cross join lateral (
+          select contract_id, created_at from contract_stakeholders
+          where migration_id = ${q.migrationId} and party = o.party
+            and (package_name, qualified_name) in (
+              select * from unnest(${packageNames}::text[], ${qualifiedNames}::text[]))
+            and ${range}
+        ) p`;
+    }
+    page = sql`select distinct p.contract_id, p.created_at from ${ranges}
+        order by p.created_at, p.contract_id
+        limit ${q.limit}`;
+  }
+  return fetchPage(db, q.migrationId, page);
 }

@@ -187,8 +187,14 @@ export async function storedVerdictIds(trx: Trx, ids: string[]): Promise<Set<str
 
 const json = (rows: unknown[]) => JSON.stringify(rows);
 
+/**
+ * Inserts contracts and their rows of contract_stakeholders (each signatory or
+ * observer once). `onConflict` may update an existing contract's archive; the
+ * stakeholder rows of a contract returned as updated take its archive over.
+ */
 async function insertContracts(trx: Trx, contracts: ContractRow[], onConflict: RawBuilder<unknown>): Promise<void> {
   await sql`
+      with written as (
       insert into contracts (migration_id, contract_id, template_id, package_name, qualified_name, create_arguments,
         create_arguments_protobuf, created_at, signatories, observers, created_in_update_id, created_event_id,
         created_record_time, archived_record_time, archived_in_update_id, synchronizer_id, reassignment_counter,
@@ -207,7 +213,16 @@ async function insertContracts(trx: Trx, contracts: ContractRow[], onConflict: R
         reassignment_counter bigint, dso_party text, amulet_owner text, amulet_initial_amount numeric,
         amulet_created_round bigint, amulet_rate_per_round numeric, amulet_locked boolean, lock_holders text[],
         lock_expires_at timestamptz, round_number bigint, ans_name text, ans_user text, ans_expires_at timestamptz)
-      ${onConflict}`.execute(trx);
+      ${onConflict}
+      returning migration_id, contract_id, created_at, package_name, qualified_name, signatories, observers,
+        created_record_time, archived_record_time)
+      insert into contract_stakeholders (migration_id, party, created_at, contract_id, package_name, qualified_name,
+        created_record_time, archived_record_time)
+      select distinct w.migration_id, p.party, w.created_at, w.contract_id, w.package_name, w.qualified_name,
+        w.created_record_time, w.archived_record_time
+      from written w cross join lateral unnest(w.signatories || w.observers) as p(party)
+      on conflict (migration_id, party, created_at, contract_id) do update set
+        archived_record_time = excluded.archived_record_time`.execute(trx);
 }
 
 /**
@@ -261,13 +276,21 @@ export async function writeBatch(trx: Trx, rows: BatchRows): Promise<{ unmatched
   }
   let unmatchedArchives: ArchiveRow[] = [];
   if (rows.archives.length) {
+    // The stakeholder rows are found by their key: no index by contract id is needed.
     const archived = await sql<{ migration_id: number; contract_id: string }>`
-      update contracts c set archived_record_time = x.record_time, archived_in_update_id = x.update_id
-      from json_to_recordset(${json(rows.archives)}::json) as x(
-        migration_id bigint, contract_id text, record_time timestamptz, update_id text)
-      where c.migration_id = x.migration_id and c.contract_id = x.contract_id
-        and c.archived_record_time = 'infinity'
-      returning c.migration_id, c.contract_id`.execute(trx);
+      with archived as (
+        update contracts c set archived_record_time = x.record_time, archived_in_update_id = x.update_id
+        from json_to_recordset(${json(rows.archives)}::json) as x(
+          migration_id bigint, contract_id text, record_time timestamptz, update_id text)
+        where c.migration_id = x.migration_id and c.contract_id = x.contract_id
+          and c.archived_record_time = 'infinity'
+        returning c.migration_id, c.contract_id, c.created_at, c.signatories, c.observers, c.archived_record_time),
+      stakeholders as (
+        update contract_stakeholders s set archived_record_time = a.archived_record_time
+        from archived a cross join lateral unnest(a.signatories || a.observers) as p(party)
+        where s.migration_id = a.migration_id and s.party = p.party and s.created_at = a.created_at
+          and s.contract_id = a.contract_id)
+      select migration_id, contract_id from archived`.execute(trx);
     const done = new Set(archived.rows.map((r) => `${r.migration_id}/${r.contract_id}`));
     unmatchedArchives = rows.archives.filter((a) => !done.has(`${a.migration_id}/${a.contract_id}`));
   }

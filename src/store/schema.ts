@@ -80,6 +80,18 @@ export interface ContractsTable {
   ans_expires_at: Timestamp | null;
 }
 
+/** Derived from contracts by the writer: one row per stakeholder of each contract. */
+export interface ContractStakeholdersTable {
+  migration_id: Int8;
+  party: string;
+  created_at: Timestamp;
+  contract_id: string;
+  package_name: string;
+  qualified_name: string;
+  created_record_time: Timestamp;
+  archived_record_time: Timestamp;
+}
+
 export type VerdictResult = 'VERDICT_RESULT_UNSPECIFIED' | 'VERDICT_RESULT_ACCEPTED' | 'VERDICT_RESULT_REJECTED';
 
 export interface VerdictsTable {
@@ -166,6 +178,7 @@ export interface Database {
   migration_synchronizers: MigrationSynchronizersTable;
   updates: UpdatesTable;
   contracts: ContractsTable;
+  contract_stakeholders: ContractStakeholdersTable;
   verdicts: VerdictsTable;
   verdict_views: VerdictViewsTable;
   traffic_summaries: TrafficSummariesTable;

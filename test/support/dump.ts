@@ -11,6 +11,7 @@ const TABLES: Record<string, { order: string; exclude: string[] }> = {
   migration_synchronizers: { order: 'migration_id, synchronizer_id', exclude: [] },
   updates: { order: 'update_id', exclude: ['ingested_at', 'ingest_seq'] },
   contracts: { order: 'migration_id, contract_id', exclude: ['ingest_seq'] },
+  contract_stakeholders: { order: 'migration_id, party, created_at, contract_id', exclude: [] },
   verdicts: { order: 'update_id', exclude: ['ingested_at'] },
   verdict_views: { order: 'update_id, view_id', exclude: [] },
   traffic_summaries: { order: 'migration_id, record_time, synchronizer_id', exclude: [] },
