@@ -1,7 +1,8 @@
 /**
  * Opaque pagination tokens: a keyset position (any JSON value, typically the
  * sort key of the last row served) authenticated with an HMAC-SHA256 whose key
- * every API replica shares (api_secrets, created on first use). A token is
+ * every API replica shares (PAGE_TOKEN_SECRET, or else a key created on first
+ * use in api_secrets). A token is
  * bound to the operation and to the request that produced it, so an edited
  * token, one forged without the key, or one replayed against another request
  * or operation is refused with a 400 instead of answering a wrong page.

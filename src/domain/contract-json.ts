@@ -9,8 +9,8 @@
  * validator passes as a disclosed contract when it submits a command). Only a
  * participant can produce it, and the update stream we index does not carry
  * it (neither Scan's `/v2/updates` and `/v0/events` nor the simulator). We
- * serve the blob stored with the contract when a source supplied one and the
- * empty string otherwise: the field is a required string, and inventing bytes
+ * serve the contracts table's created_event_blob, which no source fills today,
+ * so it is the empty string: the field is a required string, and inventing bytes
  * would be worse than an honest "none". Clients that submit commands with
  * disclosed contracts need a real Scan (or a participant) for the blob.
  */

@@ -2,7 +2,7 @@
  * The one configuration schema. Every knob has a description and a default;
  * it is parsed once at start-up and frozen, and this is the only module that
  * reads process.env. `.env.example` and the README table are generated from
- * `knobs` (see docs.ts), and a test keeps them in sync.
+ * `knobs` (see config-docs.ts), and a test keeps them in sync.
  */
 import { z } from 'zod';
 

@@ -1,7 +1,8 @@
 /**
- * Network facts: the DSO party and the current migration id from the ACS, and
- * the facts no contract carries (LSU announcements) from network_facts, which
- * a source fills.
+ * Network facts: the DSO party (from the ACS) and the current migration id
+ * (from the migrations table), and the facts no contract carries (LSU
+ * announcements) from network_facts. No source records LSU facts yet, so they
+ * are empty unless written there (the setters below are for such a source).
  */
 import { sql } from 'kysely';
 import { SPLICE } from '../domain/splice-contracts';

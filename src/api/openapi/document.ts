@@ -3,7 +3,7 @@
  * running service (as Canton's JSON API does) at /docs/openapi.json. A test
  * checks that its paths and the Express routes are the same set.
  */
-import { array, int64, json, object, str } from './builders';
+import { array, int64, json, nullable, object, str } from './builders';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
 import { validatorPaths } from './validator';
@@ -28,8 +28,12 @@ const operational: Paths = {
       responses: {
         '200': json(
           object({
-            streams: array(object({ stream: str(), position: str(), migration_id: int64(), record_time: str(), items_applied: int64(), updated_at: str() })),
-            migrations: array(object({ migration_id: int64(), updates: int64(), last_record_time: str(), snapshots: int64(), last_snapshot: str() })),
+            streams: array(
+              object({ stream: str(), position: str(), migration_id: nullable(int64()), record_time: nullable(str()), items_applied: int64(), updated_at: str() }),
+            ),
+            migrations: array(
+              object({ migration_id: int64(), updates: int64(), last_record_time: nullable(str()), snapshots: int64(), last_snapshot: nullable(str()) }),
+            ),
           }),
         ),
       },

@@ -1,8 +1,7 @@
 /** The JSON Ledger API v2 part (/v2) of the OpenAPI document. */
-import { array, bool, int32, int64, json, jsonBody, object, str, ref, type Schema } from './builders';
+import { array, bool, int32, int64, json, jsonBody, nullable, object, str, ref, type Schema } from './builders';
 
 const ledgerError = (description: string) => json(ref('JsCantonError'), description);
-const plainText = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
 const auth = [{ bearerAuth: [] }];
 
 const cumulativeFilter = object({
@@ -25,14 +24,14 @@ export const ledgerSchemas: Record<string, Schema> = {
     {
       code: str(),
       cause: str(),
-      correlationId: str(),
-      traceId: str(),
+      correlationId: nullable(str()),
+      traceId: nullable(str()),
       context: { type: 'object', additionalProperties: { type: 'string' } },
       resources: array(array(str(), { minItems: 2, maxItems: 2 })),
       errorCategory: int32(),
-      grpcCodeValue: int32(),
-      retryInfo: str(),
-      definiteAnswer: bool(),
+      grpcCodeValue: nullable(int32()),
+      retryInfo: nullable(str()),
+      definiteAnswer: nullable(bool()),
     },
     ['correlationId', 'traceId', 'resources', 'grpcCodeValue', 'retryInfo', 'definiteAnswer'],
   ),
@@ -44,9 +43,12 @@ export const ledgerSchemas: Record<string, Schema> = {
   TransactionFormat: object(
     {
       eventFormat: ref('EventFormat'),
-      transactionShape: { type: 'string', enum: ['TRANSACTION_SHAPE_UNSPECIFIED', 'TRANSACTION_SHAPE_ACS_DELTA', 'TRANSACTION_SHAPE_LEDGER_EFFECTS'] },
+      transactionShape: {
+        type: 'string',
+        enum: ['TRANSACTION_SHAPE_UNSPECIFIED', 'TRANSACTION_SHAPE_ACS_DELTA', 'TRANSACTION_SHAPE_LEDGER_EFFECTS'],
+        description: 'Missing or TRANSACTION_SHAPE_UNSPECIFIED is a 400 MISSING_FIELD, as in Canton.',
+      },
     },
-    ['transactionShape'],
   ),
   JsTransaction: object(
     {
@@ -57,10 +59,10 @@ export const ledgerSchemas: Record<string, Schema> = {
       events: array({ type: 'object', description: 'One of {"CreatedEvent": …}, {"ArchivedEvent": …}, {"ExercisedEvent": …}.' }),
       offset: int64(),
       synchronizerId: str(),
-      traceContext: object({ traceparent: str(), tracestate: str() }, ['traceparent', 'tracestate']),
+      traceContext: nullable(object({ traceparent: str(), tracestate: str() }, ['traceparent', 'tracestate'])),
       recordTime: str(),
-      externalTransactionHash: str(),
-      paidTrafficCost: int64(),
+      externalTransactionHash: nullable(str()),
+      paidTrafficCost: nullable(int64()),
     },
     ['traceContext', 'externalTransactionHash', 'paidTrafficCost'],
   ),
@@ -77,8 +79,12 @@ export const ledgerPaths = {
       ),
       responses: {
         '200': json(object({ transaction: ref('JsTransaction') })),
-        '400': plainText('The body could not be decoded.'),
-        default: ledgerError('A LedgerError: 401 unauthenticated, 403 permission denied, 404 UPDATE_NOT_FOUND, 400 invalid argument.'),
+        '400': {
+          description:
+            'text/plain when the body does not decode (bad JSON, wrong types); a LedgerError (MISSING_FIELD, INVALID_FIELD, INVALID_ARGUMENT) when it decodes but is invalid.',
+          content: { 'text/plain': { schema: { type: 'string' } }, 'application/json': { schema: ref('JsCantonError') } },
+        },
+        default: ledgerError('A LedgerError: 401 unauthenticated, 403 permission denied, 404 UPDATE_NOT_FOUND.'),
       },
     },
   },
@@ -86,7 +92,7 @@ export const ledgerPaths = {
     get: {
       summary: 'L2: the participant id (LEDGER_PARTICIPANT_ID).',
       security: auth,
-      responses: { '200': json(object({ participantId: str() })), '400': plainText('Bad request.'), default: ledgerError('A LedgerError.') },
+      responses: { '200': json(object({ participantId: str() })), default: ledgerError('A LedgerError: 401 unauthenticated, 403 permission denied.') },
     },
   },
   '/v2/version': {

@@ -218,7 +218,17 @@ export const scanPaths = {
   '/v0/backfilling/import-updates': {
     post: {
       summary: 'Import updates of a migration (the ACS carried over a hard migration), by update id; for mirrors.',
-      requestBody: jsonBody(object({ migration_id: int64(), after_update_id: str(), limit: int32(), daml_value_encoding: ref('DamlValueEncoding') }, ['daml_value_encoding'])),
+      requestBody: jsonBody(
+        object(
+          {
+            migration_id: int64(),
+            after_update_id: str(),
+            limit: int32(),
+            daml_value_encoding: { type: 'string', enum: ['compact_json', 'protobuf_json'], default: 'protobuf_json', description: 'As the Scan app: protobuf_json unless asked.' },
+          },
+          ['daml_value_encoding'],
+        ),
+      ),
       responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500, 501) },
     },
   },

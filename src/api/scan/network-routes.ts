@@ -47,7 +47,7 @@ export function networkRoutes({ db, config }: ApiContext): Router {
     sendJson(res, { dso_rules_vote_requests: requests.map(contractJson) });
   });
 
-  // S11: Scan asks its participant; we serve what a source recorded, null when nothing is known.
+  // S11: Scan asks its participant; we serve what network_facts holds (no source records it yet), null otherwise.
   router.get('/v0/lsu', async (_req, res) => {
     const lsu = await findLsuAnnouncement(db);
     res.json({
@@ -61,7 +61,7 @@ export function networkRoutes({ db, config }: ApiContext): Router {
     });
   });
 
-  // S12: configuration first (as in the Scan app), then what a source recorded.
+  // S12: configuration first (as in the Scan app), then network_facts (no source records it yet).
   router.get('/v0/roll-forward-lsu', async (_req, res) => {
     const configured = config.scanApp.rollForwardLsu;
     const lsu = configured
