@@ -159,7 +159,8 @@ export const knobs = {
     schema: z.enum(['live', 'backfill']),
   },
   SIMULATOR_RATE: {
-    description: 'Mean simulated updates per second in live mode.',
+    description:
+      'Mean simulated updates per second of ledger time. In backfill mode a low rate spreads few updates over many hours (ACS snapshots are taken every 3 hours of ledger time).',
     default: '2',
     expects: 'a positive number',
     schema: z.coerce.number().positive(),

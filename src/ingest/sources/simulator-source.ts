@@ -18,7 +18,7 @@ export interface SimulatorSourceOptions {
   /** Updates in total (backfill); undefined for endless. */
   updates?: number;
   migrations?: number;
-  /** Live mode: mean updates per second. */
+  /** Mean updates per second of ledger time (live: also of wall-clock time). */
   ratePerSecond: number;
   /** Backfill start; live mode starts at the wall clock of the first run. */
   startTime?: Micros;
@@ -41,7 +41,7 @@ export function createSimulatorSource(options: SimulatorSourceOptions): Source {
         updates: options.updates,
         migrations: options.migrations,
         startTime: start,
-        meanUpdateGapMs: options.mode === 'live' ? 1000 / options.ratePerSecond : undefined,
+        meanUpdateGapMs: 1000 / options.ratePerSecond,
       });
       const startIso = formatRecordTime(start);
       let count = 0;
