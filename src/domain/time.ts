@@ -152,17 +152,25 @@ export function formatDateTime(t: Micros): string {
 }
 
 /**
- * Java OffsetDateTime.toString as Scan quotes request times in error messages:
- * like formatDateTime, but ":00" seconds are dropped when there is no fraction
- * ("2025-02-12T00:00Z").
+ * A request's date-time as Scan quotes it in error messages: Java's
+ * OffsetDateTime.toString of the value as parsed, so the client's own offset
+ * is kept ("2025-02-12T02:00+02:00"), seconds are dropped when they and the
+ * fraction are zero, and the fraction is printed in groups of three digits.
  */
-export function formatForMessage(t: Micros): string {
-  const { date, time, fraction } = splitMicros(t);
-  const hm = time.slice(0, 5);
-  const sec = time.slice(6);
-  if (fraction === 0) return sec === '00' ? `${date}T${hm}Z` : `${date}T${time}Z`;
-  const six = String(fraction).padStart(6, '0');
-  return `${date}T${time}.${fraction % 1000 === 0 ? six.slice(0, 3) : six}Z`;
+export function formatRequestTimeForMessage(input: string): string {
+  const m = ISO_PATTERN.exec(input);
+  if (!m) return input; // callers pass inputs the request schemas already accepted
+  const [, ys, mos, ds, hs, mis, ss, frac, z, sign, ohs, oms] = m;
+  const nanos = frac === undefined ? 0 : Number(frac.padEnd(9, '0'));
+  let time = `${hs}:${mis}`;
+  if (nanos > 0 || (ss !== undefined && ss !== '00')) time += `:${ss ?? '00'}`;
+  if (nanos > 0) {
+    const nine = String(nanos).padStart(9, '0');
+    time += `.${nanos % 1_000_000 === 0 ? nine.slice(0, 3) : nanos % 1000 === 0 ? nine.slice(0, 6) : nine}`;
+  }
+  const offsetMinutes = z || !sign ? 0 : Number(ohs) * 60 + (oms === undefined ? 0 : Number(oms));
+  const offset = offsetMinutes === 0 ? 'Z' : `${sign}${ohs}:${oms ?? '00'}`;
+  return `${ys}-${mos}-${ds}T${time}${offset}`;
 }
 
 /**

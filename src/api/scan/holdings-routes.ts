@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { activeContractJson, type ActiveContract } from '../../domain/active-contract';
 import { formatDecimal } from '../../domain/decimal';
 import { summaryFigures } from '../../domain/holding-fees';
-import { formatDateTime, formatForMessage, formatInstant, parseStorableTimestamp, type Micros } from '../../domain/time';
+import { formatDateTime, formatInstant, formatRequestTimeForMessage, parseStorableTimestamp, type Micros } from '../../domain/time';
 import { badRequest, notFound } from '../../internal/errors';
 import {
   acsPage,
@@ -140,10 +140,13 @@ type Match = 'exact' | 'at_or_before';
 const exactMissing = (migrationId: number, t: Micros) =>
   notFound(`Failed to find ACS snapshot for migration id ${migrationId} at ${formatInstant(t)}`);
 
-/** at_or_before: the newest snapshot at or before the time, or the 404 of §4.7. */
-async function snapshotAtOrBeforeOrFail(db: Db, migrationId: number, recordTime: Micros): Promise<Micros> {
+/** A requested time as the client wrote it (validated by the schemas below), for messages. */
+type Quoted = string;
+
+/** at_or_before: the newest snapshot at or before the time, or the 404 of §4.7 quoting the request's time. */
+async function snapshotAtOrBeforeOrFail(db: Db, migrationId: number, recordTime: Micros, quoted: Quoted): Promise<Micros> {
   const snapshot = await snapshotAtOrBefore(db, migrationId, recordTime);
-  if (snapshot === undefined) throw notFound(`No snapshots found before ${formatForMessage(recordTime)}`);
+  if (snapshot === undefined) throw notFound(`No snapshots found before ${formatRequestTimeForMessage(quoted)}`);
   return snapshot;
 }
 
@@ -153,8 +156,8 @@ async function exactSnapshotOrFail(db: Db, migrationId: number, recordTime: Micr
   return recordTime;
 }
 
-function resolveSnapshot(db: Db, migrationId: number, recordTime: Micros, match: Match): Promise<Micros> {
-  return match === 'exact' ? exactSnapshotOrFail(db, migrationId, recordTime) : snapshotAtOrBeforeOrFail(db, migrationId, recordTime);
+function resolveSnapshot(db: Db, migrationId: number, recordTime: Micros, match: Match, quoted: Quoted): Promise<Micros> {
+  return match === 'exact' ? exactSnapshotOrFail(db, migrationId, recordTime) : snapshotAtOrBeforeOrFail(db, migrationId, recordTime, quoted);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -179,9 +182,10 @@ async function pagePosition(
   scope: TokenScope,
   migrationId: number,
   request: { record_time: Micros; record_time_match: Match; after?: string | null },
+  quoted: Quoted,
 ): Promise<Paged> {
   if (request.after === undefined || request.after === null) {
-    return { snapshot: await resolveSnapshot(db, migrationId, request.record_time, request.record_time_match), after: undefined };
+    return { snapshot: await resolveSnapshot(db, migrationId, request.record_time, request.record_time_match, quoted), after: undefined };
   }
   const p = await tokens.verify(scope, request.after, Position);
   const snapshot = BigInt(p.s);
@@ -219,6 +223,9 @@ async function sendPage(
 // ---------------------------------------------------------------------------------------------
 // Routes
 
+/** The body's record_time as sent (the schema has checked it is a date-time string). */
+const quotedRecordTime = (req: Request): Quoted => String((req.body as { record_time: unknown }).record_time);
+
 export function holdingsRoutes({ db, config }: ApiContext): Router {
   const router = Router();
   const tokens = config.pageTokenSecret ? pageTokensWithKey(Buffer.from(config.pageTokenSecret, 'utf8')) : pageTokensFor(db);
@@ -229,7 +236,9 @@ export function holdingsRoutes({ db, config }: ApiContext): Router {
     // Scan resolves an at_or_before time first and looks the default round up inside the
     // exact-time query; the order of the 404 and the 400 follows it.
     const atOrBefore =
-      body.record_time_match === 'at_or_before' ? await snapshotAtOrBeforeOrFail(db, body.migration_id, body.record_time) : undefined;
+      body.record_time_match === 'at_or_before'
+        ? await snapshotAtOrBeforeOrFail(db, body.migration_id, body.record_time, quotedRecordTime(req))
+        : undefined;
     let round: bigint;
     if (body.as_of_round !== undefined && body.as_of_round !== null) {
       round = BigInt(body.as_of_round);
@@ -255,7 +264,7 @@ export function holdingsRoutes({ db, config }: ApiContext): Router {
   router.post('/v1/holdings/summary', async (req, res) => {
     const body = parseInput(SummaryRequestV1, req.body, 'body');
     const owners = partyList('owner_party_ids', body.owner_party_ids, true);
-    const snapshot = await resolveSnapshot(db, body.migration_id, body.record_time, body.record_time_match);
+    const snapshot = await resolveSnapshot(db, body.migration_id, body.record_time, body.record_time_match, quotedRecordTime(req));
     // Fees are not part of v1 (Scan computes them as of round 0 and drops them).
     const totals = await holdingsTotals(db, body.migration_id, snapshot, owners, 0n);
     res.json({
@@ -281,7 +290,7 @@ export function holdingsRoutes({ db, config }: ApiContext): Router {
       operation,
       request: { m: body.migration_id, t: body.record_time.toString(), x: body.record_time_match, o: owners },
     };
-    const { snapshot, after } = await pagePosition(db, tokens, scope, body.migration_id, body);
+    const { snapshot, after } = await pagePosition(db, tokens, scope, body.migration_id, body, quotedRecordTime(req));
     const contracts = await holdingsPage(db, { migrationId: body.migration_id, at: snapshot, after, limit, owners });
     await sendPage(res, tokens, scope, { migrationId: body.migration_id, snapshot, recordTime: body.record_time }, contracts, limit);
   };
@@ -304,21 +313,21 @@ export function holdingsRoutes({ db, config }: ApiContext): Router {
         k: templates.map((t) => `${t.packageName}:${t.qualifiedName}`),
       },
     };
-    const { snapshot, after } = await pagePosition(db, tokens, scope, body.migration_id, body);
+    const { snapshot, after } = await pagePosition(db, tokens, scope, body.migration_id, body, quotedRecordTime(req));
     const contracts = await acsPage(db, { migrationId: body.migration_id, at: snapshot, after, limit, parties, templates });
     await sendPage(res, tokens, scope, { migrationId: body.migration_id, snapshot, recordTime: snapshot }, contracts, limit);
   });
 
   router.get('/v0/state/acs/snapshot-timestamp', async (req, res) => {
     const q = parseInput(SnapshotBeforeQuery, req.query, 'query');
-    const snapshot = await snapshotAtOrBeforeOrFail(db, q.migration_id, q.before);
+    const snapshot = await snapshotAtOrBeforeOrFail(db, q.migration_id, q.before, String(req.query.before));
     res.json({ record_time: formatDateTime(snapshot) });
   });
 
   router.get('/v0/state/acs/snapshot-timestamp-after', async (req, res) => {
     const q = parseInput(SnapshotAfterQuery, req.query, 'query');
     const snapshot = await firstSnapshotAfter(db, q.migration_id, q.after);
-    if (snapshot === undefined) throw notFound(`No snapshots found after ${formatForMessage(q.after)}`);
+    if (snapshot === undefined) throw notFound(`No snapshots found after ${formatRequestTimeForMessage(String(req.query.after))}`);
     res.json({ record_time: formatDateTime(snapshot) });
   });
 

@@ -131,6 +131,8 @@ describe('ACS snapshots over HTTP', () => {
     const res = await get(`/v0/state/acs/snapshot-timestamp?before=${firstOf1.time}&migration_id=0`);
     expect(res.json).toEqual({ record_time: dateTime(lastOf0.time) });
     await expectError(get('/v0/state/acs/snapshot-timestamp?before=2030-01-01T00:00:00Z&migration_id=5'), 404, 'No snapshots found before 2030-01-01T00:00Z');
+    // The message quotes the time as the client wrote it, offset included (OffsetDateTime.toString).
+    await expectError(get('/v0/state/acs/snapshot-timestamp?before=2030-01-01T02:00:00.250%2B02:00&migration_id=5'), 404, 'No snapshots found before 2030-01-01T02:00:00.250+02:00');
   });
 
   it('S8 finds the first snapshot after a time in the migration, or the first of a later migration', async () => {
@@ -148,6 +150,7 @@ describe('ACS snapshots over HTTP', () => {
     const far = await get('/v0/state/acs/snapshot-timestamp-after?after=2031-06-01T12:30:00%2B02:00&migration_id=0');
     expect(far.json).toEqual({ record_time: dateTime(firstOf1.time) });
     await expectError(get('/v0/state/acs/snapshot-timestamp-after?after=2024-01-01T00:00:00Z&migration_id=2'), 404, 'No snapshots found after 2024-01-01T00:00Z');
+    await expectError(get('/v0/state/acs/snapshot-timestamp-after?after=2024-01-01T00:00:00-05:30&migration_id=2'), 404, 'No snapshots found after 2024-01-01T00:00-05:30');
   });
 
   it('400 for bad query parameters of the snapshot-timestamp operations', async () => {

@@ -3,9 +3,9 @@ import {
   IMPORT_RECORD_TIME_ISO,
   InvalidTimestampError,
   formatDateTime,
-  formatForMessage,
   formatInstant,
   formatRecordTime,
+  formatRequestTimeForMessage,
   fromPgTimestamp,
   parseTimestamp,
 } from '../../../src/domain/time';
@@ -29,7 +29,7 @@ describe('timestamps', () => {
     ];
     for (const [input, record, instant, dateTime, message] of cases) {
       const t = parseTimestamp(input);
-      expect([formatRecordTime(t), formatInstant(t), formatDateTime(t), formatForMessage(t)]).toEqual([record, instant, dateTime, message]);
+      expect([formatRecordTime(t), formatInstant(t), formatDateTime(t), formatRequestTimeForMessage(input)]).toEqual([record, instant, dateTime, message]);
     }
   });
 
@@ -58,5 +58,28 @@ describe('timestamps', () => {
     for (const bad of ['', '2025-03-10', '2025-03-10T14:22:05', '2025-13-01T00:00:00Z', '2025-02-29T00:00:00Z', '2025-03-10T24:00:00Z', 'yesterday', '2025-03-10T14:22:05.Z']) {
       expect(() => parseTimestamp(bad)).toThrow(InvalidTimestampError);
     }
+  });
+  it("quotes request times as Java's OffsetDateTime.toString, keeping the client's offset", () => {
+    expect(
+      [
+        '2025-02-12T00:00:00Z',
+        '2025-02-12T02:00:00+02:00',
+        '2025-02-12T02:00:00.000+00:00',
+        '2025-02-12T02:00:05-05:30',
+        '2025-02-12T02:00:00.5Z',
+        '2025-02-12T02:00:00.1234+0100',
+        '2025-02-12T02:00:00.123456789Z',
+        '2025-02-12T02:00Z',
+      ].map(formatRequestTimeForMessage),
+    ).toEqual([
+      '2025-02-12T00:00Z',
+      '2025-02-12T02:00+02:00',
+      '2025-02-12T02:00Z',
+      '2025-02-12T02:00:05-05:30',
+      '2025-02-12T02:00:00.500Z',
+      '2025-02-12T02:00:00.123400+01:00',
+      '2025-02-12T02:00:00.123456789Z',
+      '2025-02-12T02:00Z',
+    ]);
   });
 });
