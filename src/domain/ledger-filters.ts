@@ -107,7 +107,3 @@ export function matchFilters(filters: Filters, template: EventTemplate): FilterM
   return matched ? { includeCreatedEventBlob, views } : undefined;
 }
 
-/** Read rights a format needs (reference §2.8): ReadAs each listed party, ReadAsAnyParty for filtersForAnyParty. */
-export function requiredReadRights(format: EventFormat): { parties: string[]; anyParty: boolean } {
-  return { parties: [...format.filtersByParty.keys()], anyParty: format.filtersForAnyParty !== undefined };
-}

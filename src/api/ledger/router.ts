@@ -4,14 +4,13 @@
  * Every operation but /v2/version needs a bearer token (src/api/auth).
  */
 import express, { Router } from 'express';
-import { requiredReadRights } from '../../domain/ledger-filters';
 import { toJsTransaction } from '../../domain/ledger-transaction';
 import { findStoredTransaction } from '../../store/ledger-repository';
 import { authenticate, authModeFromConfig, principalOf } from '../auth/middleware';
 import { AuthFailure, mayRead } from '../auth/verifier';
 import type { ApiContext } from '../context';
 import { ledgerErrorHandler, ledgerErrors, ledgerNotFound, rejectAuth } from './errors';
-import { checkUpdateId, decodeTransactionByIdBody, validateTransactionByIdBody } from './transaction-request';
+import { checkUpdateId, decodeTransactionByIdBody, requestedReadRights, validateTransactionByIdBody } from './transaction-request';
 
 /**
  * The version we answer as: Canton 3.4, the last line with transaction-by-id
@@ -42,12 +41,13 @@ export function ledgerRouter({ config, db }: ApiContext): Router {
   });
 
   router.post('/updates/transaction-by-id', auth, express.text({ type: () => true, limit: '1mb' }), async (req, res) => {
-    const request = validateTransactionByIdBody(decodeTransactionByIdBody(typeof req.body === 'string' ? req.body : ''));
-    if (!mayRead(principalOf(res), requiredReadRights(request.format.eventFormat))) {
+    const body = decodeTransactionByIdBody(typeof req.body === 'string' ? req.body : '');
+    if (!mayRead(principalOf(res), requestedReadRights(body))) {
       req.log?.warn({ status: 403, user: principalOf(res).user }, 'request refused: the user may not read as every requested party');
       rejectAuth(res, new AuthFailure(403, 'the user may not read as every requested party'));
       return;
     }
+    const request = validateTransactionByIdBody(body);
     const stored = await findStoredTransaction(db, checkUpdateId(request.updateId));
     const transaction = stored && toJsTransaction(stored, request.format);
     if (!transaction) throw ledgerErrors.updateNotFound(request.updateId);

@@ -173,8 +173,8 @@ export interface TransactionByIdRequest {
   format: TransactionFormat;
 }
 
-/** Step 2: the request's transaction format, or the LedgerError Canton gives. */
-export function validateTransactionByIdBody(body: Body): TransactionByIdRequest {
+/** Exactly one of the two request forms (Canton's JSON layer checks this first). */
+function checkRequestForm(body: Body): void {
   const parties = body.requestingParties ?? [];
   const tf = body.transactionFormat;
   if (tf && parties.length > 0) {
@@ -187,6 +187,25 @@ export function validateTransactionByIdBody(body: Body): TransactionByIdRequest 
       'Either transaction_format or requesting_parties is required. Please use either backwards compatible arguments (requesting_parties) or transaction_format.',
     );
   }
+}
+
+/**
+ * The read rights a decoded request needs, taken from its raw format before the
+ * format is validated: Canton checks claims first (reference §2.8), so a caller
+ * without the rights gets 403 even for a request that is otherwise malformed.
+ */
+export function requestedReadRights(body: Body): { parties: string[]; anyParty: boolean } {
+  checkRequestForm(body);
+  const ef = body.transactionFormat?.eventFormat;
+  if (!body.transactionFormat) return { parties: body.requestingParties ?? [], anyParty: false };
+  return { parties: Object.keys(ef?.filtersByParty ?? {}), anyParty: ef?.filtersForAnyParty !== undefined && ef?.filtersForAnyParty !== null };
+}
+
+/** Step 2: the request's transaction format, or the LedgerError Canton gives. */
+export function validateTransactionByIdBody(body: Body): TransactionByIdRequest {
+  checkRequestForm(body);
+  const parties = body.requestingParties ?? [];
+  const tf = body.transactionFormat;
   const updateId = body.updateId ?? '';
   if (!tf) return { updateId, format: legacyTransactionFormat(parties) };
 

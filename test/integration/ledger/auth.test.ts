@@ -259,7 +259,7 @@ describe('ledger authentication', () => {
       }
     });
 
-    it('403 for a party outside its rights, for any-party filters, and before looking the update up', async () => {
+    it('403 for a party outside its rights, for any-party filters, before validating the format and before looking the update up', async () => {
       const alice = await hs256Token('alice');
       for (const body of [
         byParties(BOB),
@@ -267,6 +267,16 @@ describe('ledger authentication', () => {
         anyParty,
         { updateId: TX.update_id, requestingParties: [BOB] },
         { ...byParties(BOB), updateId: UNKNOWN_ID },
+        // Rights are checked on the raw format, before it is validated (Canton, reference §2.8).
+        { ...byParties(BOB), updateId: 'not-hex' },
+        { updateId: TX.update_id, transactionFormat: { eventFormat: { filtersByParty: { [BOB]: { cumulative: [] } } } } },
+        {
+          updateId: TX.update_id,
+          transactionFormat: {
+            eventFormat: { filtersByParty: { [BOB]: { cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: 'no-such-template' } } } }] } } },
+            transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+          },
+        },
       ]) {
         const res = await ledgerRequest(hsApi.url, 'POST', PATH, alice, body);
         expect({ body, status: res.status, json: res.json }).toEqual({ body, status: 403, json: expectedErrors.forbidden });

@@ -2,7 +2,6 @@ import {
   legacyTransactionFormat,
   matchFilters,
   parseIdentifier,
-  requiredReadRights,
   WILDCARD,
   type CumulativeFilter,
   type EventTemplate,
@@ -83,10 +82,5 @@ describe('formats and rights', () => {
       ['b', WILDCARD],
     ]);
     expect(format.eventFormat.filtersForAnyParty).toBeUndefined();
-    expect(requiredReadRights(format.eventFormat)).toEqual({ parties: ['a', 'b'], anyParty: false });
-  });
-
-  it('filtersForAnyParty needs ReadAsAnyParty', () => {
-    expect(requiredReadRights({ filtersByParty: new Map(), filtersForAnyParty: WILDCARD })).toEqual({ parties: [], anyParty: true });
   });
 });
