@@ -136,16 +136,17 @@ export function ledgerErrorHandler(participantId: string): ErrorRequestHandler {
       res.status(err.status).json(renderLedgerError(req, participantId, err));
       return;
     }
-    if (err instanceof UndecodableRequest || isClientError(err)) {
-      const text = err instanceof UndecodableRequest ? err.message : 'Invalid value for: body';
-      req.log?.info({ status: 400, error: text, cause: (err as Error).message }, 'client error');
-      res.status(400).type('text/plain').send(text);
-      return;
-    }
+    // Before the generic client errors: the router's URIError carries status 400 too.
     if (err instanceof URIError) {
       // A malformed percent-escape in the path: pekko-http refuses such a URI with a plain 400.
       req.log?.info({ status: 400, error: err.message }, 'client error');
       res.status(400).type('text/plain').send('Illegal request-target');
+      return;
+    }
+    if (err instanceof UndecodableRequest || isClientError(err)) {
+      const text = err instanceof UndecodableRequest ? err.message : 'Invalid value for: body';
+      req.log?.info({ status: 400, error: text, cause: (err as Error).message }, 'client error');
+      res.status(400).type('text/plain').send(text);
       return;
     }
     req.log?.error({ err }, 'unexpected error');

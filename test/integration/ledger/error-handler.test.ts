@@ -54,6 +54,9 @@ describe('ledger error handler', () => {
     }
     expect(error).toBeInstanceOf(URIError);
     expect(await answerTo(error)).toEqual({ status: 400, type: 'text/plain; charset=utf-8', text: 'Illegal request-target' });
+    // As Express's router raises it: with status 400, which must not make it a body error.
+    Object.assign(error as object, { status: 400 });
+    expect(await answerTo(error)).toEqual({ status: 400, type: 'text/plain; charset=utf-8', text: 'Illegal request-target' });
   });
 
   it('anything else is still the redacted 500', async () => {
