@@ -121,6 +121,25 @@ export const knobs = {
     expects: 'a non-empty name such as CNS',
     schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
   },
+  LSU_TOPOLOGY_FREEZE_TIME: {
+    description:
+      'Next logical synchronizer upgrade served by /v0/lsu (the Scan app asks its participant for the announcement): when the topology freeze starts. Set all three LSU_* variables or none; none: {"lsu": null}.',
+    default: '',
+    expects: 'an ISO 8601 date-time such as 2026-03-01T10:00:00Z, or unset',
+    schema: optionalString.pipe(z.iso.datetime({ offset: true }).optional()),
+  },
+  LSU_UPGRADE_TIME: {
+    description: 'Next logical synchronizer upgrade (/v0/lsu): the upgrade time.',
+    default: '',
+    expects: 'an ISO 8601 date-time such as 2026-03-01T12:00:00Z, or unset',
+    schema: optionalString.pipe(z.iso.datetime({ offset: true }).optional()),
+  },
+  LSU_SUCCESSOR_SYNCHRONIZER_ID: {
+    description: 'Next logical synchronizer upgrade (/v0/lsu): the successor physical synchronizer id.',
+    default: '',
+    expects: 'a physical synchronizer id, or unset',
+    schema: optionalString,
+  },
   ROLL_FORWARD_LSU_UPGRADE_TIME: {
     description:
       'Roll-forward LSU served by /v0/roll-forward-lsu (the Scan app\'s rollForwardLsu configuration): the upgrade time. Set all three ROLL_FORWARD_LSU_* variables or none.',
@@ -317,6 +336,9 @@ export interface Config {
   readonly scanApp: {
     readonly clock: KnobValue<'API_CLOCK'>;
     readonly ansAcronym: string;
+    readonly lsu:
+      | { readonly topologyFreezeTime: string; readonly upgradeTime: string; readonly successorSynchronizerId: string }
+      | undefined;
     readonly rollForwardLsu:
       | { readonly upgradeTime: string; readonly currentSynchronizerId: string; readonly successorSynchronizerId: string }
       | undefined;
@@ -367,22 +389,32 @@ function parseKnob<K extends KnobName>(env: NodeJS.ProcessEnv, name: K): KnobVal
   return result.data as KnobValue<K>;
 }
 
-/** The three ROLL_FORWARD_LSU_* knobs go together: all set, or none. */
-function rollForwardLsu(get: <K extends KnobName>(name: K) => KnobValue<K>): Config['scanApp']['rollForwardLsu'] {
-  const upgradeTime = get('ROLL_FORWARD_LSU_UPGRADE_TIME');
-  const currentSynchronizerId = get('ROLL_FORWARD_LSU_CURRENT_SYNCHRONIZER_ID');
-  const successorSynchronizerId = get('ROLL_FORWARD_LSU_SUCCESSOR_SYNCHRONIZER_ID');
-  if (upgradeTime && currentSynchronizerId && successorSynchronizerId) {
-    return Object.freeze({ upgradeTime, currentSynchronizerId, successorSynchronizerId });
-  }
-  const given = {
-    ROLL_FORWARD_LSU_UPGRADE_TIME: upgradeTime,
-    ROLL_FORWARD_LSU_CURRENT_SYNCHRONIZER_ID: currentSynchronizerId,
-    ROLL_FORWARD_LSU_SUCCESSOR_SYNCHRONIZER_ID: successorSynchronizerId,
-  };
-  const missing = Object.entries(given).filter(([, v]) => v === undefined).map(([k]) => k);
-  if (missing.length === 3) return undefined;
-  throw new ConfigError(`Invalid configuration: ${missing.join(' and ')} must be set too: set all three ROLL_FORWARD_LSU_* variables or none.`);
+type Getter = <K extends KnobName>(name: K) => KnobValue<K>;
+
+/** Knobs that only make sense together (an LSU announcement): all set, or none (undefined). */
+function allOrNone<K extends KnobName>(get: Getter, family: string, names: readonly K[]): Record<K, string> | undefined {
+  const values = names.map((name) => [name, get(name)] as const);
+  const missing = values.filter(([, v]) => v === undefined).map(([k]) => k);
+  if (missing.length === names.length) return undefined;
+  if (missing.length > 0) throw new ConfigError(`Invalid configuration: ${missing.join(' and ')} must be set too: set all three ${family} variables or none.`);
+  return Object.fromEntries(values) as unknown as Record<K, string>;
+}
+
+function lsu(get: Getter): Config['scanApp']['lsu'] {
+  const v = allOrNone(get, 'LSU_*', ['LSU_TOPOLOGY_FREEZE_TIME', 'LSU_UPGRADE_TIME', 'LSU_SUCCESSOR_SYNCHRONIZER_ID'] as const);
+  return v && Object.freeze({ topologyFreezeTime: v.LSU_TOPOLOGY_FREEZE_TIME, upgradeTime: v.LSU_UPGRADE_TIME, successorSynchronizerId: v.LSU_SUCCESSOR_SYNCHRONIZER_ID });
+}
+
+function rollForwardLsu(get: Getter): Config['scanApp']['rollForwardLsu'] {
+  const v = allOrNone(get, 'ROLL_FORWARD_LSU_*', ['ROLL_FORWARD_LSU_UPGRADE_TIME', 'ROLL_FORWARD_LSU_CURRENT_SYNCHRONIZER_ID', 'ROLL_FORWARD_LSU_SUCCESSOR_SYNCHRONIZER_ID'] as const);
+  return (
+    v &&
+    Object.freeze({
+      upgradeTime: v.ROLL_FORWARD_LSU_UPGRADE_TIME,
+      currentSynchronizerId: v.ROLL_FORWARD_LSU_CURRENT_SYNCHRONIZER_ID,
+      successorSynchronizerId: v.ROLL_FORWARD_LSU_SUCCESSOR_SYNCHRONIZER_ID,
+    })
+  );
 }
 
 /** Parses the environment once; throws ConfigError with one line naming the variable. */
@@ -403,6 +435,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scanApp: Object.freeze({
       clock: get('API_CLOCK'),
       ansAcronym: get('ANS_NAME_ACRONYM'),
+      lsu: lsu(get),
       rollForwardLsu: rollForwardLsu(get),
     }),
     source: get('SOURCE'),

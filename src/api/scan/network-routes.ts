@@ -47,9 +47,17 @@ export function networkRoutes({ db, config }: ApiContext): Router {
     sendJson(res, { dso_rules_vote_requests: requests.map(contractJson) });
   });
 
-  // S11: Scan asks its participant; we serve what network_facts holds (no source records it yet), null otherwise.
+  // S11: Scan asks its participant; we serve the configured announcement (LSU_*), else what
+  // network_facts holds (no source records it yet), else null.
   router.get('/v0/lsu', async (_req, res) => {
-    const lsu = await findLsuAnnouncement(db);
+    const configured = config.scanApp.lsu;
+    const lsu = configured
+      ? {
+          topologyFreezeTime: parseTimestamp(configured.topologyFreezeTime),
+          upgradeTime: parseTimestamp(configured.upgradeTime),
+          successorPhysicalSynchronizerId: configured.successorSynchronizerId,
+        }
+      : await findLsuAnnouncement(db);
     res.json({
       lsu: lsu
         ? {

@@ -223,6 +223,26 @@ describe('Scan network state (S9–S16)', () => {
     }
   });
 
+  it('S11 serves a configured LSU announcement before any recorded one', async () => {
+    const configured = await startTestApi(t, {
+      env: {
+        LSU_TOPOLOGY_FREEZE_TIME: '2026-05-01T09:30:00+02:00',
+        LSU_UPGRADE_TIME: '2026-05-01T10:00:00.000500Z',
+        LSU_SUCCESSOR_SYNCHRONIZER_ID: 'global-domain::1220cc::36-1',
+      },
+    });
+    try {
+      expectBody(await request(configured.url, 'GET', '/api/scan/v0/lsu'), {
+        lsu: { topologyFreezeTime: '2026-05-01T07:30:00Z', upgradeTime: '2026-05-01T10:00:00.0005Z', successorPhysicalSynchronizerId: 'global-domain::1220cc::36-1' },
+      });
+    } finally {
+      await configured.close();
+    }
+    expect(() => loadConfig({ LSU_UPGRADE_TIME: '2026-05-01T10:00:00Z' })).toThrow(
+      'Invalid configuration: LSU_TOPOLOGY_FREEZE_TIME and LSU_SUCCESSOR_SYNCHRONIZER_ID must be set too: set all three LSU_* variables or none.',
+    );
+  });
+
   it('S12 configuration takes all three ROLL_FORWARD_LSU_* variables or none', () => {
     expect(() => loadConfig({ ROLL_FORWARD_LSU_UPGRADE_TIME: '2026-04-01T12:00:00Z' })).toThrow(
       'Invalid configuration: ROLL_FORWARD_LSU_CURRENT_SYNCHRONIZER_ID and ROLL_FORWARD_LSU_SUCCESSOR_SYNCHRONIZER_ID ' +
