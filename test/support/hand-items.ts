@@ -21,13 +21,14 @@ export function created(updateId: string, n: number, contractId: string, amount?
   };
 }
 
-export function archived(updateId: string, n: number, contractId: string): TreeEvent {
+/** A consuming Archive of `contractId`, by default of the example Note template. */
+export function archived(updateId: string, n: number, contractId: string, templateId = `${PKG}:Splice.Example:Note`, packageName = 'example'): TreeEvent {
   return {
     event_type: 'exercised_event',
     event_id: `${updateId}:${n}`,
     contract_id: contractId,
-    template_id: `${PKG}:Splice.Example:Note`,
-    package_name: 'example',
+    template_id: templateId,
+    package_name: packageName,
     choice: 'Archive',
     choice_argument: {},
     child_event_ids: [],

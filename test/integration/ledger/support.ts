@@ -40,6 +40,22 @@ const context = (category: number, extra: Record<string, string> = {}) => ({
   tid: TRACE_ID,
 });
 
+/** The redacted 401/403 body of reference §6.6: only the gRPC code (and, for an unknown user, a context key) differ. */
+function securitySensitive(grpcCodeValue: number, context: Record<string, string> = {}) {
+  return {
+    code: 'NA',
+    cause: 'A security-sensitive error has been received',
+    correlationId: TRACE_ID,
+    traceId: TRACE_ID,
+    context,
+    resources: [],
+    errorCategory: -1,
+    grpcCodeValue,
+    retryInfo: null,
+    definiteAnswer: null,
+  };
+}
+
 export const expectedErrors = {
   notFound: (updateId: string) => ({
     ...base,
@@ -77,40 +93,7 @@ export const expectedErrors = {
     errorCategory: 8,
     grpcCodeValue: 3,
   }),
-  unauthenticated: {
-    code: 'NA',
-    cause: 'A security-sensitive error has been received',
-    correlationId: TRACE_ID,
-    traceId: TRACE_ID,
-    context: {},
-    resources: [],
-    errorCategory: -1,
-    grpcCodeValue: 16,
-    retryInfo: null,
-    definiteAnswer: null,
-  },
-  forbidden: {
-    code: 'NA',
-    cause: 'A security-sensitive error has been received',
-    correlationId: TRACE_ID,
-    traceId: TRACE_ID,
-    context: {},
-    resources: [],
-    errorCategory: -1,
-    grpcCodeValue: 7,
-    retryInfo: null,
-    definiteAnswer: null,
-  },
-  unknownUser: {
-    code: 'NA',
-    cause: 'A security-sensitive error has been received',
-    correlationId: TRACE_ID,
-    traceId: TRACE_ID,
-    context: { ledger_api_error: 'invalid token' },
-    resources: [],
-    errorCategory: -1,
-    grpcCodeValue: 7,
-    retryInfo: null,
-    definiteAnswer: null,
-  },
+  unauthenticated: securitySensitive(16),
+  forbidden: securitySensitive(7),
+  unknownUser: securitySensitive(7, { ledger_api_error: 'invalid token' }),
 };

@@ -3,13 +3,10 @@
  * GET /v0/state/acs/snapshot-timestamp-after through the real HTTP server,
  * against a replay of the simulated item stream (test/support/acs-replay.ts).
  */
-import { createFileSource } from '../../../src/ingest/sources/file-source';
-import { runWorker } from '../../../src/ingest/worker';
-import { createLogger } from '../../../src/internal/logger';
 import { acsAt, activeContractBody, byCreation, micros, recordTimeText, snapshotTimes, type Key, type ReplayedContract } from '../../support/acs-replay';
 import { useTestDatabase } from '../../support/database';
 import { request, startTestApi, type TestApi } from '../../support/http';
-import { simulatedItems, writeItems } from '../../support/simulated-network';
+import { ingestThroughWorker, simulatedItems } from '../../support/simulated-network';
 
 const dateTime = (recordTime: string) => recordTime.replace(/\.000000Z$/, 'Z');
 
@@ -27,10 +24,7 @@ describe('ACS snapshots over HTTP', () => {
   };
 
   beforeAll(async () => {
-    await runWorker(
-      { db: t.db, pool: t.pool, source: createFileSource(writeItems(items)), logger: createLogger('silent'), batchSize: 100, batchMaxWaitMs: 100 },
-      new AbortController().signal,
-    );
+    await ingestThroughWorker(t, items);
     api = await startTestApi(t);
   });
   afterAll(async () => api?.close());

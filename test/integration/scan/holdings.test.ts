@@ -7,11 +7,8 @@
 import crypto from 'node:crypto';
 import { pageTokensWithKey } from '../../../src/api/page-token';
 import type { CanonicalItem, TreeEvent } from '../../../src/domain/items';
-import { createFileSource } from '../../../src/ingest/sources/file-source';
-import { runWorker } from '../../../src/ingest/worker';
 import { applyBatch } from '../../../src/ingest/writer';
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
-import { createLogger } from '../../../src/internal/logger';
 import {
   acsAt,
   activeContractBody,
@@ -25,9 +22,9 @@ import {
   type Key,
 } from '../../support/acs-replay';
 import { useTestDatabase } from '../../support/database';
-import { DSO, transaction } from '../../support/hand-items';
+import { archived, DSO, transaction } from '../../support/hand-items';
 import { request, startTestApi, type TestApi } from '../../support/http';
-import { simulatedItems, writeItems } from '../../support/simulated-network';
+import { ingestThroughWorker, simulatedItems } from '../../support/simulated-network';
 
 const post = (api: TestApi, path: string, body: unknown) => request(api.url, 'POST', `/api/scan${path}`, body);
 const dateTime = (recordTime: string) => recordTime.replace(/\.000000Z$/, 'Z');
@@ -62,10 +59,7 @@ describe('holdings on a simulated network', () => {
   const owners = [...new Set([...busiest, ...lockHolders, ...lockedOwners])];
 
   beforeAll(async () => {
-    await runWorker(
-      { db: t.db, pool: t.pool, source: createFileSource(writeItems(items)), logger: createLogger('silent'), batchSize: 100, batchMaxWaitMs: 100 },
-      new AbortController().signal,
-    );
+    await ingestThroughWorker(t, items);
     api = await startTestApi(t);
   });
   afterAll(async () => api?.close());
@@ -327,22 +321,7 @@ function openRound(updateId: string, n: number, contractId: string, round: numbe
   };
 }
 
-function archive(updateId: string, n: number, contractId: string, entity: string): TreeEvent {
-  return {
-    event_type: 'exercised_event',
-    event_id: `${updateId}:${n}`,
-    contract_id: contractId,
-    template_id: `${PKG}:${entity}`,
-    package_name: 'splice-amulet',
-    choice: 'Archive',
-    choice_argument: {},
-    child_event_ids: [],
-    exercise_result: {},
-    consuming: true,
-    acting_parties: [DSO],
-    interface_id: null,
-  };
-}
+const archive = (updateId: string, n: number, contractId: string, entity: string) => archived(updateId, n, contractId, `${PKG}:${entity}`, 'splice-amulet');
 
 describe('holdings on a hand-built network', () => {
   const t = useTestDatabase();
