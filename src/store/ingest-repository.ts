@@ -3,58 +3,19 @@
  * statement per table (json_to_recordset: one parameter, any row count), inside
  * the caller's transaction, together with the stream's checkpoint.
  */
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { Db } from './pool';
-import type { Database } from './schema';
+import type { ContractsTable, Database, UpdatesTable } from './schema';
 
 type Trx = Transaction<Database>;
 
-export interface UpdateRow {
-  update_id: string;
-  migration_id: number;
-  record_time: string;
-  synchronizer_id: string;
-  kind: 'transaction' | 'assignment' | 'unassignment';
-  workflow_id: string | null;
-  effective_at: string | null;
-  external_transaction_hash: string | null;
-  ledger_offset: number | null;
-  event_count: number;
-  json_compact: string;
-  json_protobuf: string | null;
-}
-
-export interface ContractRow {
-  migration_id: number;
-  contract_id: string;
-  template_id: string;
-  package_name: string;
-  qualified_name: string;
-  create_arguments: string;
-  create_arguments_protobuf: string | null;
-  created_at: string;
-  signatories: string[];
-  observers: string[];
-  created_in_update_id: string | null;
-  created_event_id: string | null;
-  created_record_time: string;
-  archived_record_time: string;
-  archived_in_update_id: string | null;
-  synchronizer_id: string | null;
-  reassignment_counter: number;
-  dso_party: string | null;
-  amulet_owner: string | null;
-  amulet_initial_amount: string | null;
-  amulet_created_round: number | null;
-  amulet_rate_per_round: string | null;
-  amulet_locked: boolean | null;
-  lock_holders: string[] | null;
-  lock_expires_at: string | null;
-  round_number: number | null;
-  ans_name: string | null;
-  ans_user: string | null;
-  ans_expires_at: string | null;
-}
+/**
+ * Rows as the writer sends them (every column given, in the types the pool reads back), derived
+ * from the table types so the two cannot drift; columns left to the database are omitted.
+ */
+// command_id stays null: no source gives it (the ledger API's commandId is therefore "").
+export type UpdateRow = Omit<Selectable<UpdatesTable>, 'ingested_at' | 'ingest_seq' | 'command_id'>;
+export type ContractRow = Omit<Selectable<ContractsTable>, 'created_event_blob' | 'ingest_seq'>;
 
 export interface ArchiveRow {
   migration_id: number;
