@@ -34,3 +34,13 @@ export function dueSnapshotTimes(firstRecordTime: Micros, maxRecordTime: Micros,
   }
   return due;
 }
+
+/**
+ * The snapshot slot of a record time: the first snapshot boundary (a multiple
+ * of 3 hours since the epoch, so a UTC hour divisible by 3) at or after it. A
+ * snapshot at boundary b holds exactly what happened in the slots up to b.
+ */
+export function snapshotSlot(recordTime: Micros): Micros {
+  const floor = floorDiv(recordTime, SNAPSHOT_PERIOD) * SNAPSHOT_PERIOD;
+  return floor === recordTime ? floor : floor + SNAPSHOT_PERIOD;
+}

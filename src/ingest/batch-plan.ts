@@ -1,14 +1,19 @@
 /**
- * Turns a batch of canonical items into the rows the writer stores, checking
- * the stream as it goes: items in (migration id, record time) order, event
- * trees whose references resolve, contracts created once and archived at most
- * once. Any violation is a SourceItemError naming the item.
+ * Turns a batch of canonical items into the rows the writer stores, one item
+ * at a time as the source yields it (so a batch holds rows, not parsed items),
+ * checking the stream as it goes: items in (migration id, record time) order,
+ * event trees whose references resolve, contracts created once and archived at
+ * most once. Any violation is a SourceItemError naming the item. Contracts
+ * created and archived within the batch are written once, already archived.
  */
 import type { CanonicalItem, CreatedEvent, TransactionUpdate, TreeEvent, Update } from '../domain/items';
 import { isAssign, isTransaction, updateMigrationId } from '../domain/items';
 import type { Json } from '../domain/json';
 import { contractFacts, qualifiedNameOf } from '../domain/splice-contracts';
+import { parseDecimal, formatDecimal, type Decimal10 } from '../domain/decimal';
+import { snapshotSlot } from '../domain/snapshot-schedule';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, type Micros } from '../domain/time';
+import { AppendedRows, type AcsDeltaRow } from '../store/ingest-repository';
 import type {
   ArchiveRow,
   BatchRows,
@@ -17,6 +22,7 @@ import type {
   ReassignmentRow,
   UpdateRow,
 } from '../store/ingest-repository';
+import { encodePayload } from '../store/update-payload';
 import { SourceItemError, type SourceItem } from './source';
 
 export interface StreamKey {
@@ -33,14 +39,40 @@ export interface PlanInput {
   storedVerdicts: Set<string>;
 }
 
+/** Where a row came from, for errors found when it is written. */
+export interface ItemOrigin {
+  origin: string;
+  updateId: string;
+}
+
 export interface Plan {
   rows: BatchRows;
   last: StreamKey | undefined;
+  /** Items planned, and the position and origin of the last one. */
+  items: number;
+  /** Updates written (re-applied ones excluded). */
+  updates: number;
+  position: string;
+  lastOrigin: string;
   /** Which item each archive of a pre-existing contract came from, for errors. */
-  archiveOrigins: Map<string, { origin: string; updateId: string }>;
+  archiveOrigins: Map<string, ItemOrigin>;
+  /** Which item created each contract of the batch, for errors. */
+  createOrigins: Map<string, ItemOrigin>;
 }
 
-const contractKey = (migrationId: number, contractId: string) => `${migrationId}/${contractId}`;
+export const contractKey = (migrationId: number, contractId: string) => `${migrationId}/${contractId}`;
+
+export const slotOf = (recordTime: Micros): string => formatRecordTime(snapshotSlot(recordTime));
+
+interface Delta {
+  migrationId: number;
+  slot: string;
+  contracts: number;
+  unlocked: Decimal10;
+  locked: Decimal10;
+  maxCreatedAt: Micros | undefined;
+  archived: number;
+}
 
 function compareKeys(a: StreamKey, b: StreamKey): number {
   if (a.migrationId !== b.migrationId) return a.migrationId - b.migrationId;
@@ -52,42 +84,110 @@ function synchronizerOf(update: Update): string {
   return isAssign(update.event) ? update.event.target_synchronizer : update.event.source_synchronizer;
 }
 
-class BatchPlanner {
+export class BatchPlanner {
   private readonly rows: BatchRows = {
     migrations: [],
-    updates: [],
+    appended: new AppendedRows(),
     contracts: [],
     assignedContracts: [],
     archives: [],
     reassignments: [],
-    verdicts: [],
-    verdictViews: [],
-    traffic: [],
-    appActivity: [],
     ranges: [],
+    acsDeltas: [],
   };
   private readonly migrations = new Map<number, string | null>();
   private readonly ranges = new Map<string, RangeRow & { min: Micros; max: Micros }>();
   /** Contracts created or assigned in this batch, by migration and contract id. */
   private readonly fresh = new Map<string, ContractRow>();
-  private readonly archiveOrigins = new Map<string, { origin: string; updateId: string }>();
+  /** Fresh rows that came by assignment: the store counts their ACS deltas, knowing whether they are new. */
+  private readonly assigned = new Set<ContractRow>();
+  private readonly archiveOrigins = new Map<string, ItemOrigin>();
+  private readonly createOrigins = new Map<string, ItemOrigin>();
+  private readonly deltas = new Map<string, Delta>();
   private last: StreamKey | undefined;
+  private count = 0;
+  private updateCount = 0;
+  private lastSource: SourceItem | undefined;
 
   /** Stored or seen earlier in this batch: a repeated update or verdict is a no-op. */
-  private readonly seenUpdates: Set<string>;
-  private readonly seenVerdicts: Set<string>;
+  private readonly seenUpdates = new Set<string>();
+  private readonly seenVerdicts = new Set<string>();
 
-  constructor(private readonly input: PlanInput) {
-    this.last = input.previous;
-    this.seenUpdates = new Set(input.storedUpdates);
-    this.seenVerdicts = new Set(input.storedVerdicts);
+  /** `previous`: the key of the last item applied before this batch. */
+  constructor(previous: StreamKey | undefined) {
+    this.last = previous;
   }
 
-  plan(): Plan {
-    for (const sourceItem of this.input.items) this.addItem(sourceItem);
+  /** Updates and verdicts already stored: re-applying them is a no-op. */
+  markStored(updateIds: Iterable<string>, verdictIds: Iterable<string>): void {
+    for (const id of updateIds) this.seenUpdates.add(id);
+    for (const id of verdictIds) this.seenVerdicts.add(id);
+  }
+
+  /** The key of the last item planned (or the previous batch's). */
+  get lastKey(): StreamKey | undefined {
+    return this.last;
+  }
+
+  get items(): number {
+    return this.count;
+  }
+
+  /** Plans one item; throws a SourceItemError, leaving the batch unusable, if it is bad. */
+  add(sourceItem: SourceItem): void {
+    this.addItem(sourceItem);
+    this.count += 1;
+    this.lastSource = sourceItem;
+  }
+
+  finish(): Plan {
+    const lastSource = this.lastSource;
+    if (!lastSource) throw new Error('a batch needs at least one item');
     this.rows.migrations = [...this.migrations].map(([migration_id, last_import_update_id]) => ({ migration_id, last_import_update_id }));
     this.rows.ranges = [...this.ranges.values()].map(({ min: _min, max: _max, ...row }) => row);
-    return { rows: this.rows, last: this.last, archiveOrigins: this.archiveOrigins };
+    this.rows.acsDeltas = [...this.deltas.values()].map(
+      (d): AcsDeltaRow => ({
+        migration_id: d.migrationId,
+        slot: d.slot,
+        contract_count: d.contracts,
+        unlocked_amulet: formatDecimal(d.unlocked),
+        locked_amulet: formatDecimal(d.locked),
+        max_created_at: d.maxCreatedAt === undefined ? null : formatRecordTime(d.maxCreatedAt),
+        archived_count: d.archived,
+      }),
+    );
+    return {
+      rows: this.rows,
+      last: this.last,
+      items: this.count,
+      updates: this.updateCount,
+      position: lastSource.position,
+      lastOrigin: lastSource.origin,
+      archiveOrigins: this.archiveOrigins,
+      createOrigins: this.createOrigins,
+    };
+  }
+
+  /** Adds a contract to (sign 1) or removes it from (sign -1) the ACS figures of a slot. */
+  private countDelta(contract: ContractRow, recordTime: Micros, sign: 1 | -1): void {
+    const slot = slotOf(recordTime);
+    const key = `${contract.migration_id}/${slot}`;
+    let d = this.deltas.get(key);
+    if (!d) {
+      d = { migrationId: contract.migration_id, slot, contracts: 0, unlocked: 0n, locked: 0n, maxCreatedAt: undefined, archived: 0 };
+      this.deltas.set(key, d);
+    }
+    d.contracts += sign;
+    if (sign < 0) d.archived += 1;
+    if (contract.amulet_initial_amount !== null && contract.amulet_locked !== null) {
+      const amount = parseDecimal(contract.amulet_initial_amount) * BigInt(sign);
+      if (contract.amulet_locked) d.locked += amount;
+      else d.unlocked += amount;
+    }
+    if (sign > 0) {
+      const createdAt = parseTimestamp(contract.created_at);
+      if (d.maxCreatedAt === undefined || createdAt > d.maxCreatedAt) d.maxCreatedAt = createdAt;
+    }
   }
 
   private fail(source: SourceItem, reason: string, updateId?: string): never {
@@ -143,10 +243,10 @@ class BatchPlanner {
     // Traffic and activity belong to the event; written once, with the first of its parts.
     if (updateIsNew || (!item.update && verdictIsNew)) {
       if (item.traffic_summary) {
-        this.rows.traffic.push({ ...sideKey, total_traffic_cost: item.traffic_summary.total_traffic_cost, json: JSON.stringify(item.traffic_summary) });
+        this.rows.appended.trafficSummary({ ...sideKey, total_traffic_cost: item.traffic_summary.total_traffic_cost, json: JSON.stringify(item.traffic_summary) });
       }
       if (item.app_activity_records) {
-        this.rows.appActivity.push({ ...sideKey, round_number: item.app_activity_records.round_number, json: JSON.stringify(item.app_activity_records) });
+        this.rows.appended.appActivityRecords({ ...sideKey, round_number: item.app_activity_records.round_number, json: JSON.stringify(item.app_activity_records) });
       }
     }
   }
@@ -177,10 +277,10 @@ class BatchPlanner {
       external_transaction_hash: external_transaction_hash ?? null,
       ledger_offset: null,
       event_count: isTransaction(update) ? Object.keys(update.events_by_id).length : 1,
-      json_compact: JSON.stringify(served),
-      json_protobuf: protobuf,
+      ...(({ payload, compactLength }) => ({ payload, payload_compact_length: compactLength }))(encodePayload(JSON.stringify(served), protobuf)),
     };
-    this.rows.updates.push(row);
+    this.rows.appended.update(row);
+    this.updateCount += 1;
 
     if (isImport) {
       const previous = this.migrations.get(key.migrationId) ?? null;
@@ -190,12 +290,9 @@ class BatchPlanner {
     }
 
     if (isTransaction(update)) {
-      this.applyTransaction(source, update, item.update_protobuf_json as TransactionUpdate | undefined, key, isImport);
+      this.applyTransaction(source, update, key, isImport);
     } else if (isAssign(update.event)) {
       const event = update.event;
-      const protobufArgs = item.update_protobuf_json && !isTransaction(item.update_protobuf_json) && isAssign(item.update_protobuf_json.event)
-        ? item.update_protobuf_json.event.created_event.create_arguments
-        : undefined;
       const k = contractKey(key.migrationId, event.created_event.contract_id);
       const known = this.fresh.get(k);
       if (known) {
@@ -204,10 +301,11 @@ class BatchPlanner {
         known.reassignment_counter = event.reassignment_counter;
       } else {
         // Arrived from another synchronizer; the migration may know it already (then it is only reassigned).
-        const contract = this.contractRow(source, event.created_event, protobufArgs, key, null);
+        const contract = this.contractRow(source, event.created_event, key, null);
         contract.synchronizer_id = event.target_synchronizer;
         contract.reassignment_counter = event.reassignment_counter;
         this.rows.assignedContracts.push(contract);
+        this.assigned.add(contract);
         this.fresh.set(k, contract);
       }
     } else {
@@ -266,7 +364,6 @@ class BatchPlanner {
   private applyTransaction(
     source: SourceItem,
     tx: TransactionUpdate,
-    protobuf: TransactionUpdate | undefined,
     key: StreamKey,
     isImport: boolean,
   ): void {
@@ -280,15 +377,14 @@ class BatchPlanner {
       if (visited.has(id)) this.fail(source, `event id ${id} is referenced twice`);
       visited.add(id);
       if (event.event_type === 'created_event') {
-        const protobufArgs = protobuf?.events_by_id?.[id]?.event_type === 'created_event'
-          ? (protobuf.events_by_id[id] as CreatedEvent).create_arguments
-          : undefined;
-        const contract = this.contractRow(source, event, protobufArgs, key, isImport ? null : tx.update_id);
+        const contract = this.contractRow(source, event, key, isImport ? null : tx.update_id);
         contract.synchronizer_id = tx.synchronizer_id;
         const k = contractKey(key.migrationId, event.contract_id);
         if (this.fresh.has(k)) this.fail(source, `contract ${event.contract_id} is created twice in migration ${key.migrationId}`);
         this.fresh.set(k, contract);
         this.rows.contracts.push(contract);
+        this.createOrigins.set(k, { origin: source.origin, updateId: tx.update_id });
+        this.countDelta(contract, key.recordTime, 1);
       } else if (event.event_type === 'exercised_event') {
         if (event.consuming) this.archive(source, tx.update_id, event.contract_id, key);
         for (let i = (event.child_event_ids ?? []).length - 1; i >= 0; i--) stack.push(event.child_event_ids[i]!);
@@ -310,10 +406,17 @@ class BatchPlanner {
       if (known.archived_in_update_id !== null) this.fail(source, `contract ${contractId} is archived twice`, updateId);
       known.archived_record_time = recordTime;
       known.archived_in_update_id = updateId;
+      if (!this.assigned.has(known)) this.countDelta(known, key.recordTime, -1);
       return;
     }
     if (this.archiveOrigins.has(k)) this.fail(source, `contract ${contractId} is archived twice`, updateId);
-    const row: ArchiveRow = { migration_id: key.migrationId, contract_id: contractId, record_time: recordTime, update_id: updateId };
+    const row: ArchiveRow = {
+      migration_id: key.migrationId,
+      contract_id: contractId,
+      record_time: recordTime,
+      update_id: updateId,
+      slot: slotOf(key.recordTime),
+    };
     this.rows.archives.push(row);
     this.archiveOrigins.set(k, { origin: source.origin, updateId });
   }
@@ -321,7 +424,6 @@ class BatchPlanner {
   private contractRow(
     source: SourceItem,
     event: CreatedEvent,
-    protobufArgs: Json | undefined,
     key: StreamKey,
     createdInUpdateId: string | null,
   ): ContractRow {
@@ -341,7 +443,6 @@ class BatchPlanner {
       package_name: event.package_name,
       qualified_name: qualifiedName,
       create_arguments: JSON.stringify(event.create_arguments),
-      create_arguments_protobuf: protobufArgs === undefined ? null : JSON.stringify(protobufArgs),
       created_at: event.created_at,
       signatories: event.signatories,
       observers: event.observers,
@@ -370,7 +471,7 @@ class BatchPlanner {
   private addVerdict(item: CanonicalItem): void {
     const v = item.verdict!;
     const roundNumber = (v as { round_number?: unknown }).round_number;
-    this.rows.verdicts.push({
+    this.rows.appended.verdict({
       update_id: v.update_id,
       migration_id: v.migration_id,
       record_time: v.record_time,
@@ -385,7 +486,7 @@ class BatchPlanner {
       json: JSON.stringify(v),
     });
     for (const view of v.transaction_views.views) {
-      this.rows.verdictViews.push({
+      this.rows.appended.verdictView({
         update_id: v.update_id,
         view_id: view.view_id,
         informees: view.informees,
@@ -397,6 +498,10 @@ class BatchPlanner {
   }
 }
 
+/** Plans a whole batch at once. */
 export function planBatch(input: PlanInput): Plan {
-  return new BatchPlanner(input).plan();
+  const planner = new BatchPlanner(input.previous);
+  planner.markStored(input.storedUpdates, input.storedVerdicts);
+  for (const item of input.items) planner.add(item);
+  return planner.finish();
 }

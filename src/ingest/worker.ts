@@ -13,9 +13,9 @@ import { catchUpSnapshots, scheduleSnapshots } from '../jobs/acs-snapshots';
 import { readCheckpoint } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
 import { acquireWriterLock } from '../store/writer-lock';
-import { batches } from './batches';
+import { runPipeline } from './pipeline';
 import type { Source } from './source';
-import { applyBatch, type AppliedBatch } from './writer';
+import { commitPlan, type AppliedBatch } from './writer';
 
 export interface WorkerOptions {
   db: Db;
@@ -65,34 +65,38 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
   const running = AbortSignal.any([signal, lost.signal]);
   // Only the lock holder announces snapshots on the schedule.
   const stopSchedule = scheduleSnapshots(db, log);
-  const result: WorkerResult = { items: 0, updates: 0 };
   try {
     const checkpoint = await readCheckpoint(db, source.stream);
     log.info({ position: checkpoint?.position ?? null }, checkpoint ? 'resuming at the checkpoint' : 'starting from the beginning');
     let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log)).nextDue;
-    let position = checkpoint?.position;
-    for await (const batch of batches(source.read(position, running), options.batchSize, options.batchMaxWaitMs)) {
-      if (lost.signal.aborted) throw new Error('lost the writer lock');
-      const expected = position ?? null;
-      const applied = await withRetries(() => applyBatch(db, source.stream, batch, expected), log, running);
-      position = applied.checkpoint.position;
-      result.items += batch.length;
-      result.updates += applied.updates;
-      for (const latest of applied.latest) {
-        options.metrics?.lastIngestedRecordTime.set(
-          { synchronizer_id: latest.synchronizerId, migration_id: String(latest.migrationId) },
-          Number(parseTimestamp(latest.recordTime) / 1000n),
-        );
-      }
-      if (applied.last) {
-        if (nextSnapshot === undefined || applied.last.recordTime >= nextSnapshot) {
+    const result = await runPipeline({
+      db,
+      items: source.read(checkpoint?.position, running),
+      checkpoint,
+      batchSize: options.batchSize,
+      batchMaxWaitMs: options.batchMaxWaitMs,
+      signal: running,
+      commit: (plan, expected) => {
+        if (lost.signal.aborted) return Promise.reject(new Error('lost the writer lock'));
+        return withRetries(() => commitPlan(db, source.stream, plan, expected), log, running);
+      },
+      onApplied: async (applied, plan) => {
+        for (const latest of applied.latest) {
+          options.metrics?.lastIngestedRecordTime.set(
+            { synchronizer_id: latest.synchronizerId, migration_id: String(latest.migrationId) },
+            Number(parseTimestamp(latest.recordTime) / 1000n),
+          );
+        }
+        if (applied.last && (nextSnapshot === undefined || applied.last.recordTime >= nextSnapshot)) {
           nextSnapshot = (await catchUpSnapshots(db, log)).nextDue;
         }
-      }
-      log.debug({ items: batch.length, position: applied.checkpoint.position, recordTime: applied.last ? formatRecordTime(applied.last.recordTime) : null }, 'batch applied');
-      options.onBatch?.(applied);
-      if (running.aborted) break;
-    }
+        log.debug(
+          { items: plan.items, position: applied.checkpoint.position, recordTime: applied.last ? formatRecordTime(applied.last.recordTime) : null },
+          'batch applied',
+        );
+        options.onBatch?.(applied);
+      },
+    });
     if (lost.signal.aborted) throw new Error('lost the writer lock');
     await catchUpSnapshots(db, log);
     return result;

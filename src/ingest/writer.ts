@@ -1,13 +1,16 @@
 /**
- * Applies one batch in one PostgreSQL transaction: the rows of its items and
- * the stream's checkpoint commit together or not at all, so a crash anywhere
- * leaves the database at the previous checkpoint.
+ * Commits planned batches: each in one PostgreSQL transaction, the rows of
+ * its items and the stream's checkpoint together or not at all, so a crash
+ * anywhere leaves the database at the previous checkpoint.
  */
-import { fromPgTimestamp, formatRecordTime } from '../domain/time';
-import { sql } from 'kysely';
+import { fromPgTimestamp, formatRecordTime, tryParseTimestamp } from '../domain/time';
+import type { CanonicalItem } from '../domain/items';
+import { updateMigrationId } from '../domain/items';
 import {
   CheckpointConflictError,
   advanceCheckpoint,
+  inWriteTransaction,
+  newestStoredKey,
   readCheckpoint,
   storedUpdateIds,
   storedVerdictIds,
@@ -15,94 +18,139 @@ import {
   type Checkpoint,
 } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
-import { planBatch, type StreamKey } from './batch-plan';
+import { DuplicateContractError, DuplicateKeyError } from '../store/storage-errors';
+import { BatchPlanner, contractKey, slotOf, type Plan, type StreamKey } from './batch-plan';
 import { SourceItemError, type SourceItem } from './source';
 
 export interface AppliedBatch {
   checkpoint: Checkpoint;
   last: StreamKey | undefined;
+  /** Updates written (re-applied ones excluded). */
   updates: number;
   /** Newest non-import record time per (migration, synchronizer) written by the batch. */
   latest: { migrationId: number; synchronizerId: string; recordTime: string }[];
 }
 
-function keyOf(checkpoint: Checkpoint | undefined): StreamKey | undefined {
+export function keyOfCheckpoint(checkpoint: Checkpoint | undefined): StreamKey | undefined {
   if (!checkpoint || checkpoint.migrationId === null || checkpoint.recordTime === null) return undefined;
   return { migrationId: checkpoint.migrationId, recordTime: fromPgTimestamp(checkpoint.recordTime) };
 }
 
-/** "Key (migration_id, contract_id)=(0, 00ab…) already exists." → the contract id. */
-function duplicateContractId(err: unknown): string | undefined {
-  const e = err as { code?: string; constraint?: string; detail?: string };
-  if (e?.code !== '23505' || e.constraint !== 'contracts_pkey') return undefined;
-  return /=\(\d+, (.+)\) already exists/.exec(e.detail ?? '')?.[1];
+export function compareStreamKeys(a: StreamKey, b: StreamKey): number {
+  if (a.migrationId !== b.migrationId) return a.migrationId - b.migrationId;
+  return a.recordTime < b.recordTime ? -1 : a.recordTime > b.recordTime ? 1 : 0;
+}
+
+/** The greatest key of any stored update or verdict: items after it are new. */
+export async function newestStoredStreamKey(db: Db): Promise<StreamKey | undefined> {
+  const key = await newestStoredKey(db);
+  return key && { migrationId: key.migrationId, recordTime: fromPgTimestamp(key.recordTime) };
+}
+
+/** An item's stream key, or undefined when it has none (the planner then names what is wrong). */
+export function itemKey(item: CanonicalItem): StreamKey | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const text = item.update?.record_time ?? item.verdict?.record_time;
+  const recordTime = typeof text === 'string' ? tryParseTimestamp(text) : undefined;
+  if (recordTime === undefined) return undefined;
+  let migrationId: unknown;
+  try {
+    migrationId = item.update ? updateMigrationId(item.update) : item.verdict?.migration_id;
+  } catch {
+    return undefined;
+  }
+  return typeof migrationId === 'number' ? { migrationId, recordTime } : undefined;
 }
 
 /**
- * `expectedPosition` is where the caller believes the stream stands (null: no
- * checkpoint yet; omitted: take the stored checkpoint as given). If the stored checkpoint already
- * is this batch's last position, the batch committed before (its reply was
- * lost) and is not applied again; any other difference means another writer.
+ * Tells the planner which of these items are stored already. Only items at or
+ * before `storedMax` can be: the single writer stores items in stream order.
+ */
+export async function markStoredItems(db: Db, planner: BatchPlanner, items: SourceItem[], storedMax: StreamKey | undefined): Promise<void> {
+  if (!storedMax) return;
+  const maybe = items.filter((i) => {
+    const key = itemKey(i.item);
+    return key !== undefined && compareStreamKeys(key, storedMax) <= 0;
+  });
+  if (maybe.length === 0) return;
+  const updateIds = maybe.flatMap((i) => (typeof i.item.update?.update_id === 'string' ? [i.item.update.update_id] : []));
+  const verdictIds = maybe.flatMap((i) => (typeof i.item.verdict?.update_id === 'string' ? [i.item.verdict.update_id] : []));
+  planner.markStored(await storedUpdateIds(db, updateIds), await storedVerdictIds(db, verdictIds));
+}
+
+function writeError(plan: Plan, err: unknown): unknown {
+  if (err instanceof DuplicateContractError) {
+    const origin = plan.createOrigins.get(contractKey(err.migrationId, err.contractId));
+    return new SourceItemError(origin?.origin ?? plan.lastOrigin, origin?.updateId, `contract ${err.contractId} is created again in the same migration`);
+  }
+  if (err instanceof DuplicateKeyError) return new SourceItemError(plan.lastOrigin, undefined, `a row is written twice: ${err.message}`);
+  return err;
+}
+
+/**
+ * Commits a planned batch. `expectedPosition` is where the caller believes the
+ * stream stands (null: no checkpoint yet). If the stored checkpoint already is
+ * this batch's last position, the batch committed before (its reply was lost)
+ * and is not applied again; any other difference means another writer.
+ */
+export async function commitPlan(db: Db, stream: string, plan: Plan, expectedPosition: string | null): Promise<AppliedBatch> {
+  try {
+    return await inWriteTransaction(db, async (connection) => {
+      const checkpoint = await readCheckpoint(connection, stream);
+      if ((checkpoint?.position ?? null) !== expectedPosition) {
+        if (checkpoint?.position === plan.position) return { checkpoint, last: keyOfCheckpoint(checkpoint), updates: 0, latest: [] };
+        throw new CheckpointConflictError(stream);
+      }
+      const { unmatchedArchives } = await writeBatch(connection, plan.rows, (t) => slotOf(fromPgTimestamp(t)));
+      const first = unmatchedArchives[0];
+      if (first) {
+        const origin = plan.archiveOrigins.get(contractKey(first.migration_id, first.contract_id));
+        throw new SourceItemError(
+          origin?.origin ?? plan.lastOrigin,
+          origin?.updateId,
+          `archive of contract ${first.contract_id}, which is unknown or already archived in migration ${first.migration_id}`,
+        );
+      }
+      const next = {
+        stream,
+        expectedPosition: checkpoint?.position,
+        position: plan.position,
+        migrationId: plan.last?.migrationId ?? null,
+        recordTime: plan.last ? formatRecordTime(plan.last.recordTime) : null,
+        items: plan.items,
+      };
+      await advanceCheckpoint(connection, next);
+      return {
+        checkpoint: {
+          stream,
+          position: next.position,
+          migrationId: next.migrationId,
+          recordTime: next.recordTime,
+          itemsApplied: (checkpoint?.itemsApplied ?? 0) + plan.items,
+        },
+        last: plan.last,
+        updates: plan.updates,
+        latest: plan.rows.ranges.map((r) => ({ migrationId: r.migration_id, synchronizerId: r.synchronizer_id, recordTime: r.max_record_time })),
+      };
+    });
+  } catch (err) {
+    throw writeError(plan, err);
+  }
+}
+
+/**
+ * Plans and commits one batch of items after the stream's checkpoint.
+ * `expectedPosition`: as for commitPlan; omitted, the stored checkpoint is taken as given.
  */
 export async function applyBatch(db: Db, stream: string, items: SourceItem[], expectedPosition?: string | null): Promise<AppliedBatch> {
-  const lastItem = items[items.length - 1];
-  if (!lastItem) throw new Error('applyBatch needs at least one item');
-  return db.transaction().execute(async (trx) => {
-    // Large batches and catch-ups must not hit the API's statement timeout.
-    await sql`set local statement_timeout = 0`.execute(trx);
-    const checkpoint = await readCheckpoint(trx, stream);
-    if (expectedPosition !== undefined && (checkpoint?.position ?? null) !== expectedPosition) {
-      if (checkpoint?.position === lastItem.position) {
-        return { checkpoint, last: keyOf(checkpoint), updates: 0, latest: [] };
-      }
-      throw new CheckpointConflictError(stream);
-    }
-    const updateIds = items.flatMap((i) => (i.item?.update?.update_id ? [i.item.update.update_id] : []));
-    const verdictIds = items.flatMap((i) => (i.item?.verdict?.update_id ? [i.item.verdict.update_id] : []));
-    const plan = planBatch({
-      items,
-      previous: keyOf(checkpoint),
-      storedUpdates: await storedUpdateIds(trx, updateIds),
-      storedVerdicts: await storedVerdictIds(trx, verdictIds),
-    });
-    let unmatched;
-    try {
-      ({ unmatchedArchives: unmatched } = await writeBatch(trx, plan.rows));
-    } catch (err) {
-      const contractId = duplicateContractId(err);
-      if (contractId === undefined) throw err;
-      const culprit = items.find((i) => JSON.stringify(i.item.update ?? '').includes(`"contract_id":"${contractId}"`)) ?? lastItem;
-      throw new SourceItemError(culprit.origin, culprit.item.update?.update_id, `contract ${contractId} is created again in the same migration`);
-    }
-    const first = unmatched[0];
-    if (first) {
-      const origin = plan.archiveOrigins.get(`${first.migration_id}/${first.contract_id}`);
-      throw new SourceItemError(
-        origin?.origin ?? lastItem.origin,
-        origin?.updateId,
-        `archive of contract ${first.contract_id}, which is unknown or already archived in migration ${first.migration_id}`,
-      );
-    }
-    const next = {
-      stream,
-      expectedPosition: checkpoint?.position,
-      position: lastItem.position,
-      migrationId: plan.last?.migrationId ?? null,
-      recordTime: plan.last ? formatRecordTime(plan.last.recordTime) : null,
-      items: items.length,
-    };
-    await advanceCheckpoint(trx, next);
-    return {
-      checkpoint: {
-        stream,
-        position: next.position,
-        migrationId: next.migrationId,
-        recordTime: next.recordTime,
-        itemsApplied: (checkpoint?.itemsApplied ?? 0) + items.length,
-      },
-      last: plan.last,
-      updates: plan.rows.updates.length,
-      latest: plan.rows.ranges.map((r) => ({ migrationId: r.migration_id, synchronizerId: r.synchronizer_id, recordTime: r.max_record_time })),
-    };
-  });
+  if (items.length === 0) throw new Error('applyBatch needs at least one item');
+  const checkpoint = await readCheckpoint(db, stream);
+  const expected = expectedPosition === undefined ? (checkpoint?.position ?? null) : expectedPosition;
+  if ((checkpoint?.position ?? null) !== expected && checkpoint?.position === items[items.length - 1]!.position) {
+    return { checkpoint, last: keyOfCheckpoint(checkpoint), updates: 0, latest: [] };
+  }
+  const planner = new BatchPlanner(keyOfCheckpoint(checkpoint));
+  await markStoredItems(db, planner, items, await newestStoredStreamKey(db));
+  for (const item of items) planner.add(item);
+  return commitPlan(db, stream, planner.finish(), expected);
 }

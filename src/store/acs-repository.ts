@@ -1,9 +1,22 @@
 /**
  * Announced ACS snapshots and the temporal ACS at one of them. A contract is
  * active at (m, t) when migration_id = m and created_record_time <= t <
- * archived_record_time (design.md); pages are keyset ranges in creation order
- * (created_at, contract_id), read from contracts_by_created_at or, filtered,
- * from contracts_by_template_created_at and contract_stakeholders.
+ * archived_record_time; pages are keyset ranges in creation order
+ * (created_at, contract_id).
+ *
+ * `t` is always a snapshot time, a 3-hour boundary, so only contracts
+ * archived after their created_slot can be active at it: the ACS indexes hold
+ * only those (migration 20261123_002), and every query here states the same
+ * condition so that PostgreSQL uses them. A page merges two parts:
+ * - the contracts active now and created by t, from the indexes of the
+ *   active contracts (bounded by the snapshot's highest created_at, so the
+ *   last page stops there);
+ * - the contracts archived after t: at a recent snapshot, read in full from
+ *   the archive-time index (no more than were archived since the snapshot);
+ *   at an old one, where that would be more than RECENT_ARCHIVES_LIMIT, by a
+ *   walk of the history in creation order.
+ * Filtered by party, pages come from contract_stakeholders, whose rows hold
+ * both active and archived contracts.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { ActiveContract } from '../domain/active-contract';
@@ -89,6 +102,47 @@ export const afterKey = (after: CreationKey | undefined): RawBuilder<unknown> =>
 export const activeAt = (at: Micros): RawBuilder<unknown> =>
   sql`created_record_time <= ${ts(at)} and archived_record_time > ${ts(at)}`;
 
+/** Contracts in some snapshot: the predicate of the partial ACS indexes. */
+export const IN_SOME_SNAPSHOT = sql`archived_record_time > created_slot`;
+
+/** Active now and created by t (the partial indexes of the active contracts). */
+export const activeNowCreatedBy = (at: Micros): RawBuilder<unknown> =>
+  sql`archived_record_time = 'infinity' and created_record_time <= ${ts(at)}`;
+
+/** Archived after t, created by t, in some snapshot (the partial indexes of the history). */
+export const archivedAfter = (at: Micros): RawBuilder<unknown> =>
+  sql`archived_record_time > ${ts(at)} and archived_record_time < 'infinity' and ${IN_SOME_SNAPSHOT} and created_record_time <= ${ts(at)}`;
+
+/**
+ * Above this many contracts archived since a snapshot, pages at it walk the
+ * history in creation order rather than read every contract archived since.
+ */
+export const RECENT_ARCHIVES_LIMIT = 20_000;
+
+/** What bounds the pages at a snapshot (from its row and the writer's per-slot counts). */
+export interface SnapshotBounds {
+  /** Highest created_at of the snapshot's contracts: no page reads past it (undefined: unknown). */
+  maxCreatedAt: Micros | undefined;
+  /** Whether the contracts archived since the snapshot are few enough to read in full. */
+  recent: boolean;
+}
+
+export async function snapshotBounds(db: Db, migrationId: number, at: Micros): Promise<SnapshotBounds> {
+  const { rows } = await sql<{ max_created_at: string | null; archived_since: string }>`
+    select (select max_created_at from acs_snapshots where migration_id = ${migrationId} and record_time = ${ts(at)}) as max_created_at,
+           (select coalesce(sum(archived_count), 0) from acs_deltas where migration_id = ${migrationId} and slot > ${ts(at)})::text
+             as archived_since`.execute(db);
+  const r = rows[0]!;
+  return {
+    maxCreatedAt: r.max_created_at === null ? undefined : fromPgTimestamp(r.max_created_at),
+    recent: BigInt(r.archived_since) <= BigInt(RECENT_ARCHIVES_LIMIT),
+  };
+}
+
+/** No entry past the snapshot's highest created_at. */
+export const createdBy = (bounds: SnapshotBounds): RawBuilder<unknown> =>
+  bounds.maxCreatedAt === undefined ? sql`` : sql`and created_at <= ${ts(bounds.maxCreatedAt)}`;
+
 /**
  * Fetches the full rows of a page of contract ids chosen by `page` (a query
  * returning contract_id and created_at, already ordered and limited), in
@@ -137,25 +191,41 @@ export async function acsPage(db: Db, q: AcsPageQuery): Promise<ActiveContract[]
   const templates = [...templateKeys.values()];
   const packageNames = templates.map((t) => t.packageName);
   const qualifiedNames = templates.map((t) => t.qualifiedName);
-  const range = sql`${activeAt(q.at)} ${afterKey(q.after)}
+  const order = sql`order by created_at, contract_id limit ${q.limit}`;
+  let page: RawBuilder<unknown>;
+  if (parties.length === 0) {
+    const bounds = await snapshotBounds(db, q.migrationId, q.at);
+    const bound = sql`${afterKey(q.after)} ${createdBy(bounds)}`;
+    // A contract has one template: per-template ranges are disjoint.
+    const byTemplate = templates.length > 0;
+    const templateKey = sql`unnest(${packageNames}::text[], ${qualifiedNames}::text[]) as k(package_name, qualified_name)`;
+    const active = byTemplate
+      ? sql`select p.contract_id, p.created_at from ${templateKey} cross join lateral (
+            select contract_id, created_at from contracts
+            where migration_id = ${q.migrationId} and package_name = k.package_name and qualified_name = k.qualified_name
+              and ${activeNowCreatedBy(q.at)} ${bound} ${order}) p`
+      : sql`select contract_id, created_at from contracts
+            where migration_id = ${q.migrationId} and ${activeNowCreatedBy(q.at)} ${bound} ${order}`;
+    let history: RawBuilder<unknown>;
+    if (bounds.recent) {
+      // Materialized without an order: read as one range of the archive-time index.
+      history = sql`select contract_id, created_at from (
+          select contract_id, created_at, package_name, qualified_name from contracts
+          where migration_id = ${q.migrationId} and ${archivedAfter(q.at)} ${bound} offset 0) h
+        ${byTemplate ? sql`where (h.package_name, h.qualified_name) in (select * from ${templateKey})` : sql``}`;
+    } else {
+      history = byTemplate
+        ? sql`select p.contract_id, p.created_at from ${templateKey} cross join lateral (
+              select contract_id, created_at from contracts
+              where migration_id = ${q.migrationId} and package_name = k.package_name and qualified_name = k.qualified_name
+                and ${archivedAfter(q.at)} ${bound} ${order}) p`
+        : sql`select contract_id, created_at from contracts where migration_id = ${q.migrationId} and ${archivedAfter(q.at)} ${bound} ${order}`;
+    }
+    page = sql`select contract_id, created_at from ((${active}) union all (${history})) x ${order}`;
+  } else {
+    const range = sql`${activeAt(q.at)} ${afterKey(q.after)}
           order by created_at, contract_id
           limit ${q.limit}`;
-  let page: RawBuilder<unknown>;
-  if (parties.length === 0 && templates.length === 0) {
-    page = sql`select contract_id, created_at from contracts
-        where migration_id = ${q.migrationId} and ${range}`;
-  } else if (parties.length === 0) {
-    // A contract has one template: the ranges are disjoint.
-    page = sql`select p.contract_id, p.created_at
-        from unnest(${packageNames}::text[], ${qualifiedNames}::text[]) as k(package_name, qualified_name)
-        cross join lateral (
-          select contract_id, created_at from contracts
-          where migration_id = ${q.migrationId} and package_name = k.package_name and qualified_name = k.qualified_name
-            and ${range}
-        ) p
-        order by p.created_at, p.contract_id
-        limit ${q.limit}`;
-  } else {
     // A contract is in the range of each of its requested stakeholders: distinct. The first
     // `limit` distinct contracts are each among the first `limit` entries of some range.
     let ranges: RawBuilder<unknown>;

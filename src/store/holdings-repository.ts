@@ -10,7 +10,7 @@ import { parseDecimal, type Decimal10 } from '../domain/decimal';
 import { HOLDING_FEE_SQL, type HoldingsTotals } from '../domain/holding-fees';
 import { SPLICE } from '../domain/splice-contracts';
 import { formatRecordTime, type Micros } from '../domain/time';
-import { activeAt, afterKey, fetchPage, type CreationKey } from './acs-repository';
+import { activeNowCreatedBy, afterKey, archivedAfter, createdBy, fetchPage, snapshotBounds, type CreationKey } from './acs-repository';
 import type { Db } from './pool';
 
 export interface HoldingsPageQuery {
@@ -23,26 +23,33 @@ export interface HoldingsPageQuery {
 }
 
 /**
- * One page of the owners' holdings in creation order. Each owner's holdings
- * are a keyset range of contracts_holdings_by_owner_created_at (at most
- * `limit` entries each), merged; the cost of a page does not depend on how
- * deep into the holdings it is.
+ * One page of the owners' holdings in creation order: per owner, a keyset
+ * range of its active holdings (contracts_holdings_by_owner_created_at), at
+ * most `limit` entries each, merged with its holdings archived since the
+ * snapshot (at a recent one, read from contracts_holdings_totals; at an old
+ * one, a range of contracts_history_holdings_by_owner_created_at). A page
+ * costs the same however much history the owners have and however deep it is.
  */
 export async function holdingsPage(db: Db, q: HoldingsPageQuery): Promise<ActiveContract[]> {
+  const bounds = await snapshotBounds(db, q.migrationId, q.at);
+  const bound = sql`${afterKey(q.after)} ${createdBy(bounds)}`;
+  const order = sql`order by created_at, contract_id limit ${q.limit}`;
+  const owner = sql`migration_id = ${q.migrationId} and amulet_owner is not null and amulet_owner = o.owner`;
+  const history = bounds.recent
+    ? sql`select contract_id, created_at from (
+          select contract_id, created_at from contracts
+          where migration_id = ${q.migrationId} and amulet_owner is not null and amulet_owner = any(${q.owners}::text[])
+            and ${archivedAfter(q.at)} ${bound} offset 0) h`
+    : sql`select p.contract_id, p.created_at from unnest(${q.owners}::text[]) as o(owner)
+          cross join lateral (select contract_id, created_at from contracts where ${owner} and ${archivedAfter(q.at)} ${bound} ${order}) p`;
   return fetchPage(
     db,
     q.migrationId,
-    sql`select p.contract_id, p.created_at
-        from unnest(${q.owners}::text[]) as o(owner)
-        cross join lateral (
-          select contract_id, created_at from contracts
-          where migration_id = ${q.migrationId} and amulet_owner is not null and amulet_owner = o.owner
-            and ${activeAt(q.at)} ${afterKey(q.after)}
-          order by created_at, contract_id
-          limit ${q.limit}
-        ) p
-        order by p.created_at, p.contract_id
-        limit ${q.limit}`,
+    sql`select contract_id, created_at from (
+          (select p.contract_id, p.created_at from unnest(${q.owners}::text[]) as o(owner)
+           cross join lateral (select contract_id, created_at from contracts where ${owner} and ${activeNowCreatedBy(q.at)} ${bound} ${order}) p)
+          union all (${history})) x
+        ${order}`,
   );
 }
 
@@ -67,7 +74,8 @@ export async function holdingsTotals(db: Db, migrationId: number, at: Micros, ow
            coalesce(sum(${fee}) filter (where c.amulet_locked), 0)::text as fees_locked
     from contracts c cross join as_of
     where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = any(${owners}::text[])
-      and c.archived_record_time > ${t}::timestamptz and c.created_record_time <= ${t}::timestamptz
+      and c.archived_record_time > ${t}::timestamptz and c.archived_record_time > c.created_slot
+      and c.created_record_time <= ${t}::timestamptz
     group by c.amulet_owner
     order by min(c.created_at), c.amulet_owner collate "C"`.execute(db);
   const dec = (s: string): Decimal10 => parseDecimal(s);

@@ -1,11 +1,22 @@
 /**
- * All SQL of the ingestion writer. A batch is written with one multi-row
- * statement per table (json_to_recordset: one parameter, any row count), inside
- * the caller's transaction, together with the stream's checkpoint.
+ * All SQL of the ingestion writer. A batch is written inside one transaction
+ * of a dedicated connection, together with the stream's checkpoint: new rows
+ * go in by COPY straight into their tables; every statement that touches
+ * existing rows (archives, reassignments, assignments of known contracts) is
+ * keyed by the primary key of the rows it names, and the transaction tells
+ * the planner to use nothing but index lookups, so its cost per row does not
+ * depend on how many rows the tables hold, whatever the statistics say.
  */
-import { sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
-import type { Db } from './pool';
+import { finished } from 'node:stream/promises';
+import { sql, type Selectable, type Transaction } from 'kysely';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { snapshotSlot } from '../domain/snapshot-schedule';
+import { parseTimestamp } from '../domain/time';
+import { CopyRows } from './copy-text';
+import { poolOf, type Db } from './pool';
 import type { ContractsTable, Database, UpdatesTable } from './schema';
+import { typedStorageError } from './storage-errors';
 
 type Trx = Transaction<Database>;
 
@@ -14,14 +25,21 @@ type Trx = Transaction<Database>;
  * from the table types so the two cannot drift; columns left to the database are omitted.
  */
 // command_id stays null: no source gives it (the ledger API's commandId is therefore "").
-export type UpdateRow = Omit<Selectable<UpdatesTable>, 'ingested_at' | 'ingest_seq' | 'command_id'>;
-export type ContractRow = Omit<Selectable<ContractsTable>, 'created_event_blob' | 'ingest_seq'>;
+// json_compact and json_protobuf are the text columns of rows written before payload existed.
+export type UpdateRow = Omit<Selectable<UpdatesTable>, 'ingested_at' | 'ingest_seq' | 'command_id' | 'json_compact' | 'json_protobuf' | 'payload' | 'payload_compact_length'> & {
+  payload: Buffer;
+  payload_compact_length: number;
+};
+export type ContractRow = Omit<Selectable<ContractsTable>, 'created_event_blob' | 'ingest_seq' | 'created_slot'>;
 
+/** An archive of a contract stored before the batch. */
 export interface ArchiveRow {
   migration_id: number;
   contract_id: string;
   record_time: string;
   update_id: string;
+  /** The snapshot slot of record_time (domain/snapshot-schedule.ts). */
+  slot: string;
 }
 
 /** A reassignment of a contract that existed before the batch. */
@@ -85,6 +103,19 @@ export interface MigrationRow {
   last_import_update_id: string | null;
 }
 
+/** What a batch adds to the ACS figures of one snapshot slot (created minus archived). */
+export interface AcsDeltaRow {
+  migration_id: number;
+  slot: string;
+  contract_count: number;
+  /** Decimal text. */
+  unlocked_amulet: string;
+  locked_amulet: string;
+  max_created_at: string | null;
+  /** Contracts archived in the slot. */
+  archived_count: number;
+}
+
 export interface CheckpointWrite {
   stream: string;
   /** The position the batch started from; the write fails if another writer moved it. */
@@ -95,20 +126,65 @@ export interface CheckpointWrite {
   items: number;
 }
 
+const UPDATE_COLUMNS = [
+  'update_id', 'migration_id', 'record_time', 'synchronizer_id', 'kind', 'workflow_id', 'effective_at',
+  'external_transaction_hash', 'ledger_offset', 'event_count', 'payload', 'payload_compact_length',
+] as const satisfies readonly (keyof UpdateRow)[];
+const VERDICT_COLUMNS = [
+  'update_id', 'migration_id', 'record_time', 'domain_id', 'finalization_time', 'submitting_parties',
+  'submitting_participant_uid', 'verdict_result', 'mediator_group', 'round_number', 'root_views', 'json',
+] as const satisfies readonly (keyof VerdictRow)[];
+const VERDICT_VIEW_COLUMNS = ['update_id', 'view_id', 'informees', 'confirming_parties', 'sub_views', 'view_hash'] as const satisfies readonly (keyof VerdictViewRow)[];
+const TRAFFIC_COLUMNS = ['migration_id', 'record_time', 'synchronizer_id', 'update_id', 'total_traffic_cost', 'json'] as const satisfies readonly (keyof TrafficRow)[];
+const APP_ACTIVITY_COLUMNS = ['migration_id', 'record_time', 'synchronizer_id', 'update_id', 'round_number', 'json'] as const satisfies readonly (keyof AppActivityRow)[];
+
+/**
+ * The rows of a batch that never change once planned (updates, verdicts and
+ * their views, traffic and activity records), encoded for COPY as they are
+ * added: a batch holds their bytes, outside the JavaScript heap, rather than
+ * objects the garbage collector copies until the batch commits.
+ */
+export class AppendedRows {
+  readonly updates = new CopyRows('updates', UPDATE_COLUMNS);
+  readonly verdicts = new CopyRows('verdicts', VERDICT_COLUMNS);
+  readonly verdictViews = new CopyRows('verdict_views', VERDICT_VIEW_COLUMNS);
+  readonly traffic = new CopyRows('traffic_summaries', TRAFFIC_COLUMNS);
+  readonly appActivity = new CopyRows('app_activity_records', APP_ACTIVITY_COLUMNS);
+
+  update(row: UpdateRow): void {
+    this.updates.add(UPDATE_COLUMNS.map((k) => row[k]));
+  }
+
+  verdict(row: VerdictRow): void {
+    this.verdicts.add(VERDICT_COLUMNS.map((k) => row[k]));
+  }
+
+  verdictView(row: VerdictViewRow): void {
+    this.verdictViews.add(VERDICT_VIEW_COLUMNS.map((k) => row[k]));
+  }
+
+  trafficSummary(row: TrafficRow): void {
+    this.traffic.add(TRAFFIC_COLUMNS.map((k) => row[k]));
+  }
+
+  appActivityRecords(row: AppActivityRow): void {
+    this.appActivity.add(APP_ACTIVITY_COLUMNS.map((k) => row[k]));
+  }
+}
+
 export interface BatchRows {
   migrations: MigrationRow[];
-  updates: UpdateRow[];
+  /** Updates, verdicts, verdict views, traffic and activity records, encoded. */
+  appended: AppendedRows;
   /** Creates: a contract id already present in the migration is bad input. */
   contracts: ContractRow[];
   /** Contracts arriving by assignment, which the migration may already have. */
   assignedContracts: ContractRow[];
   archives: ArchiveRow[];
   reassignments: ReassignmentRow[];
-  verdicts: VerdictRow[];
-  verdictViews: VerdictViewRow[];
-  traffic: TrafficRow[];
-  appActivity: AppActivityRow[];
   ranges: RangeRow[];
+  /** The ACS deltas of `contracts` (the store adds those of archives and assignments). */
+  acsDeltas: AcsDeltaRow[];
 }
 
 export interface Checkpoint {
@@ -126,200 +202,378 @@ export class CheckpointConflictError extends Error {
   }
 }
 
-export async function readCheckpoint(db: Db | Trx, stream: string): Promise<Checkpoint | undefined> {
+/** A connection inside the writer's transaction. */
+export type WriteConnection = pg.ClientBase;
+
+/**
+ * Runs `work` in one transaction on a dedicated connection. Statement timeouts
+ * do not apply (large batches, catch-ups); commits do not wait for the WAL
+ * flush, which is safe because the checkpoint commits with the data: a crash
+ * that loses the last commits loses their checkpoint with them, and the
+ * stream is read again from the checkpoint that survived.
+ */
+export async function inWriteTransaction<T>(db: Db, work: (connection: WriteConnection) => Promise<T>): Promise<T> {
+  const client = await poolOf(db).connect();
+  // A connection whose rollback failed is broken: it is closed rather than returned to the pool.
+  let broken: Error | undefined;
+  try {
+    await client.query(
+      `begin; set local statement_timeout = 0; set local synchronous_commit = off;
+       set local enable_seqscan = off; set local enable_bitmapscan = off;
+       set local enable_hashjoin = off; set local enable_mergejoin = off`,
+    );
+    const result = await work(client);
+    await client.query('commit');
+    return result;
+  } catch (err) {
+    await client.query('rollback').catch((rollbackErr: unknown) => {
+      broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+    });
+    throw typedStorageError(err);
+  } finally {
+    client.release(broken);
+  }
+}
+
+export async function readCheckpoint(db: Db | Trx | WriteConnection, stream: string): Promise<Checkpoint | undefined> {
+  if ('query' in db) {
+    const { rows } = await db.query<{ position: string; migration_id: number | null; record_time: string | null; items_applied: number }>(
+      'select position, migration_id, record_time, items_applied from ingest_checkpoints where stream = $1',
+      [stream],
+    );
+    const row = rows[0];
+    return row
+      ? { stream, position: row.position, migrationId: row.migration_id, recordTime: row.record_time, itemsApplied: row.items_applied }
+      : undefined;
+  }
   const row = await db.selectFrom('ingest_checkpoints').selectAll().where('stream', '=', stream).executeTakeFirst();
   return row
     ? { stream, position: row.position, migrationId: row.migration_id, recordTime: row.record_time, itemsApplied: row.items_applied }
     : undefined;
 }
 
+/** A stream position: (migration id, record time as PostgreSQL text). */
+export interface StoredKey {
+  migrationId: number;
+  recordTime: string;
+}
+
+/**
+ * The greatest (migration id, record time) of any stored update or verdict,
+ * import updates included; undefined for an empty database. Every item the
+ * writer is given after this position is new, so only items at or before it
+ * need to be looked up before they are written.
+ */
+export async function newestStoredKey(db: Db): Promise<StoredKey | undefined> {
+  const { rows } = await sql<{ migration_id: number; record_time: string }>`
+    select migration_id, record_time from (
+      (select migration_id, record_time from updates where record_time > '0001-01-01 00:00:00+00'
+       order by migration_id desc, record_time desc limit 1)
+      union all
+      (select migration_id, record_time from updates where record_time = '0001-01-01 00:00:00+00'
+       order by migration_id desc limit 1)
+      union all
+      (select migration_id, record_time from verdicts order by migration_id desc, record_time desc limit 1)
+    ) k
+    order by migration_id desc, record_time desc limit 1`.execute(db);
+  const r = rows[0];
+  return r ? { migrationId: r.migration_id, recordTime: r.record_time } : undefined;
+}
+
 /** Which of these update ids are already stored (a re-applied item is a no-op). */
-export async function storedUpdateIds(trx: Trx, ids: string[]): Promise<Set<string>> {
+export async function storedUpdateIds(db: Db, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await sql<{ update_id: string }>`select update_id from updates where update_id = any(${ids}::text[])`.execute(trx);
+  const rows = await sql<{ update_id: string }>`select update_id from updates where update_id = any(${ids}::text[])`.execute(db);
   return new Set(rows.rows.map((r) => r.update_id));
 }
 
-export async function storedVerdictIds(trx: Trx, ids: string[]): Promise<Set<string>> {
+export async function storedVerdictIds(db: Db, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await sql<{ update_id: string }>`select update_id from verdicts where update_id = any(${ids}::text[])`.execute(trx);
+  const rows = await sql<{ update_id: string }>`select update_id from verdicts where update_id = any(${ids}::text[])`.execute(db);
   return new Set(rows.rows.map((r) => r.update_id));
+}
+
+async function copy(connection: WriteConnection, rows: CopyRows): Promise<void> {
+  if (rows.size === 0) return;
+  const stream = connection.query(copyFrom(rows.statement()));
+  for (const chunk of rows.data()) stream.write(chunk);
+  stream.end();
+  await finished(stream);
+}
+
+const CONTRACT_COLUMNS = [
+  'migration_id', 'contract_id', 'template_id', 'package_name', 'qualified_name', 'create_arguments', 'created_at',
+  'signatories', 'observers', 'created_in_update_id', 'created_event_id', 'created_record_time', 'archived_record_time',
+  'archived_in_update_id', 'synchronizer_id', 'reassignment_counter', 'dso_party', 'amulet_owner', 'amulet_initial_amount',
+  'amulet_created_round', 'amulet_rate_per_round', 'amulet_locked', 'lock_holders', 'lock_expires_at', 'round_number',
+  'ans_name', 'ans_user', 'ans_expires_at',
+] as const satisfies readonly (keyof ContractRow)[];
+
+const STAKEHOLDER_COLUMNS = [
+  'migration_id', 'party', 'created_at', 'contract_id', 'package_name', 'qualified_name', 'created_record_time', 'archived_record_time',
+] as const;
+
+/** The parties of contract_stakeholders rows: each signatory or observer once. */
+function stakeholdersOf(c: Pick<ContractRow, 'signatories' | 'observers'>): string[] {
+  return c.observers.length === 0 ? [...new Set(c.signatories)] : [...new Set([...c.signatories, ...c.observers])];
+}
+
+/**
+ * Whether a contract is in some ACS snapshot: archived after the first snapshot boundary at or
+ * after its creation (migration 20261123_002). The stakeholder rows of others are never read.
+ */
+function inSomeSnapshot(c: Pick<ContractRow, 'created_record_time' | 'archived_record_time'>): boolean {
+  return c.archived_record_time === 'infinity' || parseTimestamp(c.archived_record_time) > snapshotSlot(parseTimestamp(c.created_record_time));
+}
+
+function contractCopies(contracts: ContractRow[]): { contracts: CopyRows; stakeholders: CopyRows } {
+  const rows = new CopyRows('contracts', CONTRACT_COLUMNS);
+  const stakeholders = new CopyRows('contract_stakeholders', STAKEHOLDER_COLUMNS);
+  for (const c of contracts) {
+    rows.add(CONTRACT_COLUMNS.map((k) => c[k]));
+    if (!inSomeSnapshot(c)) continue;
+    for (const party of stakeholdersOf(c)) {
+      stakeholders.add([c.migration_id, party, c.created_at, c.contract_id, c.package_name, c.qualified_name, c.created_record_time, c.archived_record_time]);
+    }
+  }
+  return { contracts: rows, stakeholders };
 }
 
 const json = (rows: unknown[]) => JSON.stringify(rows);
 
 /**
- * Inserts contracts and their rows of contract_stakeholders (each signatory or
- * observer once). `onConflict` may update an existing contract's archive; the
- * stakeholder rows of a contract returned as updated take its archive over.
+ * Contracts arriving by assignment: new ones are inserted with their
+ * stakeholder rows; a contract the migration already has is only reassigned
+ * (and archived, when the batch archives it later). Rare, so written with a
+ * plain statement rather than COPY. Returns the ACS deltas of what changed.
  */
-async function insertContracts(trx: Trx, contracts: ContractRow[], onConflict: RawBuilder<unknown>): Promise<void> {
-  await sql`
-      with written as (
-      insert into contracts (migration_id, contract_id, template_id, package_name, qualified_name, create_arguments,
-        create_arguments_protobuf, created_at, signatories, observers, created_in_update_id, created_event_id,
-        created_record_time, archived_record_time, archived_in_update_id, synchronizer_id, reassignment_counter,
-        dso_party, amulet_owner, amulet_initial_amount, amulet_created_round, amulet_rate_per_round, amulet_locked,
-        lock_holders, lock_expires_at, round_number, ans_name, ans_user, ans_expires_at)
-      select migration_id, contract_id, template_id, package_name, qualified_name, create_arguments,
-        create_arguments_protobuf, created_at, signatories, observers, created_in_update_id, created_event_id,
-        created_record_time, archived_record_time, archived_in_update_id, synchronizer_id, reassignment_counter,
-        dso_party, amulet_owner, amulet_initial_amount, amulet_created_round, amulet_rate_per_round, amulet_locked,
-        lock_holders, lock_expires_at, round_number, ans_name, ans_user, ans_expires_at
-      from json_to_recordset(${json(contracts)}::json) as x(
-        migration_id bigint, contract_id text, template_id text, package_name text, qualified_name text,
-        create_arguments text, create_arguments_protobuf text, created_at timestamptz, signatories text[],
-        observers text[], created_in_update_id text, created_event_id text, created_record_time timestamptz,
-        archived_record_time timestamptz, archived_in_update_id text, synchronizer_id text,
-        reassignment_counter bigint, dso_party text, amulet_owner text, amulet_initial_amount numeric,
-        amulet_created_round bigint, amulet_rate_per_round numeric, amulet_locked boolean, lock_holders text[],
-        lock_expires_at timestamptz, round_number bigint, ans_name text, ans_user text, ans_expires_at timestamptz)
-      ${onConflict}
-      returning migration_id, contract_id, created_at, package_name, qualified_name, signatories, observers,
-        created_record_time, archived_record_time)
-      insert into contract_stakeholders (migration_id, party, created_at, contract_id, package_name, qualified_name,
-        created_record_time, archived_record_time)
-      select distinct w.migration_id, p.party, w.created_at, w.contract_id, w.package_name, w.qualified_name,
-        w.created_record_time, w.archived_record_time
-      from written w cross join lateral unnest(w.signatories || w.observers) as p(party)
-      on conflict (migration_id, party, created_at, contract_id) do update set
-        archived_record_time = excluded.archived_record_time`.execute(trx);
+async function writeAssignedContracts(
+  connection: WriteConnection,
+  contracts: ContractRow[],
+  slotOf: (recordTime: string) => string,
+): Promise<AcsDeltaRow[]> {
+  const { rows } = await connection.query<{
+    inserted: boolean;
+    archived_here: boolean;
+    migration_id: number;
+    created_record_time: string;
+    archived_record_time: string;
+    created_at: string;
+    amulet_initial_amount: string | null;
+    amulet_locked: boolean | null;
+  }>(
+    `with input as (
+       select * from json_to_recordset($1::json) as x(
+         migration_id bigint, contract_id text, template_id text, package_name text, qualified_name text,
+         create_arguments text, created_at timestamptz, signatories text[], observers text[],
+         created_in_update_id text, created_event_id text, created_record_time timestamptz,
+         archived_record_time timestamptz, archived_in_update_id text, synchronizer_id text,
+         reassignment_counter bigint, dso_party text, amulet_owner text, amulet_initial_amount numeric,
+         amulet_created_round bigint, amulet_rate_per_round numeric, amulet_locked boolean, lock_holders text[],
+         lock_expires_at timestamptz, round_number bigint, ans_name text, ans_user text, ans_expires_at timestamptz)),
+     written as (
+       insert into contracts (${CONTRACT_COLUMNS.join(', ')})
+       select ${CONTRACT_COLUMNS.join(', ')} from input
+       on conflict (migration_id, contract_id) do update set
+         synchronizer_id = excluded.synchronizer_id, reassignment_counter = excluded.reassignment_counter,
+         -- An archive later in the same batch travels on the row and must not be dropped.
+         archived_record_time = case when contracts.archived_record_time = 'infinity'
+           then excluded.archived_record_time else contracts.archived_record_time end,
+         archived_in_update_id = case when contracts.archived_record_time = 'infinity'
+           then excluded.archived_in_update_id else contracts.archived_in_update_id end
+       returning xmax = 0 as inserted, migration_id, contract_id, created_at, package_name, qualified_name, signatories,
+         observers, created_record_time, archived_record_time, archived_in_update_id, amulet_initial_amount, amulet_locked,
+         created_slot),
+     stakeholder_rows as (
+       select distinct w.migration_id, p.party, w.created_at, w.contract_id, w.package_name, w.qualified_name,
+         w.created_record_time, w.archived_record_time, w.archived_record_time > w.created_slot as visible
+       from written w cross join lateral unnest(w.signatories || w.observers) as p(party)),
+     stakeholders as (
+       insert into contract_stakeholders (${STAKEHOLDER_COLUMNS.join(', ')})
+       select ${STAKEHOLDER_COLUMNS.join(', ')} from stakeholder_rows where visible
+       on conflict (migration_id, party, created_at, contract_id) do update set
+         archived_record_time = excluded.archived_record_time),
+     invisible as (
+       delete from contract_stakeholders s using stakeholder_rows k
+       where not k.visible and s.migration_id = k.migration_id and s.party = k.party
+         and s.created_at = k.created_at and s.contract_id = k.contract_id)
+     select w.inserted, w.migration_id, w.created_record_time, w.archived_record_time, w.created_at,
+       w.amulet_initial_amount, w.amulet_locked,
+       w.archived_in_update_id is not distinct from i.archived_in_update_id and i.archived_in_update_id is not null as archived_here
+     from written w join input i on i.migration_id = w.migration_id and i.contract_id = w.contract_id`,
+    [json(contracts)],
+  );
+  const deltas: AcsDeltaRow[] = [];
+  for (const r of rows) {
+    const amount = r.amulet_initial_amount;
+    const delta = (slot: string, sign: 1 | -1, createdAt: string | null): AcsDeltaRow => ({
+      migration_id: r.migration_id,
+      slot,
+      contract_count: sign,
+      unlocked_amulet: amount !== null && r.amulet_locked === false ? (sign < 0 ? `-${amount}` : amount) : '0',
+      locked_amulet: amount !== null && r.amulet_locked === true ? (sign < 0 ? `-${amount}` : amount) : '0',
+      max_created_at: createdAt,
+      archived_count: sign < 0 ? 1 : 0,
+    });
+    if (r.inserted) deltas.push(delta(slotOf(r.created_record_time), 1, r.created_at));
+    if (r.archived_here && (r.inserted || r.archived_record_time !== 'infinity')) deltas.push(delta(slotOf(r.archived_record_time), -1, null));
+  }
+  return deltas;
 }
 
 /**
- * Writes the rows of one batch. Returns the archives that matched no active
- * contract (the caller turns them into a precise error and rolls back).
+ * Archives contracts stored before the batch (and their stakeholder rows),
+ * and adds the batch's ACS deltas: those given, plus minus each archived
+ * contract in its archive's slot. Returns the archives that matched no active
+ * contract.
  */
-export async function writeBatch(trx: Trx, rows: BatchRows): Promise<{ unmatchedArchives: ArchiveRow[] }> {
+async function archiveAndCount(connection: WriteConnection, archives: ArchiveRow[], deltas: AcsDeltaRow[]): Promise<ArchiveRow[]> {
+  const col = <K extends keyof ArchiveRow>(k: K) => archives.map((a) => a[k]);
+  const dcol = <K extends keyof AcsDeltaRow>(k: K) => deltas.map((d) => d[k]);
+  const { rows } = await connection.query<{ migration_id: number; contract_id: string }>(
+    // The contract is found by its primary key alone: a condition on archived_record_time here
+    // would let PostgreSQL pick a partial index of the active contracts and walk all of them.
+    // A contract archived already keeps its archive; the returned flag tells it apart.
+    `with x as (
+       select * from unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::timestamptz[])
+         as x(migration_id, contract_id, record_time, update_id, slot)),
+     touched as (
+       update contracts c set
+         archived_record_time = case when c.archived_record_time = 'infinity' then x.record_time else c.archived_record_time end,
+         archived_in_update_id = case when c.archived_record_time = 'infinity' then x.update_id else c.archived_in_update_id end
+       from x
+       where c.migration_id = x.migration_id and c.contract_id = x.contract_id
+       returning c.migration_id, c.contract_id, c.created_at, c.signatories, c.observers, c.archived_record_time,
+         c.created_slot, c.amulet_initial_amount, c.amulet_locked, x.slot,
+         c.archived_in_update_id = x.update_id and c.archived_record_time = x.record_time as archived_now),
+     archived as (select * from touched where archived_now),
+     -- Each stakeholder row by its whole key.
+     stakeholder_keys as (
+       select distinct a.migration_id, p.party, a.created_at, a.contract_id, a.archived_record_time,
+         a.archived_record_time > a.created_slot as visible
+       from archived a cross join lateral unnest(a.signatories || a.observers) as p(party)),
+     -- A contract archived before its first snapshot boundary is in no snapshot: its stakeholder rows go.
+     still_visible as (
+       update contract_stakeholders s set archived_record_time = k.archived_record_time
+       from stakeholder_keys k
+       where k.visible and s.migration_id = k.migration_id and s.party = k.party
+         and s.created_at = k.created_at and s.contract_id = k.contract_id),
+     invisible as (
+       delete from contract_stakeholders s using stakeholder_keys k
+       where not k.visible and s.migration_id = k.migration_id and s.party = k.party
+         and s.created_at = k.created_at and s.contract_id = k.contract_id),
+     deltas as (
+       insert into acs_deltas (migration_id, slot, contract_count, unlocked_amulet, locked_amulet, max_created_at, archived_count)
+       select migration_id, slot, sum(n), sum(unlocked), sum(locked), max(max_created_at), sum(archived_count) from (
+         select a.migration_id, a.slot, -count(*) as n,
+           -coalesce(sum(a.amulet_initial_amount) filter (where a.amulet_locked = false), 0) as unlocked,
+           -coalesce(sum(a.amulet_initial_amount) filter (where a.amulet_locked), 0) as locked,
+           null::timestamptz as max_created_at, count(*) as archived_count
+         from archived a group by a.migration_id, a.slot
+         union all
+         select * from unnest($6::bigint[], $7::timestamptz[], $8::bigint[], $9::numeric[], $10::numeric[], $11::timestamptz[], $12::bigint[])
+       ) d
+       group by migration_id, slot
+       on conflict (migration_id, slot) do update set
+         contract_count = acs_deltas.contract_count + excluded.contract_count,
+         unlocked_amulet = acs_deltas.unlocked_amulet + excluded.unlocked_amulet,
+         locked_amulet = acs_deltas.locked_amulet + excluded.locked_amulet,
+         max_created_at = greatest(acs_deltas.max_created_at, excluded.max_created_at),
+         archived_count = acs_deltas.archived_count + excluded.archived_count)
+     select migration_id, contract_id from archived`,
+    [
+      col('migration_id'), col('contract_id'), col('record_time'), col('update_id'), col('slot'),
+      dcol('migration_id'), dcol('slot'), dcol('contract_count'), dcol('unlocked_amulet'), dcol('locked_amulet'), dcol('max_created_at'),
+      dcol('archived_count'),
+    ],
+  );
+  const done = new Set(rows.map((r) => `${r.migration_id}/${r.contract_id}`));
+  return archives.filter((a) => !done.has(`${a.migration_id}/${a.contract_id}`));
+}
+
+/**
+ * Writes the rows of one batch inside the caller's write transaction. Returns
+ * the archives that matched no active contract (the caller turns them into a
+ * precise error and rolls back). Unique violations surface as the typed errors
+ * of storage-errors.ts once the transaction is rolled back.
+ */
+export async function writeBatch(
+  connection: WriteConnection,
+  rows: BatchRows,
+  slotOf: (recordTime: string) => string,
+): Promise<{ unmatchedArchives: ArchiveRow[] }> {
   if (rows.migrations.length) {
     // An indexer that reads a stream from its beginning holds all of each migration it sees.
-    await sql`
-      insert into migrations (migration_id, last_import_update_id, complete, import_updates_complete)
-      select migration_id, last_import_update_id, true, true
-      from json_to_recordset(${json(rows.migrations)}::json) as x(migration_id bigint, last_import_update_id text)
-      on conflict (migration_id) do update set last_import_update_id =
-        greatest(migrations.last_import_update_id, excluded.last_import_update_id)`.execute(trx);
-  }
-  if (rows.updates.length) {
-    await sql`
-      insert into updates (update_id, migration_id, record_time, synchronizer_id, kind, workflow_id, effective_at,
-                           external_transaction_hash, ledger_offset, event_count, json_compact, json_protobuf)
-      select update_id, migration_id, record_time, synchronizer_id, kind, workflow_id, effective_at,
-             external_transaction_hash, ledger_offset, event_count, json_compact, json_protobuf
-      from json_to_recordset(${json(rows.updates)}::json) as x(
-        update_id text, migration_id bigint, record_time timestamptz, synchronizer_id text, kind text,
-        workflow_id text, effective_at timestamptz, external_transaction_hash text, ledger_offset bigint,
-        event_count integer, json_compact text, json_protobuf text)`.execute(trx);
-  }
-  // Reassignments of contracts stored before this batch precede any assignment row of the batch.
-  if (rows.reassignments.length) {
-    await sql`
-      update contracts c set synchronizer_id = x.synchronizer_id, reassignment_counter = x.reassignment_counter
-      from json_to_recordset(${json(rows.reassignments)}::json) as x(
-        migration_id bigint, contract_id text, synchronizer_id text, reassignment_counter bigint)
-      where c.migration_id = x.migration_id and c.contract_id = x.contract_id`.execute(trx);
-  }
-  for (const [contracts, onConflict] of [
-    [rows.contracts, sql``],
-    // An assignment may bring back a contract this migration already has: it is then only reassigned.
-    [
-      rows.assignedContracts,
-      // An archive later in the same batch travels on the row and must not be dropped.
-      sql`on conflict (migration_id, contract_id) do update set
-        synchronizer_id = excluded.synchronizer_id, reassignment_counter = excluded.reassignment_counter,
-        archived_record_time = case when contracts.archived_record_time = 'infinity'
-          then excluded.archived_record_time else contracts.archived_record_time end,
-        archived_in_update_id = case when contracts.archived_record_time = 'infinity'
-          then excluded.archived_in_update_id else contracts.archived_in_update_id end`,
-    ],
-  ] as const) {
-    if (contracts.length) await insertContracts(trx, contracts, onConflict);
-  }
-  let unmatchedArchives: ArchiveRow[] = [];
-  if (rows.archives.length) {
-    // The stakeholder rows are found by their key: no index by contract id is needed.
-    const archived = await sql<{ migration_id: number; contract_id: string }>`
-      with archived as (
-        update contracts c set archived_record_time = x.record_time, archived_in_update_id = x.update_id
-        from json_to_recordset(${json(rows.archives)}::json) as x(
-          migration_id bigint, contract_id text, record_time timestamptz, update_id text)
-        where c.migration_id = x.migration_id and c.contract_id = x.contract_id
-          and c.archived_record_time = 'infinity'
-        returning c.migration_id, c.contract_id, c.created_at, c.signatories, c.observers, c.archived_record_time),
-      stakeholders as (
-        update contract_stakeholders s set archived_record_time = a.archived_record_time
-        from archived a cross join lateral unnest(a.signatories || a.observers) as p(party)
-        where s.migration_id = a.migration_id and s.party = p.party and s.created_at = a.created_at
-          and s.contract_id = a.contract_id)
-      select migration_id, contract_id from archived`.execute(trx);
-    const done = new Set(archived.rows.map((r) => `${r.migration_id}/${r.contract_id}`));
-    unmatchedArchives = rows.archives.filter((a) => !done.has(`${a.migration_id}/${a.contract_id}`));
-  }
-  if (rows.verdicts.length) {
-    await sql`
-      insert into verdicts (update_id, migration_id, record_time, domain_id, finalization_time, submitting_parties,
-        submitting_participant_uid, verdict_result, mediator_group, round_number, root_views, json)
-      select update_id, migration_id, record_time, domain_id, finalization_time, submitting_parties,
-        submitting_participant_uid, verdict_result, mediator_group, round_number, root_views, json
-      from json_to_recordset(${json(rows.verdicts)}::json) as x(
-        update_id text, migration_id bigint, record_time timestamptz, domain_id text, finalization_time timestamptz,
-        submitting_parties text[], submitting_participant_uid text, verdict_result text, mediator_group integer,
-        round_number bigint, root_views integer[], json text)`.execute(trx);
-  }
-  if (rows.verdictViews.length) {
-    await sql`
-      insert into verdict_views (update_id, view_id, informees, confirming_parties, sub_views, view_hash)
-      select update_id, view_id, informees, confirming_parties, sub_views, view_hash
-      from json_to_recordset(${json(rows.verdictViews)}::json) as x(
-        update_id text, view_id integer, informees text[], confirming_parties text, sub_views integer[], view_hash text)`.execute(
-      trx,
+    await connection.query(
+      `insert into migrations (migration_id, last_import_update_id, complete, import_updates_complete)
+       select migration_id, last_import_update_id, true, true
+       from unnest($1::bigint[], $2::text[]) as x(migration_id, last_import_update_id)
+       on conflict (migration_id) do update set last_import_update_id =
+         greatest(migrations.last_import_update_id, excluded.last_import_update_id)`,
+      [rows.migrations.map((m) => m.migration_id), rows.migrations.map((m) => m.last_import_update_id)],
     );
   }
-  if (rows.traffic.length) {
-    await sql`
-      insert into traffic_summaries (migration_id, record_time, synchronizer_id, update_id, total_traffic_cost, json)
-      select migration_id, record_time, synchronizer_id, update_id, total_traffic_cost, json
-      from json_to_recordset(${json(rows.traffic)}::json) as x(
-        migration_id bigint, record_time timestamptz, synchronizer_id text, update_id text, total_traffic_cost bigint, json text)
-      on conflict do nothing`.execute(trx);
+  await copy(connection, rows.appended.updates);
+  // Reassignments of contracts stored before this batch precede any assignment row of the batch.
+  if (rows.reassignments.length) {
+    await connection.query(
+      `update contracts c set synchronizer_id = x.synchronizer_id, reassignment_counter = x.reassignment_counter
+       from unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) as x(migration_id, contract_id, synchronizer_id, reassignment_counter)
+       where c.migration_id = x.migration_id and c.contract_id = x.contract_id`,
+      [
+        rows.reassignments.map((r) => r.migration_id),
+        rows.reassignments.map((r) => r.contract_id),
+        rows.reassignments.map((r) => r.synchronizer_id),
+        rows.reassignments.map((r) => r.reassignment_counter),
+      ],
+    );
   }
-  if (rows.appActivity.length) {
-    await sql`
-      insert into app_activity_records (migration_id, record_time, synchronizer_id, update_id, round_number, json)
-      select migration_id, record_time, synchronizer_id, update_id, round_number, json
-      from json_to_recordset(${json(rows.appActivity)}::json) as x(
-        migration_id bigint, record_time timestamptz, synchronizer_id text, update_id text, round_number bigint, json text)
-      on conflict do nothing`.execute(trx);
+  const created = contractCopies(rows.contracts);
+  await copy(connection, created.contracts);
+  await copy(connection, created.stakeholders);
+  const deltas = [...rows.acsDeltas];
+  if (rows.assignedContracts.length) deltas.push(...(await writeAssignedContracts(connection, rows.assignedContracts, slotOf)));
+  let unmatchedArchives: ArchiveRow[] = [];
+  if (rows.archives.length || deltas.length) unmatchedArchives = await archiveAndCount(connection, rows.archives, deltas);
+
+  for (const copied of [rows.appended.verdicts, rows.appended.verdictViews, rows.appended.traffic, rows.appended.appActivity]) {
+    await copy(connection, copied);
   }
+
   if (rows.ranges.length) {
-    await sql`
-      insert into migration_synchronizers (migration_id, synchronizer_id, min_record_time, max_record_time, update_count)
-      select migration_id, synchronizer_id, min_record_time, max_record_time, update_count
-      from json_to_recordset(${json(rows.ranges)}::json) as x(
-        migration_id bigint, synchronizer_id text, min_record_time timestamptz, max_record_time timestamptz, update_count bigint)
-      on conflict (migration_id, synchronizer_id) do update set
-        min_record_time = least(migration_synchronizers.min_record_time, excluded.min_record_time),
-        max_record_time = greatest(migration_synchronizers.max_record_time, excluded.max_record_time),
-        update_count = migration_synchronizers.update_count + excluded.update_count`.execute(trx);
+    const r = rows.ranges;
+    await connection.query(
+      `insert into migration_synchronizers (migration_id, synchronizer_id, min_record_time, max_record_time, update_count)
+       select * from unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[])
+       on conflict (migration_id, synchronizer_id) do update set
+         min_record_time = least(migration_synchronizers.min_record_time, excluded.min_record_time),
+         max_record_time = greatest(migration_synchronizers.max_record_time, excluded.max_record_time),
+         update_count = migration_synchronizers.update_count + excluded.update_count`,
+      [r.map((x) => x.migration_id), r.map((x) => x.synchronizer_id), r.map((x) => x.min_record_time), r.map((x) => x.max_record_time), r.map((x) => x.update_count)],
+    );
   }
   return { unmatchedArchives };
 }
 
 /** Advances the checkpoint, failing if another writer moved it since the batch began. */
-export async function advanceCheckpoint(trx: Trx, c: CheckpointWrite): Promise<void> {
+export async function advanceCheckpoint(connection: WriteConnection, c: CheckpointWrite): Promise<void> {
   if (c.expectedPosition === undefined) {
-    const inserted = await sql`
-      insert into ingest_checkpoints (stream, position, migration_id, record_time, items_applied)
-      values (${c.stream}, ${c.position}, ${c.migrationId}, ${c.recordTime}::timestamptz, ${c.items})
-      on conflict (stream) do nothing`.execute(trx);
-    if (Number(inserted.numAffectedRows ?? 0) !== 1) throw new CheckpointConflictError(c.stream);
+    const inserted = await connection.query(
+      `insert into ingest_checkpoints (stream, position, migration_id, record_time, items_applied)
+       values ($1, $2, $3, $4::timestamptz, $5)
+       on conflict (stream) do nothing`,
+      [c.stream, c.position, c.migrationId, c.recordTime, c.items],
+    );
+    if (inserted.rowCount !== 1) throw new CheckpointConflictError(c.stream);
     return;
   }
-  const updated = await sql`
-    update ingest_checkpoints set position = ${c.position},
-      migration_id = coalesce(${c.migrationId}::bigint, migration_id),
-      record_time = coalesce(${c.recordTime}::timestamptz, record_time),
-      items_applied = items_applied + ${c.items}, updated_at = now()
-    where stream = ${c.stream} and position = ${c.expectedPosition}`.execute(trx);
-  if (Number(updated.numAffectedRows ?? 0) !== 1) throw new CheckpointConflictError(c.stream);
+  const updated = await connection.query(
+    `update ingest_checkpoints set position = $2,
+       migration_id = coalesce($3::bigint, migration_id),
+       record_time = coalesce($4::timestamptz, record_time),
+       items_applied = items_applied + $5, updated_at = now()
+     where stream = $1 and position = $6`,
+    [c.stream, c.position, c.migrationId, c.recordTime, c.items, c.expectedPosition],
+  );
+  if (updated.rowCount !== 1) throw new CheckpointConflictError(c.stream);
 }

@@ -4,6 +4,7 @@ import type { TransactionUpdate } from '../domain/items';
 import type { StoredContract, StoredTransaction } from '../domain/ledger-transaction';
 import { contractIdsToLookUp } from '../domain/ledger-transaction';
 import type { Db } from './pool';
+import { storedJson } from './update-repository';
 
 /**
  * The transaction with this update id and what its conversion needs, or
@@ -18,14 +19,18 @@ export async function findStoredTransaction(db: Db, updateId: string): Promise<S
       'updates.ingest_seq',
       'updates.command_id',
       'updates.external_transaction_hash',
+      'updates.kind',
+      'updates.payload',
+      'updates.payload_compact_length',
       'updates.json_compact',
+      'updates.json_protobuf',
       'verdicts.submitting_parties',
     ])
     .where('updates.update_id', '=', updateId)
     .where('updates.kind', '=', 'transaction')
     .executeTakeFirst();
   if (!row) return undefined;
-  const update = JSON.parse(row.json_compact) as TransactionUpdate;
+  const update = JSON.parse(storedJson(row, 'compact_json')!) as TransactionUpdate;
   const ids = contractIdsToLookUp(update);
   const contracts = new Map<string, StoredContract>();
   if (ids.length > 0) {

@@ -58,8 +58,19 @@ export function createPool(options: PoolOptions): pg.Pool {
   return pool;
 }
 
+const pools = new WeakMap<Kysely<Database>, pg.Pool>();
+
 export function createDb(pool: pg.Pool): Kysely<Database> {
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
+}
+
+/** The pool behind a Db made by createDb, for what Kysely cannot express (COPY). */
+export function poolOf(db: Kysely<Database>): pg.Pool {
+  const pool = pools.get(db);
+  if (!pool) throw new Error('this Kysely instance was not made by createDb');
+  return pool;
 }
 
 export type Db = Kysely<Database>;

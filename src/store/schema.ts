@@ -40,8 +40,12 @@ export interface UpdatesTable {
   external_transaction_hash: string | null;
   ledger_offset: Int8 | null;
   event_count: WithDefault<number>;
-  json_compact: string;
+  /** Text of rows written before payload existed (migration 20261123_001). */
+  json_compact: string | null;
   json_protobuf: string | null;
+  /** Both renderings, deflated (store/update-payload.ts). */
+  payload: Buffer | null;
+  payload_compact_length: number | null;
   ingested_at: Generated<Timestamp>;
   ingest_seq: Generated<Int8>;
 }
@@ -53,7 +57,6 @@ export interface ContractsTable {
   package_name: string;
   qualified_name: string;
   create_arguments: string;
-  create_arguments_protobuf: string | null;
   created_event_blob: WithDefault<string>;
   created_at: Timestamp;
   signatories: string[];
@@ -63,6 +66,8 @@ export interface ContractsTable {
   created_record_time: Timestamp;
   archived_record_time: WithDefault<Timestamp>;
   archived_in_update_id: string | null;
+  /** The snapshot slot of created_record_time (generated). */
+  created_slot: Generated<Timestamp>;
   synchronizer_id: string | null;
   reassignment_counter: WithDefault<Int8>;
   ingest_seq: Generated<Int8>;
@@ -143,7 +148,19 @@ export interface AcsSnapshotsTable {
   contract_count: Int8;
   unlocked_amulet: Numeric;
   locked_amulet: Numeric;
+  max_created_at: Timestamp | null;
   taken_at: Generated<Timestamp>;
+}
+
+/** What the writer added to the ACS figures per migration and snapshot slot. */
+export interface AcsDeltasTable {
+  migration_id: Int8;
+  slot: Timestamp;
+  contract_count: Int8;
+  unlocked_amulet: Numeric;
+  locked_amulet: Numeric;
+  max_created_at: Timestamp | null;
+  archived_count: Int8;
 }
 
 export interface IngestCheckpointsTable {
@@ -184,6 +201,7 @@ export interface Database {
   traffic_summaries: TrafficSummariesTable;
   app_activity_records: AppActivityRecordsTable;
   acs_snapshots: AcsSnapshotsTable;
+  acs_deltas: AcsDeltasTable;
   ingest_checkpoints: IngestCheckpointsTable;
   network_facts: NetworkFactsTable;
   api_secrets: ApiSecretsTable;

@@ -1,8 +1,8 @@
 /**
  * ACS snapshots over the temporal ACS. A snapshot copies no rows: its figures
- * are the previous snapshot's plus what was created and archived in between,
- * read from the creation and archive indexes, so its cost follows the
- * activity of the period, not the size of the ACS.
+ * are the previous snapshot's plus the deltas the writer recorded for the
+ * slots in between (acs_deltas, one row per 3-hour slot), so announcing one
+ * costs the same at any ACS size.
  */
 import { sql } from 'kysely';
 import type { Db } from './pool';
@@ -20,6 +20,8 @@ export interface SnapshotRow {
   contractCount: number;
   unlockedAmulet: string;
   lockedAmulet: string;
+  /** Highest created_at among the snapshot's contracts (null: none). */
+  maxCreatedAt: string | null;
 }
 
 export async function migrationSpans(db: Db): Promise<MigrationSpan[]> {
@@ -47,6 +49,7 @@ export async function latestSnapshot(db: Db, migrationId: number): Promise<Snaps
         contractCount: row.contract_count,
         unlockedAmulet: row.unlocked_amulet,
         lockedAmulet: row.locked_amulet,
+        maxCreatedAt: row.max_created_at,
       }
     : undefined;
 }
@@ -54,34 +57,24 @@ export async function latestSnapshot(db: Db, migrationId: number): Promise<Snaps
 /** Takes the snapshot at `to` from the one at `from` (undefined: from nothing). */
 export async function takeSnapshot(db: Db, migrationId: number, from: SnapshotRow | undefined, to: string): Promise<SnapshotRow> {
   const lower = from?.recordTime ?? '-infinity';
-  // The first snapshot of a migration counts all its contracts: exempt it from the API statement timeout.
-  const row = await db.transaction().execute(async (trx) => {
-    await sql`set local statement_timeout = 0`.execute(trx);
-    return sql<{ contract_count: number; unlocked: string; locked: string }>`
-    with created as (
-      select count(*) as n,
-             coalesce(sum(amulet_initial_amount) filter (where amulet_locked = false), 0) as unlocked,
-             coalesce(sum(amulet_initial_amount) filter (where amulet_locked), 0) as locked
-      from contracts
-      where migration_id = ${migrationId} and created_record_time > ${lower}::timestamptz
-        and created_record_time <= ${to}::timestamptz
-    ), archived as (
-      select count(*) as n,
-             coalesce(sum(amulet_initial_amount) filter (where amulet_locked = false), 0) as unlocked,
-             coalesce(sum(amulet_initial_amount) filter (where amulet_locked), 0) as locked
-      from contracts
-      where migration_id = ${migrationId} and archived_record_time > ${lower}::timestamptz
-        and archived_record_time <= ${to}::timestamptz
-    )
-    insert into acs_snapshots (migration_id, record_time, contract_count, unlocked_amulet, locked_amulet)
+  const { rows } = await sql<{ contract_count: number; unlocked: string; locked: string; max_created_at: string | null }>`
+    insert into acs_snapshots (migration_id, record_time, contract_count, unlocked_amulet, locked_amulet, max_created_at)
     select ${migrationId}, ${to}::timestamptz,
-           ${from?.contractCount ?? 0} + created.n - archived.n,
-           ${from?.unlockedAmulet ?? '0'}::numeric + created.unlocked - archived.unlocked,
-           ${from?.lockedAmulet ?? '0'}::numeric + created.locked - archived.locked
-    from created, archived
+           ${from?.contractCount ?? 0} + coalesce(sum(d.contract_count), 0),
+           ${from?.unlockedAmulet ?? '0'}::numeric + coalesce(sum(d.unlocked_amulet), 0),
+           ${from?.lockedAmulet ?? '0'}::numeric + coalesce(sum(d.locked_amulet), 0),
+           greatest(${from?.maxCreatedAt ?? null}::timestamptz, max(d.max_created_at))
+    from acs_deltas d
+    where d.migration_id = ${migrationId} and d.slot > ${lower}::timestamptz and d.slot <= ${to}::timestamptz
     on conflict (migration_id, record_time) do update set migration_id = excluded.migration_id
-    returning contract_count, unlocked_amulet as unlocked, locked_amulet as locked`.execute(trx);
-  });
-  const r = row.rows[0]!;
-  return { migrationId, recordTime: to, contractCount: r.contract_count, unlockedAmulet: r.unlocked, lockedAmulet: r.locked };
+    returning contract_count, unlocked_amulet as unlocked, locked_amulet as locked, max_created_at`.execute(db);
+  const r = rows[0]!;
+  return {
+    migrationId,
+    recordTime: to,
+    contractCount: r.contract_count,
+    unlockedAmulet: r.unlocked,
+    lockedAmulet: r.locked,
+    maxCreatedAt: r.max_created_at,
+  };
 }

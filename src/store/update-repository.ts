@@ -8,6 +8,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { DamlValueEncoding } from '../domain/value-encoding';
 import type { Db } from './pool';
+import { decodePayload } from './update-payload';
 
 /** Record time of import updates, as a literal so the planner matches the partial indexes. */
 const IMPORT_TIME = sql.raw(`'0001-01-01 00:00:00+00'::timestamptz`);
@@ -46,26 +47,41 @@ export interface EventRow {
   appActivityJson: string | null;
 }
 
-interface UpdateDbRow {
+interface UpdateDbRow extends StoredJsonColumns {
   update_id: string;
   migration_id: number;
   record_time: string;
   synchronizer_id: string;
   kind: StoredUpdate['kind'];
   external_transaction_hash: string | null;
-  json: string | null;
 }
 
-function jsonColumn(encoding: DamlValueEncoding): RawBuilder<string | null> {
-  return encoding === 'protobuf_json'
-    ? sql<string | null>`case when u.kind = 'unassignment' then coalesce(u.json_protobuf, u.json_compact) else u.json_protobuf end`
-    : sql<string>`u.json_compact`;
+/** The stored JSON of an update: its payload, or the text columns of rows written before payload existed. */
+export interface StoredJsonColumns {
+  payload: Buffer | null;
+  payload_compact_length: number | null;
+  json_compact: string | null;
+  json_protobuf: string | null;
 }
 
-const updateColumns = (encoding: DamlValueEncoding) =>
-  sql`u.update_id, u.migration_id, u.record_time, u.synchronizer_id, u.kind, u.external_transaction_hash, ${jsonColumn(encoding)} as json`;
+export const STORED_JSON_COLUMNS = sql`u.payload, u.payload_compact_length, u.json_compact, u.json_protobuf`;
 
-function toStored(r: UpdateDbRow): StoredUpdate {
+/**
+ * The update's JSON in `encoding`; null when protobuf_json was asked for and the
+ * source gave only compact_json (an unassignment carries no Daml values: both are the same).
+ */
+export function storedJson(r: StoredJsonColumns & { kind: string }, encoding: DamlValueEncoding): string | null {
+  const { compactJson, protobufJson } =
+    r.payload !== null && r.payload_compact_length !== null
+      ? decodePayload(r.payload, r.payload_compact_length)
+      : { compactJson: r.json_compact ?? '', protobufJson: r.json_protobuf };
+  if (encoding === 'compact_json') return compactJson;
+  return protobufJson ?? (r.kind === 'unassignment' ? compactJson : null);
+}
+
+const updateColumns = sql`u.update_id, u.migration_id, u.record_time, u.synchronizer_id, u.kind, u.external_transaction_hash, ${STORED_JSON_COLUMNS}`;
+
+function toStored(r: UpdateDbRow, encoding: DamlValueEncoding): StoredUpdate {
   return {
     updateId: r.update_id,
     migrationId: r.migration_id,
@@ -73,7 +89,7 @@ function toStored(r: UpdateDbRow): StoredUpdate {
     synchronizerId: r.synchronizer_id,
     kind: r.kind,
     externalTransactionHash: r.external_transaction_hash,
-    json: r.json,
+    json: storedJson(r, encoding),
   };
 }
 
@@ -87,19 +103,19 @@ function afterCursor(column: { migration: RawBuilder<unknown>; recordTime: RawBu
 /** A transaction by update id, import updates included; reassignments are not looked up by id (Scan's getUpdate). */
 export async function findTransactionById(db: Db, updateId: string, encoding: DamlValueEncoding): Promise<StoredUpdate | undefined> {
   const { rows } = await sql<UpdateDbRow>`
-    select ${updateColumns(encoding)} from updates u
+    select ${updateColumns} from updates u
     where u.update_id = ${updateId} and u.kind = 'transaction'`.execute(db);
-  return rows[0] && toStored(rows[0]);
+  return rows[0] && toStored(rows[0], encoding);
 }
 
 /** A transaction by its external transaction hash (lowercase hex). */
 export async function findTransactionByHash(db: Db, hash: string, encoding: DamlValueEncoding): Promise<StoredUpdate | undefined> {
   const { rows } = await sql<UpdateDbRow>`
-    select ${updateColumns(encoding)} from updates u
+    select ${updateColumns} from updates u
     where u.external_transaction_hash = ${hash} and u.kind = 'transaction'
     order by u.migration_id, u.record_time, u.update_id
     limit 1`.execute(db);
-  return rows[0] && toStored(rows[0]);
+  return rows[0] && toStored(rows[0], encoding);
 }
 
 /** A page of non-import updates after the cursor, in the network's order. */
@@ -110,12 +126,12 @@ export async function listUpdates(
   encoding: DamlValueEncoding,
 ): Promise<StoredUpdate[]> {
   const { rows } = await sql<UpdateDbRow>`
-    select ${updateColumns(encoding)} from updates u
+    select ${updateColumns} from updates u
     where ${afterCursor({ migration: sql`u.migration_id`, recordTime: sql`u.record_time` }, after)}
       and u.record_time > ${IMPORT_TIME}
     order by u.migration_id, u.record_time, u.synchronizer_id, u.update_id
     limit ${limit}`.execute(db);
-  return rows.map(toStored);
+  return rows.map((r) => toStored(r, encoding));
 }
 
 /** Import updates of one migration with update id > afterUpdateId, by update id. */
@@ -127,11 +143,11 @@ export async function listImportUpdates(
   encoding: DamlValueEncoding,
 ): Promise<StoredUpdate[]> {
   const { rows } = await sql<UpdateDbRow>`
-    select ${updateColumns(encoding)} from updates u
+    select ${updateColumns} from updates u
     where u.migration_id = ${migrationId} and u.record_time = ${IMPORT_TIME} and u.update_id > ${afterUpdateId}
     order by u.update_id
     limit ${limit}`.execute(db);
-  return rows.map(toStored);
+  return rows.map((r) => toStored(r, encoding));
 }
 
 interface Side {

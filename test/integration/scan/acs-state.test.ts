@@ -85,14 +85,17 @@ describe('ACS snapshots over HTTP', () => {
     await pageAll({ migration_id: snap.migration, record_time: snap.time, templates, party_ids: parties }, both, 1000, snap);
   });
 
-  it('the writer keeps contract_stakeholders in step with the contracts (each stakeholder once, same archive)', async () => {
+  it('the writer keeps contract_stakeholders in step with the contracts in some snapshot (each stakeholder once, same archive)', async () => {
+    // A contract archived before the first snapshot boundary at or after its creation is in no snapshot: no rows.
     const derived = `select distinct c.migration_id, p.party, c.created_at, c.contract_id, c.package_name, c.qualified_name,
         c.created_record_time, c.archived_record_time
-      from contracts c cross join lateral unnest(c.signatories || c.observers) as p(party)`;
+      from contracts c cross join lateral unnest(c.signatories || c.observers) as p(party)
+      where c.archived_record_time > c.created_slot`;
     const stored = `select migration_id, party, created_at, contract_id, package_name, qualified_name, created_record_time,
         archived_record_time from contract_stakeholders`;
     const count = async (q: string) => Number((await t.pool.query<{ n: string }>(`select count(*) as n from (${q}) x`)).rows[0]!.n);
-    expect(await count(stored)).toBeGreaterThan(await count('select * from contracts'));
+    expect(await count(stored)).toBeGreaterThan(await count('select * from contracts where archived_record_time > created_slot'));
+    expect(await count('select * from contracts where archived_record_time <= created_slot')).toBeGreaterThan(0);
     expect(await count(`(${stored}) except all (${derived})`)).toBe(0);
     expect(await count(`(${derived}) except all (${stored})`)).toBe(0);
     // Archives and assignments of stored contracts happened, so archive times were carried over.

@@ -1,0 +1,110 @@
+/**
+ * Rows in PostgreSQL's COPY text format (tab-separated, one row per line,
+ * `\N` for null), built in memory and sent with `COPY … FROM STDIN`. COPY
+ * takes rows straight into the table, without the per-row JSON that
+ * json_to_recordset parses, so the writer's bytes are the table's bytes.
+ */
+
+export type CopyValue = string | number | bigint | boolean | null | readonly string[] | readonly number[] | Buffer;
+
+const NEEDS_ESCAPE = /[\\\n\r\t]/;
+const ESCAPES = /[\\\n\r\t]/g;
+const ESCAPED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** A text value with COPY's four special characters escaped. */
+export function copyText(value: string): string {
+  return NEEDS_ESCAPE.test(value) ? value.replace(ESCAPES, (c) => ESCAPED[c]!) : value;
+}
+
+const ARRAY_ELEMENT_ESCAPES = /["\\]/g;
+
+/** An array literal ({"a","b"}), each element quoted, before COPY's own escaping. */
+function arrayLiteral(values: readonly (string | number)[]): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (i > 0) out += ',';
+    out += typeof v === 'number' ? String(v) : `"${v.replace(ARRAY_ELEMENT_ESCAPES, (c) => `\\${c}`)}"`;
+  }
+  return `${out}}`;
+}
+
+/** One field of a row. */
+export function copyField(value: CopyValue): string {
+  if (value === null) return '\\N';
+  if (typeof value === 'string') return copyText(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  if (Buffer.isBuffer(value)) return `\\\\x${value.toString('hex')}`;
+  return copyText(arrayLiteral(value));
+}
+
+const CHUNK_SIZE = 1 << 20;
+
+/**
+ * Accumulates the rows of one table for one COPY, encoded into 1 MB buffers
+ * as they are added (no joined string of the whole batch, no second copy).
+ */
+export class CopyRows {
+  private readonly chunks: Buffer[] = [];
+  private chunk = Buffer.allocUnsafe(CHUNK_SIZE);
+  private used = 0;
+  private rows = 0;
+
+  constructor(
+    readonly table: string,
+    readonly columns: readonly string[],
+  ) {}
+
+  add(values: readonly CopyValue[]): void {
+    if (values.length !== this.columns.length) {
+      throw new Error(`COPY ${this.table}: ${values.length} values for ${this.columns.length} columns`);
+    }
+    for (let i = 0; i < values.length; i++) {
+      if (i > 0) this.ascii('\t');
+      const value = values[i]!;
+      if (Buffer.isBuffer(value)) this.hex(value);
+      else this.text(copyField(value));
+    }
+    this.ascii('\n');
+    this.rows += 1;
+  }
+
+  get size(): number {
+    return this.rows;
+  }
+
+  statement(): string {
+    return `copy ${this.table} (${this.columns.join(', ')}) from stdin`;
+  }
+
+  /** The encoded rows, in order. */
+  data(): Buffer[] {
+    return this.used === 0 ? this.chunks : [...this.chunks, this.chunk.subarray(0, this.used)];
+  }
+
+  private room(bytes: number): void {
+    if (this.used + bytes <= this.chunk.length) return;
+    if (this.used > 0) this.chunks.push(this.chunk.subarray(0, this.used));
+    this.chunk = Buffer.allocUnsafe(Math.max(CHUNK_SIZE, bytes));
+    this.used = 0;
+  }
+
+  private ascii(s: string): void {
+    this.room(s.length);
+    this.used += this.chunk.write(s, this.used, 'latin1');
+  }
+
+  private text(s: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    this.room(s.length * 3);
+    this.used += this.chunk.write(s, this.used, 'utf8');
+  }
+
+  /** A bytea in hex form (\\x…, the backslash doubled for COPY). */
+  private hex(value: Buffer): void {
+    this.ascii('\\\\x');
+    this.room(value.length * 2);
+    this.used += this.chunk.write(value.toString('hex'), this.used, 'latin1');
+  }
+}
