@@ -212,16 +212,16 @@ export type WriteConnection = pg.ClientBase;
  * that loses the last commits loses their checkpoint with them, and the
  * stream is read again from the checkpoint that survived.
  */
+const BEGIN_WRITE = `begin; set local statement_timeout = 0; set local synchronous_commit = off;
+  set local enable_seqscan = off; set local enable_bitmapscan = off;
+  set local enable_hashjoin = off; set local enable_mergejoin = off`;
+
 export async function inWriteTransaction<T>(db: Db, work: (connection: WriteConnection) => Promise<T>): Promise<T> {
   const client = await poolOf(db).connect();
   // A connection whose rollback failed is broken: it is closed rather than returned to the pool.
   let broken: Error | undefined;
   try {
-    await client.query(
-      `begin; set local statement_timeout = 0; set local synchronous_commit = off;
-       set local enable_seqscan = off; set local enable_bitmapscan = off;
-       set local enable_hashjoin = off; set local enable_mergejoin = off`,
-    );
+    await client.query(BEGIN_WRITE);
     const result = await work(client);
     await client.query('commit');
     return result;
@@ -427,14 +427,10 @@ async function writeAssignedContracts(
  * contract in its archive's slot. Returns the archives that matched no active
  * contract.
  */
-async function archiveAndCount(connection: WriteConnection, archives: ArchiveRow[], deltas: AcsDeltaRow[]): Promise<ArchiveRow[]> {
-  const col = <K extends keyof ArchiveRow>(k: K) => archives.map((a) => a[k]);
-  const dcol = <K extends keyof AcsDeltaRow>(k: K) => deltas.map((d) => d[k]);
-  const { rows } = await connection.query<{ migration_id: number; contract_id: string }>(
-    // The contract is found by its primary key alone: a condition on archived_record_time here
-    // would let PostgreSQL pick a partial index of the active contracts and walk all of them.
-    // A contract archived already keeps its archive; the returned flag tells it apart.
-    `with x as (
+// The contract is found by its primary key alone: a condition on archived_record_time here
+// would let PostgreSQL pick a partial index of the active contracts and walk all of them.
+// A contract archived already keeps its archive; the returned flag tells it apart.
+const ARCHIVE_SQL = `with x as (
        select * from unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::timestamptz[])
          as x(migration_id, contract_id, record_time, update_id, slot)),
      touched as (
@@ -480,15 +476,54 @@ async function archiveAndCount(connection: WriteConnection, archives: ArchiveRow
          locked_amulet = acs_deltas.locked_amulet + excluded.locked_amulet,
          max_created_at = greatest(acs_deltas.max_created_at, excluded.max_created_at),
          archived_count = acs_deltas.archived_count + excluded.archived_count)
-     select migration_id, contract_id from archived`,
-    [
-      col('migration_id'), col('contract_id'), col('record_time'), col('update_id'), col('slot'),
-      dcol('migration_id'), dcol('slot'), dcol('contract_count'), dcol('unlocked_amulet'), dcol('locked_amulet'), dcol('max_created_at'),
-      dcol('archived_count'),
-    ],
-  );
+     select migration_id, contract_id from archived`;
+
+function archiveParams(archives: ArchiveRow[], deltas: AcsDeltaRow[]): unknown[] {
+  const col = <K extends keyof ArchiveRow>(k: K) => archives.map((a) => a[k]);
+  const dcol = <K extends keyof AcsDeltaRow>(k: K) => deltas.map((d) => d[k]);
+  return [
+    col('migration_id'), col('contract_id'), col('record_time'), col('update_id'), col('slot'),
+    dcol('migration_id'), dcol('slot'), dcol('contract_count'), dcol('unlocked_amulet'), dcol('locked_amulet'), dcol('max_created_at'),
+    dcol('archived_count'),
+  ];
+}
+
+async function archiveAndCount(connection: WriteConnection, archives: ArchiveRow[], deltas: AcsDeltaRow[]): Promise<ArchiveRow[]> {
+  const { rows } = await connection.query<{ migration_id: number; contract_id: string }>(ARCHIVE_SQL, archiveParams(archives, deltas));
   const done = new Set(rows.map((r) => `${r.migration_id}/${r.contract_id}`));
   return archives.filter((a) => !done.has(`${a.migration_id}/${a.contract_id}`));
+}
+
+const REASSIGN_SQL = `update contracts c set synchronizer_id = x.synchronizer_id, reassignment_counter = x.reassignment_counter
+  from unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) as x(migration_id, contract_id, synchronizer_id, reassignment_counter)
+  where c.migration_id = x.migration_id and c.contract_id = x.contract_id`;
+
+const reassignParams = (r: ReassignmentRow[]): unknown[] => [
+  r.map((x) => x.migration_id),
+  r.map((x) => x.contract_id),
+  r.map((x) => x.synchronizer_id),
+  r.map((x) => x.reassignment_counter),
+];
+
+/**
+ * The plans, with buffers touched, of the writer's statements on existing rows (archives and
+ * reassignments) for these rows, run in the writer's settings and rolled back: for tests that
+ * show their cost does not grow with the tables.
+ */
+export async function explainWriterStatements(
+  db: Db,
+  rows: { archives: ArchiveRow[]; reassignments: ReassignmentRow[] },
+): Promise<{ archive: unknown; reassign: unknown }> {
+  const client = await poolOf(db).connect();
+  try {
+    await client.query(BEGIN_WRITE);
+    const explain = async (text: string, params: unknown[]) =>
+      (await client.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, buffers, format json) ${text}`, params)).rows[0]!['QUERY PLAN'];
+    return { archive: await explain(ARCHIVE_SQL, archiveParams(rows.archives, [])), reassign: await explain(REASSIGN_SQL, reassignParams(rows.reassignments)) };
+  } finally {
+    await client.query('rollback');
+    client.release();
+  }
 }
 
 /**
@@ -516,17 +551,7 @@ export async function writeBatch(
   await copy(connection, rows.appended.updates);
   // Reassignments of contracts stored before this batch precede any assignment row of the batch.
   if (rows.reassignments.length) {
-    await connection.query(
-      `update contracts c set synchronizer_id = x.synchronizer_id, reassignment_counter = x.reassignment_counter
-       from unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) as x(migration_id, contract_id, synchronizer_id, reassignment_counter)
-       where c.migration_id = x.migration_id and c.contract_id = x.contract_id`,
-      [
-        rows.reassignments.map((r) => r.migration_id),
-        rows.reassignments.map((r) => r.contract_id),
-        rows.reassignments.map((r) => r.synchronizer_id),
-        rows.reassignments.map((r) => r.reassignment_counter),
-      ],
-    );
+    await connection.query(REASSIGN_SQL, reassignParams(rows.reassignments));
   }
   const created = contractCopies(rows.contracts);
   await copy(connection, created.contracts);
