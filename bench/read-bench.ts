@@ -1,0 +1,928 @@
+/**
+ * The read benchmark (issue #11, "Reads at network scale"): builds a data set
+ * at network scale through the real writer (bench/read-dataset.ts), runs the
+ * API server as a child process (`node dist/src/cli.js serve`) and measures
+ * its reads, each beside a baseline from the same run where there is one:
+ *
+ * - S4, S5, L1 by random update id: throughput with autocannon (50
+ *   connections, for a fixed duration) against a bare Express + pg server
+ *   (bench/read-server.ts, its own child process) that looks up a row of a
+ *   similar size by primary key in a table of as many rows as `updates`;
+ * - S1, S2 for 1, 100 and 1,000 owners at the latest snapshot, against the
+ *   bare SQL GROUP BY over the same rows; S3 first and last page (page size
+ *   1,000); S1 and S3 of a party with a long history; the first unfiltered
+ *   page of /v0/state/acs on the large state and on a state with no history:
+ *   sequential timed requests, median and p99;
+ * - announcing a snapshot (catchUpSnapshots after removing the latest) on a
+ *   state of about 10,000 active contracts and on the large one;
+ * - `scan-indexer start` on an empty data folder to the first 200 of /livez.
+ *
+ * Run alone: `node dist/bench/read-bench.js [--quick|--tiny] [--explain]`
+ * against DATABASE_URL (a database scan_indexer_readbench_<pid> is created
+ * there and dropped) or, when unset, an embedded PostgreSQL in a temporary
+ * folder. From code: runReadBench({ databaseUrl, scale, log }) on an empty
+ * database, then formatReadBenchReport(report).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
+import { SignJWT } from 'jose';
+import type pg from 'pg';
+import { participantAudience } from '../src/api/auth/verifier';
+import { formatDateTime, fromPgTimestamp, parseTimestamp, type Micros } from '../src/domain/time';
+import { knobs, loadConfig } from '../src/internal/config';
+import { catchUpSnapshots } from '../src/jobs/acs-snapshots';
+import { acsPage, type CreationKey } from '../src/store/acs-repository';
+import { ensureDatabase, freePort, startEmbeddedPostgres } from '../src/store/embedded-postgres';
+import { earliestOpenRound, holdingsPage, holdingsTotals } from '../src/store/holdings-repository';
+import { migrate } from '../src/store/migrator';
+import { createDb, createPool, type Db } from '../src/store/pool';
+import type { Database } from '../src/store/schema';
+import { latestSnapshot } from '../src/store/snapshot-repository';
+import { buildDataset, DATASET_SPECS, freshSpec, type DatasetInfo, type DatasetSpec, type Scale } from './read-dataset';
+import { BASELINE_TABLE } from './read-server';
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+export interface ReadBenchOptions {
+  /** An empty database; the benchmark migrates it and fills it. */
+  databaseUrl: string;
+  scale: Scale;
+  log: (line: string) => void;
+  /** LOG_LEVEL of the API server under load (default warn: no per-request log lines, as the baseline has none). */
+  apiLogLevel?: string;
+}
+
+export interface MeasureRow {
+  /** Short name, e.g. "S4 req/s". */
+  measure: string;
+  figure: number;
+  unit: 'req/s' | 'ms' | 's';
+  baseline?: number;
+  /** What the baseline is, e.g. "bare Express + pg". */
+  baselineOf?: string;
+  /** figure / baseline. */
+  ratio?: number;
+  /** The goal in words; undefined: reported for information. */
+  goal?: string;
+  met?: boolean;
+  note?: string;
+}
+
+export interface ReadBenchReport {
+  scale: Scale;
+  startedAt: string;
+  seconds: number;
+  machine: {
+    cpus: number;
+    model: string;
+    node: string;
+    postgres: string;
+    loadavgStart: number[];
+    loadavgEnd: number[];
+  };
+  dataset: {
+    spec: DatasetSpec;
+    counts: Record<string, number>;
+    buildSeconds: Record<string, number>;
+    latestSnapshot: string;
+    snapshots: number;
+    baselineRows: number;
+    /** Average stored and served bytes of an update and of a baseline row. */
+    rowBytes: Record<string, number>;
+  };
+  fresh: { spec: DatasetSpec; counts: Record<string, number>; latestSnapshot: string };
+  settings: { connections: number; durationSeconds: number; sequentialRequests: number; pageSize: number; apiLogLevel: string };
+  measures: MeasureRow[];
+  /** explain (analyze, buffers) of the SQL behind some measures, by name. */
+  plans: Record<string, string>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings per scale
+
+const DURATION: Record<Scale, number> = { full: 20, quick: 5, tiny: 1 };
+/** Warm-up before each load: seconds, or (tiny, a CI smoke test) a number of requests. */
+const WARM_UP: Record<Scale, { seconds: number } | { amount: number }> = { full: { seconds: 3 }, quick: { seconds: 2 }, tiny: { amount: 250 } };
+const CONNECTIONS = 50;
+const SEQUENTIAL: Record<Scale, number> = { full: 30, quick: 30, tiny: 10 };
+const PAGE_SIZE = 1000;
+const FRESH_ACTIVE = 10_000;
+const ANNOUNCE_REPEATS = 10;
+const ADMIN_USER = 'readbench-admin';
+const HS256_SECRET = 'readbench-hs256-secret-of-enough-length-0123456789';
+const PAGE_TOKEN_SECRET = 'readbench-page-token-secret-0123456789abcdef';
+
+// ---------------------------------------------------------------------------------------------
+// Child processes and HTTP
+
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+interface HttpResult {
+  status: number;
+  body: string;
+}
+
+const newAgent = () => new http.Agent({ keepAlive: true, maxSockets: 4 });
+let agent = newAgent();
+
+function request(base: string, method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${base}${pathname}`,
+      {
+        method,
+        agent,
+        headers: { ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+interface RunningChild {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** Starts `node <script> <args>` and waits until GET `readyPath` answers 200. */
+async function startChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, port: number, readyPath: string): Promise<RunningChild> {
+  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.add(child);
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString('utf8')).slice(-4000);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (!(await waitForExit(child, 0))) {
+      child.kill('SIGTERM');
+      if (!(await waitForExit(child, 15_000))) {
+        child.kill('SIGKILL');
+        await waitForExit(child, 5_000);
+      }
+    }
+    children.delete(child);
+  };
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}): ${stderr.trim()}`);
+    try {
+      if ((await request(url, 'GET', readyPath)).status === 200) return { url, child, stop };
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`${name} did not become ready in 120 s: ${stderr.trim()}`);
+    }
+    await sleep(50);
+  }
+}
+
+/** The service's environment for `serve` against `databaseUrl` (the bench's own environment is not passed on). */
+function apiEnv(databaseUrl: string, port: number, logLevel: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATABASE_URL: databaseUrl,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOG_LEVEL: logLevel,
+    PAGE_TOKEN_SECRET,
+    LEDGER_AUTH_HS256_SECRET: HS256_SECRET,
+    LEDGER_ADMIN_USERS: ADMIN_USER,
+  };
+}
+
+const cliScript = () => path.join(__dirname, '..', 'src', 'cli.js');
+const serverScript = () => path.join(__dirname, 'read-server.js');
+
+// ---------------------------------------------------------------------------------------------
+// Load (autocannon, programmatic API; the package has no type declarations)
+
+interface Histogram {
+  average: number;
+  p50: number;
+  p99: number;
+  total: number;
+}
+interface AutocannonResult {
+  requests: Histogram;
+  latency: Histogram;
+  throughput: Histogram;
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+type Autocannon = (opts: Record<string, unknown>) => Promise<AutocannonResult>;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as Autocannon;
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  bytesPerResponse: number;
+  requests: number;
+  failures: number;
+}
+
+async function load(
+  url: string,
+  length: { seconds: number } | { amount: number },
+  method: string,
+  next: () => { path: string; body?: string },
+  headers: Record<string, string> = {},
+): Promise<LoadResult> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    ...('seconds' in length ? { duration: length.seconds } : { amount: length.amount }),
+    method,
+    headers: method === 'POST' ? { 'content-type': 'application/json', ...headers } : headers,
+    requests: [
+      {
+        setupRequest: (req: AutocannonRequest) => {
+          const n = next();
+          req.path = n.path;
+          if (n.body !== undefined) req.body = n.body;
+          return req;
+        },
+      },
+    ],
+  });
+  const total = result.requests.total;
+  return {
+    rps: total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    bytesPerResponse: total ? Math.round(result.throughput.total / total) : 0,
+    requests: total,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sequential timing
+
+interface Timing {
+  median: number;
+  p99: number;
+  samples: number;
+}
+
+function stats(ms: number[]): Timing {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+  const mid = sorted.length / 2;
+  const median = sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { median, p99: at(0.99), samples: sorted.length };
+}
+
+async function timeSequential(run: () => Promise<void>, repeats: number, warmUp = 3): Promise<Timing> {
+  for (let i = 0; i < warmUp; i++) await run();
+  const ms: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const start = process.hrtime.bigint();
+    await run();
+    ms.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return stats(ms);
+}
+
+async function expectOk(res: Promise<HttpResult>, what: string): Promise<HttpResult> {
+  const r = await res;
+  if (r.status !== 200) throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 300)}`);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Query plans of the application's own SQL (captured through a Kysely that logs its queries)
+
+async function explainCalls(pool: pg.Pool, call: (db: Db) => Promise<unknown>): Promise<string> {
+  const captured: CompiledQuery[] = [];
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    log: (event) => {
+      if (event.level === 'query') captured.push(event.query);
+    },
+  });
+  await call(db);
+  const out: string[] = [];
+  for (const q of captured) {
+    const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${q.sql}`, q.parameters as unknown[]);
+    // Long party lists are cut: the plan's shape is what matters.
+    const plan = rows.map((r) => r['QUERY PLAN'].replace(/'\{[^}]{120,}\}'/g, (m) => `'{${m.slice(2, 60)}… ${m.split(',').length} items}'`));
+    out.push(`-- ${q.sql.replace(/\s+/g, ' ').slice(0, 160)}…\n${plan.join('\n')}`);
+  }
+  return out.join('\n\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/** A seeded pick of `n` distinct owners. */
+function pickOwners(owners: string[], n: number, seed: number): string[] {
+  let a = seed >>> 0;
+  const rand = () => {
+    a = (Math.imul(a ^ (a >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+    return a / 4294967296;
+  };
+  const copy = [...owners];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy.slice(0, Math.min(n, copy.length));
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+async function dropDatabase(pool: pg.Pool, name: string): Promise<void> {
+  await pool.query(`drop database if exists "${name.replace(/"/g, '""')}" with (force)`);
+}
+
+/** Times the announcement of the latest snapshot: it is removed, then catchUpSnapshots takes it again. */
+async function timeAnnouncement(db: Db, pool: pg.Pool, migrationId: number): Promise<Timing> {
+  const ms: number[] = [];
+  for (let i = 0; i < ANNOUNCE_REPEATS + 1; i++) {
+    const latest = await latestSnapshot(db, migrationId);
+    if (!latest) throw new Error('no snapshot to announce again');
+    await pool.query('delete from acs_snapshots where migration_id = $1 and record_time = $2', [migrationId, latest.recordTime]);
+    const start = process.hrtime.bigint();
+    const { taken } = await catchUpSnapshots(db);
+    const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+    if (taken.length !== 1) throw new Error(`expected one snapshot announced, got ${taken.length}`);
+    if (i > 0) ms.push(elapsed); // the first is a warm-up
+  }
+  return stats(ms);
+}
+
+/** `scan-indexer start` on an empty data folder, to the first 200 of /livez; the service is stopped again. */
+async function timeColdStart(log: (line: string) => void): Promise<{ seconds: number; note: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-readbench-start-'));
+  fs.chmodSync(dir, 0o755);
+  const dataDir = path.join(dir, 'postgres');
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, EMBEDDED_PG_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  delete env.DATABASE_URL;
+  delete env.EMBEDDED_PG_PORT;
+  const start = process.hrtime.bigint();
+  const child = spawn(process.execPath, [cliScript(), 'start'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.add(child);
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString('utf8')).slice(-4000);
+  });
+  let seconds: number | undefined;
+  try {
+    while (seconds === undefined) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`scan-indexer start exited: ${stderr.trim()}`);
+      try {
+        if ((await request(`http://127.0.0.1:${port}`, 'GET', '/livez')).status === 200) seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      } catch {
+        // not listening yet
+      }
+      if (seconds === undefined) {
+        if (Number(process.hrtime.bigint() - start) / 1e9 > 120) throw new Error(`no 200 from /livez in 120 s: ${stderr.trim()}`);
+        await sleep(20);
+      }
+    }
+    return { seconds, note: 'initdb, migrations, worker start included' };
+  } finally {
+    child.kill('SIGINT');
+    if (!(await waitForExit(child, 30_000))) {
+      log('  scan-indexer start did not stop on SIGINT in 30 s: killing it and its PostgreSQL');
+      child.kill('SIGKILL');
+      await waitForExit(child, 5_000);
+      const pidFile = path.join(dataDir, 'postmaster.pid');
+      if (fs.existsSync(pidFile)) {
+        const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+        if (Number.isInteger(pid) && pid > 0) {
+          try {
+            process.kill(pid, 'SIGINT');
+          } catch {
+            // gone already
+          }
+          await sleep(2000);
+        }
+      }
+    }
+    children.delete(child);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The benchmark
+
+export async function runReadBench(options: ReadBenchOptions): Promise<ReadBenchReport> {
+  const { scale, log } = options;
+  const started = Date.now();
+  const apiLogLevel = options.apiLogLevel ?? 'warn';
+  const loadavgStart = os.loadavg();
+  const spec = DATASET_SPECS[scale];
+  const duration = DURATION[scale];
+  const sequential = (run: () => Promise<void>) => timeSequential(run, SEQUENTIAL[scale]);
+  const measures: MeasureRow[] = [];
+  const plans: Record<string, string> = {};
+  const add = (row: MeasureRow) => {
+    measures.push(row);
+    log(`  ${formatRow(row)}`);
+  };
+
+  const pool = createPool({ connectionString: options.databaseUrl, max: 4 });
+  const db = createDb(pool);
+  const mainName = decodeURIComponent(new URL(options.databaseUrl).pathname.slice(1));
+  const freshName = `${mainName}_fresh`.slice(0, 63);
+  let freshCreated = false;
+  const running: RunningChild[] = [];
+  try {
+    const postgres = (await pool.query<{ v: string }>(`select current_setting('server_version') as v`)).rows[0]!.v;
+    await migrate(pool);
+
+    // ---- the large data set
+    log(`building the ${scale} data set (${fmt(spec.activeAmulets)} live amulets of ${fmt(spec.owners)} owners, ${fmt(spec.historyAmulets)} archived, ` +
+      `a party with ${fmt(spec.heavyArchived)} archived and ${fmt(spec.heavyLive)} live, after ${fmt(spec.simulatorUpdates)} simulated updates)`);
+    const info: DatasetInfo = await buildDataset(db, pool, spec, log);
+    log(`  ${JSON.stringify(info.counts)}`);
+    const migrationId = info.migrationId;
+    const at = fromPgTimestamp(info.latestSnapshot);
+    const recordTime = formatDateTime(at);
+    if (info.updateIdSample.length === 0) throw new Error('no simulated transaction to look up');
+
+    // ---- the baseline table: as many rows as updates, each about 10 KB of JSON-like text
+    log('filling the baseline table');
+    await pool.query(`drop table if exists ${BASELINE_TABLE}`);
+    await pool.query(`create table ${BASELINE_TABLE} (id text primary key, body text not null)`);
+    await pool.query(
+      `insert into ${BASELINE_TABLE} (id, body)
+       select u.update_id, '{"update_id":"' || u.update_id || '","events":[' || (
+         select string_agg(format('{"event_id":"%s:%s","contract_id":"00%s%sca101220","template_id":"59bbbe2b17f520fa:Splice.Amulet:Amulet","create_arguments":{"owner":"party-%s::1220%s","amount":{"initialAmount":"%s"}}}',
+                           u.update_id, g, md5(u.update_id || g), md5(g || u.update_id), g, md5(g::text), round((random() * 1e6)::numeric, 10)), ',')
+         from generate_series(1, 28) g) || ']}'
+       from updates u`,
+    );
+    await pool.query(`vacuum analyze ${BASELINE_TABLE}`);
+    const sizes = (
+      await pool.query<Record<string, string>>(
+        `select (select count(*) from ${BASELINE_TABLE})::text as rows,
+                (select avg(pg_column_size(body))::int from ${BASELINE_TABLE})::text as baseline_stored,
+                (select avg(octet_length(body))::int from ${BASELINE_TABLE})::text as baseline_served,
+                (select avg(pg_column_size(payload))::int from updates where update_id = any($1::text[]))::text as update_stored,
+                (select avg(payload_compact_length)::int from updates where update_id = any($1::text[]))::text as update_compact_json`,
+        [info.updateIdSample],
+      )
+    ).rows[0]!;
+    const rowBytes = Object.fromEntries(Object.entries(sizes).filter(([k]) => k !== 'rows').map(([k, v]) => [k, Number(v)]));
+    const baselineRows = Number(sizes.rows);
+
+    const ids = info.updateIdSample;
+    const randomId = () => ids[Math.floor(Math.random() * ids.length)]!;
+
+    // ---- throughput: the bare server
+    log(`baseline server: GET and POST by primary key, ${CONNECTIONS} connections, ${duration} s each`);
+    const basePort = await freePort();
+    const base = await startChild('the baseline server', serverScript(), [], { PATH: process.env.PATH, DATABASE_URL: options.databaseUrl, PORT: String(basePort), HOST: '127.0.0.1' }, basePort, '/livez');
+    running.push(base);
+    await expectOk(request(base.url, 'GET', `/rows/${ids[0]}`), 'baseline GET');
+    const baseGetNext = () => ({ path: `/rows/${randomId()}` });
+    const basePostNext = () => ({ path: '/rows', body: JSON.stringify({ id: randomId() }) });
+    await load(base.url, WARM_UP[scale], 'GET', baseGetNext);
+    const baseGet = await load(base.url, { seconds: duration }, 'GET', baseGetNext);
+    await load(base.url, WARM_UP[scale], 'POST', basePostNext);
+    const basePost = await load(base.url, { seconds: duration }, 'POST', basePostNext);
+    await base.stop();
+    running.splice(running.indexOf(base), 1);
+
+    // ---- the API server
+    log(`API server (serve, LOG_LEVEL=${apiLogLevel})`);
+    const apiPort = await freePort();
+    const api = await startChild('the API server', cliScript(), ['serve'], apiEnv(options.databaseUrl, apiPort, apiLogLevel), apiPort, '/readyz');
+    running.push(api);
+    const token = await new SignJWT({ aud: participantAudience(knobs.LEDGER_PARTICIPANT_ID.default) })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(ADMIN_USER)
+      .setIssuedAt()
+      .setExpirationTime('4h')
+      .sign(new TextEncoder().encode(HS256_SECRET));
+    const auth = { authorization: `Bearer ${token}` };
+    const l1Body = (updateId: string) =>
+      JSON.stringify({
+        updateId,
+        transactionFormat: {
+          eventFormat: { filtersForAnyParty: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] }, verbose: true },
+          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+        },
+      });
+    await expectOk(request(api.url, 'GET', `/api/scan/v2/updates/${ids[0]}`), 'S4');
+    await expectOk(request(api.url, 'GET', `/api/scan/v0/events/${ids[0]}`), 'S5');
+    await expectOk(request(api.url, 'POST', '/v2/updates/transaction-by-id', l1Body(ids[0]!), auth), 'L1');
+
+    const throughput: [string, string, string, () => { path: string; body?: string }, Record<string, string>, LoadResult][] = [
+      ['S4', 'GET /api/scan/v2/updates/{id}', 'GET', () => ({ path: `/api/scan/v2/updates/${randomId()}` }), {}, baseGet],
+      ['S5', 'GET /api/scan/v0/events/{id}', 'GET', () => ({ path: `/api/scan/v0/events/${randomId()}` }), {}, baseGet],
+      ['L1', 'POST /v2/updates/transaction-by-id', 'POST', () => ({ path: '/v2/updates/transaction-by-id', body: l1Body(randomId()) }), auth, basePost],
+    ];
+    for (const [id, what, method, next, headers, baseline] of throughput) {
+      log(`${id} ${what}: ${CONNECTIONS} connections, ${duration} s`);
+      await load(api.url, WARM_UP[scale], method, next, headers);
+      const r = await load(api.url, { seconds: duration }, method, next, headers);
+      const failures = r.failures ? `; ${fmt(r.failures)} failed of ${fmt(r.requests)}` : '';
+      add({
+        measure: `${id} req/s`,
+        figure: r.rps,
+        unit: 'req/s',
+        baseline: baseline.rps,
+        baselineOf: `bare ${method} by primary key`,
+        ratio: r.rps / baseline.rps,
+        goal: '≥ 0.8× baseline',
+        met: r.rps >= 0.8 * baseline.rps && r.failures === 0,
+        note: `${what}; ${fmt(r.bytesPerResponse)} B/response, baseline ${fmt(baseline.bytesPerResponse)} B${failures}`,
+      });
+      add({
+        measure: `${id} p99 latency`,
+        figure: r.p99,
+        unit: 'ms',
+        baseline: baseline.p99,
+        baselineOf: 'the bare server under the same load',
+        ratio: r.p99 / baseline.p99,
+        goal: '≤ 20 ms',
+        met: r.p99 <= 20 && r.failures === 0,
+        note: `median ${r.p50} ms, baseline median ${baseline.p50} ms, at ${CONNECTIONS} connections`,
+      });
+    }
+
+    // ---- holdings summaries
+    /** Bytes of the last answer of each request made by `scan`, for the notes. */
+    const bytes: Record<string, number> = {};
+    const scan = (p: string, body: unknown, what: string) => async () => {
+      bytes[what] = Buffer.byteLength((await expectOk(request(api.url, 'POST', `/api/scan${p}`, body), what)).body);
+    };
+    const snapshotRequest = { migration_id: migrationId, record_time: recordTime, record_time_match: 'exact' };
+    const bareSql = `select amulet_owner,
+           coalesce(sum(amulet_initial_amount) filter (where not amulet_locked), 0) as unlocked,
+           coalesce(sum(amulet_initial_amount) filter (where amulet_locked), 0) as locked
+      from contracts
+      where migration_id = $1 and amulet_owner = any($2::text[])
+        and created_record_time <= $3::timestamptz and archived_record_time > $3::timestamptz
+        and archived_record_time > created_slot
+      group by amulet_owner`;
+    const partySets = [1, 100, 1000].map((n) => ({ n, owners: pickOwners(info.owners, n, n) }));
+    for (const { n, owners } of partySets) {
+      const label = owners.length === n ? `${fmt(n)}` : `${fmt(n)} (${owners.length} exist)`;
+      log(`S1/S2 for ${label} parties: ${SEQUENTIAL[scale]} sequential requests each`);
+      const bare = await sequential(async () => {
+        await pool.query(bareSql, [migrationId, owners, info.latestSnapshot]);
+      });
+      for (const [id, p] of [['S1', '/v0/holdings/summary'], ['S2', '/v1/holdings/summary']] as const) {
+        const t = await sequential(scan(p, { ...snapshotRequest, owner_party_ids: owners }, id));
+        const ratio = t.median / bare.median;
+        const goal = n === 1000 ? '≤ 50 ms median and ≤ 1.5× bare SQL' : undefined;
+        add({
+          measure: `${id} ${label} parties, median`,
+          figure: t.median,
+          unit: 'ms',
+          baseline: bare.median,
+          baselineOf: 'bare SQL GROUP BY',
+          ratio,
+          goal,
+          met: goal ? t.median <= 50 && ratio <= 1.5 : undefined,
+          note: `p99 ${t.p99.toFixed(1)} ms, bare SQL p99 ${bare.p99.toFixed(1)} ms`,
+        });
+      }
+    }
+    const thousand = partySets[2]!.owners;
+    plans['S1/S2 holdingsTotals, 1,000 parties'] = await explainCalls(pool, async (d) => {
+      await holdingsTotals(d, migrationId, at, [...thousand].sort(), (await earliestOpenRound(d)) ?? 0n);
+    });
+    plans['bare SQL GROUP BY, 1,000 parties'] = (
+      await pool.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${bareSql}`, [migrationId, thousand, info.latestSnapshot])
+    ).rows.map((r) => r['QUERY PLAN'].replace(/'\{[^}]{120,}\}'/g, (m) => `'{${m.slice(2, 60)}… ${m.split(',').length} items}'`)).join('\n');
+
+    // ---- holdings pages
+    log(`S3 pages of ${fmt(thousand.length)} owners, page size ${PAGE_SIZE}`);
+    const s3 = (owners: string[], after?: string) => ({ ...snapshotRequest, page_size: PAGE_SIZE, owner_party_ids: owners, ...(after ? { after } : {}) });
+    type Page = { created_events: { contract_id: string; created_at: string }[]; next_page_token: string | null };
+    const tokens: (string | undefined)[] = [undefined];
+    let lastPageAfter: CreationKey | undefined;
+    let contractsPaged = 0;
+    for (;;) {
+      const page = JSON.parse((await expectOk(request(api.url, 'POST', '/api/scan/v2/holdings/state', s3(thousand, tokens[tokens.length - 1])), 'S3')).body) as Page;
+      contractsPaged += page.created_events.length;
+      if (!page.next_page_token) break;
+      const last = page.created_events[page.created_events.length - 1]!;
+      lastPageAfter = { createdAt: parseTimestamp(last.created_at), contractId: last.contract_id };
+      tokens.push(page.next_page_token);
+    }
+    const first = await sequential(scan('/v2/holdings/state', s3(thousand), 'S3 first page'));
+    const lastPage = await sequential(scan('/v2/holdings/state', s3(thousand, tokens[tokens.length - 1]), 'S3 last page'));
+    add({
+      measure: `S3 last page (page ${tokens.length}, ${fmt(contractsPaged)} holdings), median`,
+      figure: lastPage.median,
+      unit: 'ms',
+      baseline: first.median,
+      baselineOf: 'its first page',
+      ratio: lastPage.median / first.median,
+      goal: '≤ 2× first page',
+      met: lastPage.median <= 2 * first.median,
+      note: `${fmt(thousand.length)} owners; p99 ${lastPage.p99.toFixed(1)} ms, first page p99 ${first.p99.toFixed(1)} ms; ${fmt(bytes['S3 last page'] ?? 0)} B vs ${fmt(bytes['S3 first page'] ?? 0)} B`,
+    });
+    // The last page is usually short: the deepest full page shows the cost of depth alone.
+    const fullPages = Math.floor(contractsPaged / PAGE_SIZE);
+    if (fullPages > 1 && fullPages < tokens.length) {
+      const deepest = await sequential(scan('/v2/holdings/state', s3(thousand, tokens[fullPages - 1]), 'S3 deepest full page'));
+      add({
+        measure: `S3 deepest full page (page ${fullPages}), median`,
+        figure: deepest.median,
+        unit: 'ms',
+        baseline: first.median,
+        baselineOf: 'its first page',
+        ratio: deepest.median / first.median,
+        goal: '≤ 2× first page',
+        met: deepest.median <= 2 * first.median,
+        note: `p99 ${deepest.p99.toFixed(1)} ms; ${fmt(bytes['S3 deepest full page'] ?? 0)} B`,
+      });
+    }
+    plans['S3 first page, 1,000 owners'] = await explainCalls(pool, (d) => holdingsPage(d, { migrationId, at, after: undefined, limit: PAGE_SIZE, owners: [...thousand].sort() }));
+    if (lastPageAfter) {
+      const after = lastPageAfter;
+      plans['S3 last page, 1,000 owners'] = await explainCalls(pool, (d) => holdingsPage(d, { migrationId, at, after, limit: PAGE_SIZE, owners: [...thousand].sort() }));
+    }
+
+    // ---- the history-heavy party
+    log('the history-heavy party: S1 and S3 first page');
+    const heavy = [info.heavyParty];
+    const heavyS1 = await sequential(scan('/v0/holdings/summary', { ...snapshotRequest, owner_party_ids: heavy }, 'S1 heavy'));
+    add({
+      measure: 'S1 history-heavy party, median',
+      figure: heavyS1.median,
+      unit: 'ms',
+      goal: '≤ 10 ms median',
+      met: heavyS1.median <= 10,
+      note: `${fmt(spec.heavyArchived)} archived, ${fmt(spec.heavyLive)} live; p99 ${heavyS1.p99.toFixed(1)} ms`,
+    });
+    const heavyS3 = await sequential(scan('/v2/holdings/state', s3(heavy), 'S3 heavy'));
+    add({
+      measure: `S3 history-heavy party first page (${fmt(PAGE_SIZE)}), median`,
+      figure: heavyS3.median,
+      unit: 'ms',
+      goal: '≤ 10 ms median',
+      met: heavyS3.median <= 10,
+      note: `page size ${PAGE_SIZE}; p99 ${heavyS3.p99.toFixed(1)} ms; ${fmt(bytes['S3 heavy'] ?? 0)} B`,
+    });
+    // The same request with a tenth of the page: what the party's history costs apart from the page's size.
+    const heavyS3Small = await sequential(scan('/v2/holdings/state', { ...s3(heavy), page_size: PAGE_SIZE / 10 }, 'S3 heavy small'));
+    add({
+      measure: `S3 history-heavy party first page (${fmt(PAGE_SIZE / 10)}), median`,
+      figure: heavyS3Small.median,
+      unit: 'ms',
+      goal: '≤ 10 ms median',
+      met: heavyS3Small.median <= 10,
+      note: `page size ${PAGE_SIZE / 10}; p99 ${heavyS3Small.p99.toFixed(1)} ms; ${fmt(bytes['S3 heavy small'] ?? 0)} B`,
+    });
+    plans['S1 holdingsTotals, history-heavy party'] = await explainCalls(pool, async (d) => {
+      await holdingsTotals(d, migrationId, at, heavy, (await earliestOpenRound(d)) ?? 0n);
+    });
+    plans['S3 first page, history-heavy party'] = await explainCalls(pool, (d) => holdingsPage(d, { migrationId, at, after: undefined, limit: PAGE_SIZE, owners: heavy }));
+
+    // ---- unfiltered ACS, large state
+    log('unfiltered /v0/state/acs first page on the large state');
+    const acsBody = (t: string) => ({ migration_id: migrationId, record_time: t, record_time_match: 'exact', page_size: PAGE_SIZE });
+    const acsLarge = await sequential(scan('/v0/state/acs', acsBody(recordTime), 'ACS large'));
+    plans['/v0/state/acs first page, large state'] = await explainCalls(pool, (d) => acsPage(d, { migrationId, at, after: undefined, limit: PAGE_SIZE, parties: [], templates: [] }));
+    await api.stop();
+    running.splice(running.indexOf(api), 1);
+
+    // ---- announcing a snapshot on the large state
+    log('announcing a snapshot on the large state');
+    const announceLarge = await timeAnnouncement(db, pool, migrationId);
+
+    // ---- a state with no history
+    log(`a fresh database with ${fmt(FRESH_ACTIVE)} live amulets and no history`);
+    const fresh = freshSpec(FRESH_ACTIVE);
+    const freshUrl = await ensureDatabase(options.databaseUrl, freshName);
+    freshCreated = true;
+    const freshPool = createPool({ connectionString: freshUrl, max: 4 });
+    const freshDb = createDb(freshPool);
+    let freshInfo: DatasetInfo;
+    let acsFresh: Timing;
+    let announceFresh: Timing;
+    try {
+      await migrate(freshPool);
+      freshInfo = await buildDataset(freshDb, freshPool, fresh, log);
+      const freshAt = formatDateTime(fromPgTimestamp(freshInfo.latestSnapshot));
+      const freshPort = await freePort();
+      const freshApi = await startChild('the API server (fresh)', cliScript(), ['serve'], apiEnv(freshUrl, freshPort, apiLogLevel), freshPort, '/readyz');
+      running.push(freshApi);
+      acsFresh = await sequential(async () => {
+        bytes['ACS fresh'] = Buffer.byteLength((await expectOk(request(freshApi.url, 'POST', '/api/scan/v0/state/acs', acsBody(freshAt)), 'ACS fresh')).body);
+      });
+      await freshApi.stop();
+      running.splice(running.indexOf(freshApi), 1);
+      announceFresh = await timeAnnouncement(freshDb, freshPool, freshInfo.migrationId);
+    } finally {
+      await freshDb.destroy();
+    }
+    add({
+      measure: '/v0/state/acs first page, large state, median',
+      figure: acsLarge.median,
+      unit: 'ms',
+      baseline: acsFresh.median,
+      baselineOf: `a fresh database, ${fmt(freshInfo.counts.activeContracts ?? 0)} live contracts, no history`,
+      ratio: acsLarge.median / acsFresh.median,
+      goal: '≤ 2× fresh',
+      met: acsLarge.median <= 2 * acsFresh.median,
+      note: `page size ${PAGE_SIZE}; p99 ${acsLarge.p99.toFixed(1)} ms, fresh p99 ${acsFresh.p99.toFixed(1)} ms; ${fmt(bytes['ACS large'] ?? 0)} B vs ${fmt(bytes['ACS fresh'] ?? 0)} B`,
+    });
+    add({
+      measure: `announce a snapshot, ${fmt(freshInfo.counts.activeContracts ?? 0)} active contracts, median`,
+      figure: announceFresh.median,
+      unit: 'ms',
+      goal: '≤ 100 ms',
+      met: announceFresh.p99 <= 100,
+      note: `catchUpSnapshots after removing the latest; max of ${announceFresh.samples} ${announceFresh.p99.toFixed(1)} ms`,
+    });
+    add({
+      measure: `announce a snapshot, ${fmt(info.counts.activeContracts ?? 0)} active contracts, median`,
+      figure: announceLarge.median,
+      unit: 'ms',
+      goal: '≤ 100 ms',
+      met: announceLarge.p99 <= 100,
+      note: `max of ${announceLarge.samples} ${announceLarge.p99.toFixed(1)} ms; all ${info.snapshots} snapshots of the build took ${(info.seconds.snapshots ?? 0).toFixed(1)} s`,
+    });
+
+    // ---- cold start
+    log('scan-indexer start on an empty data folder');
+    const cold = await timeColdStart(log);
+    add({ measure: 'start on an empty data folder to /livez 200', figure: cold.seconds, unit: 's', goal: '≤ 30 s', met: cold.seconds <= 30, note: cold.note });
+
+    await pool.query(`drop table if exists ${BASELINE_TABLE}`);
+    return {
+      scale,
+      startedAt: new Date(started).toISOString(),
+      seconds: (Date.now() - started) / 1000,
+      machine: {
+        cpus: os.cpus().length,
+        model: os.cpus()[0]?.model ?? 'unknown',
+        node: process.version,
+        postgres,
+        loadavgStart,
+        loadavgEnd: os.loadavg(),
+      },
+      dataset: {
+        spec,
+        counts: info.counts,
+        buildSeconds: info.seconds,
+        latestSnapshot: recordTime,
+        snapshots: info.snapshots,
+        baselineRows,
+        rowBytes,
+      },
+      fresh: { spec: fresh, counts: freshInfo.counts, latestSnapshot: freshInfo.latestSnapshot },
+      settings: { connections: CONNECTIONS, durationSeconds: duration, sequentialRequests: SEQUENTIAL[scale], pageSize: PAGE_SIZE, apiLogLevel },
+      measures,
+      plans,
+    };
+  } finally {
+    for (const child of running) await child.stop();
+    agent.destroy();
+    agent = newAgent();
+    if (freshCreated) await dropDatabase(pool, freshName).catch((err: unknown) => log(`could not drop ${freshName}: ${String(err)}`));
+    await db.destroy();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting
+
+function figureText(value: number | undefined, unit: MeasureRow['unit']): string {
+  if (value === undefined) return '–';
+  if (unit === 'req/s') return `${fmt(Math.round(value))} req/s`;
+  if (unit === 's') return `${value.toFixed(1)} s`;
+  return `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
+}
+
+function formatRow(row: MeasureRow): string {
+  const met = row.met === undefined ? '' : row.met ? ' [met]' : ' [NOT met]';
+  const base = row.baseline === undefined ? '' : ` vs ${figureText(row.baseline, row.unit)} (${row.baselineOf}), ×${row.ratio?.toFixed(2)}`;
+  return `${row.measure}: ${figureText(row.figure, row.unit)}${base}${row.goal ? `; goal ${row.goal}` : ''}${met}`;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** The report as plain text: machine, data set, then one line per measure (with the query plans when asked). */
+export function formatReadBenchReport(report: ReadBenchReport, options: { plans?: boolean } = {}): string {
+  const m = report.machine;
+  const c = report.dataset.counts;
+  const s = report.dataset.spec;
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
+  const out = [
+    `Read benchmark, scale ${report.scale}, ${report.startedAt}, ${report.seconds.toFixed(0)} s`,
+    `Machine: ${m.cpus} × ${m.model}; load average ${load(m.loadavgStart)} at the start, ${load(m.loadavgEnd)} at the end; node ${m.node}; PostgreSQL ${m.postgres}`,
+    `Data set: ${fmt(c.updates ?? 0)} updates (${fmt(s.simulatorUpdates)} simulated), ${fmt(c.contracts ?? 0)} contracts, ` +
+      `${fmt(c.activeAmulets ?? 0)} live amulets (${fmt(s.activeAmulets)} of ${fmt(s.owners)} owners + ${fmt(s.heavyLive)} of the history-heavy party + the simulator's), ` +
+      `${fmt(c.archivedAmulets ?? 0)} archived amulets (${fmt(c.archivedAmuletsInSomeSnapshot ?? 0)} in some snapshot: ${fmt(s.historyAmulets)} of the owners + ${fmt(s.heavyArchived)} of the history-heavy party, in addition), ` +
+      `${fmt(c.activeContracts ?? 0)} active contracts, ${fmt(c.contractStakeholders ?? 0)} stakeholder rows, ${fmt(report.dataset.snapshots)} snapshots ` +
+      `(latest ${report.dataset.latestSnapshot}), ${fmt(c.databaseMegabytes ?? 0)} MB`,
+    `Build: ${Object.entries(report.dataset.buildSeconds).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}`,
+    `Baseline rows: ${fmt(report.dataset.baselineRows)}, ${fmt(report.dataset.rowBytes.baseline_served ?? 0)} B served, ${fmt(report.dataset.rowBytes.baseline_stored ?? 0)} B stored; ` +
+      `sampled updates: ${fmt(report.dataset.rowBytes.update_compact_json ?? 0)} B of compact JSON, ${fmt(report.dataset.rowBytes.update_stored ?? 0)} B stored`,
+    `Load: ${report.settings.connections} connections × ${report.settings.durationSeconds} s (autocannon, from the bench process); latencies: ${report.settings.sequentialRequests} sequential requests after 3 warm-up; API LOG_LEVEL=${report.settings.apiLogLevel}`,
+    '',
+    table(
+      ['Measure', 'Figure', 'Baseline', 'Ratio', 'Goal', 'Met', 'Notes'],
+      report.measures.map((r) => [
+        r.measure,
+        figureText(r.figure, r.unit),
+        r.baseline === undefined ? '–' : figureText(r.baseline, r.unit),
+        r.ratio === undefined ? '–' : `${r.ratio.toFixed(2)}×`,
+        r.goal ?? '–',
+        r.met === undefined ? '–' : r.met ? 'yes' : 'NO',
+        [r.baselineOf ? `baseline: ${r.baselineOf}` : '', r.note ?? ''].filter(Boolean).join('; '),
+      ]),
+    ),
+  ];
+  const met = report.measures.filter((r) => r.met === true).length;
+  const goals = report.measures.filter((r) => r.met !== undefined).length;
+  out.push('', `${met} of ${goals} goals met.`);
+  if (options.plans) {
+    for (const [name, plan] of Object.entries(report.plans)) out.push('', `== ${name}`, plan);
+  }
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Alone: node dist/bench/read-bench.js [--quick|--tiny] [--explain]
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const scale: Scale = args.includes('--tiny') ? 'tiny' : args.includes('--quick') ? 'quick' : 'full';
+  const { databaseUrl } = loadConfig();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-readbench-'));
+  fs.chmodSync(dir, 0o755);
+  const embedded = databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: 0, ephemeral: true });
+  const adminUrl = databaseUrl ?? embedded!.url;
+  const name = `scan_indexer_readbench_${process.pid}`;
+  const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+  try {
+    const url = await ensureDatabase(adminUrl, name);
+    log(`read benchmark at scale ${scale} on ${databaseUrl ? 'DATABASE_URL' : `an embedded PostgreSQL (port ${embedded!.port})`}, database ${name}`);
+    const report = await runReadBench({ databaseUrl: url, scale, log });
+    console.log(`\n${formatReadBenchReport(report, { plans: args.includes('--explain') })}`);
+  } finally {
+    const admin = createPool({ connectionString: adminUrl, max: 1 });
+    await dropDatabase(admin, name).catch((err: unknown) => console.error(`could not drop ${name}:`, err));
+    await admin.end();
+    await embedded?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}
