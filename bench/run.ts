@@ -1,64 +1,107 @@
 /**
- * Benchmarks (`npm run bench`): simulator generation rate and ingest rate into
- * a real PostgreSQL (DATABASE_URL, or the embedded one in a temporary folder).
- * Prints figures; asserts nothing, as the machines here are shared and noisy.
- * Usage: npm run bench [-- <updates>] (default 20000 updates over 2 migrations);
- * `npm run bench -- <updates> --simulator-only` stops after the simulator figures.
+ * `npm run bench`: prints figures, each beside its baseline from the same run;
+ * asserts nothing (the machines here are shared and noisy).
+ *
+ *   npm run bench                  full run: 1,000,000 network updates ingested
+ *   npm run bench -- --quick       the same measures at small scale (minutes)
+ *   npm run bench -- --tiny        a smoke run at tiny scale (CI)
+ *   npm run bench -- --updates N   another ingest size
+ *   npm run bench -- --only ingest|simulator
+ *   npm run bench -- --server embedded|external   one server only
+ *
+ * Every part runs on the embedded PostgreSQL (in a temporary folder) and, when
+ * DATABASE_URL is set, on that server too (its user must be allowed to create
+ * databases).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generateItems } from '../src/simulator';
-import { benchSimulator } from './simulator';
 import { loadConfig } from '../src/internal/config';
-import { createLogger } from '../src/internal/logger';
-import { createFileSource } from '../src/ingest/sources/file-source';
-import { runWorker } from '../src/ingest/worker';
-import { ensureDatabase, startEmbeddedPostgres } from '../src/store/embedded-postgres';
-import { migrate } from '../src/store/migrator';
-import { createDb, createPool } from '../src/store/pool';
+import { startEmbeddedPostgres } from '../src/store/embedded-postgres';
+import { formatIngestReport, runIngestBench } from './ingest-bench';
+import { benchSimulator } from './simulator';
+
+type Scale = 'full' | 'quick' | 'tiny';
+
+interface Plan {
+  scale: Scale;
+  updates: number;
+  feedSample: number;
+  warmUp: number;
+  simulatorUpdates: number;
+  parts: Set<string>;
+  servers: Set<'embedded' | 'external'>;
+}
+
+function planFrom(args: string[]): Plan {
+  const scale: Scale = args.includes('--tiny') ? 'tiny' : args.includes('--quick') ? 'quick' : 'full';
+  const value = (flag: string) => {
+    const i = args.indexOf(flag);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const defaults = {
+    full: { updates: 1_000_000, feedSample: 200_000, warmUp: 20_000, simulatorUpdates: 20_000 },
+    quick: { updates: 50_000, feedSample: 50_000, warmUp: 5_000, simulatorUpdates: 5_000 },
+    tiny: { updates: 2_000, feedSample: 2_000, warmUp: 0, simulatorUpdates: 500 },
+  }[scale];
+  const updates = value('--updates') === undefined ? defaults.updates : Number(value('--updates'));
+  if (!Number.isSafeInteger(updates) || updates < 1) throw new Error(`--updates needs a positive integer, got ${value('--updates')}`);
+  const only = value('--only');
+  const all = ['simulator', 'ingest'];
+  if (only !== undefined && !all.includes(only)) throw new Error(`--only takes one of ${all.join(', ')}`);
+  return {
+    scale,
+    updates,
+    feedSample: Math.min(defaults.feedSample, updates),
+    warmUp: Math.min(defaults.warmUp, Math.floor(updates / 10)),
+    simulatorUpdates: defaults.simulatorUpdates,
+    parts: new Set(only ? [only] : all),
+    servers: new Set(value('--server') === 'embedded' ? ['embedded'] : value('--server') === 'external' ? ['external'] : ['embedded', 'external']),
+  };
+}
+
+function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
+}
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const simulatorOnly = args.includes('--simulator-only');
-  const updates = Number(args.find((a) => !a.startsWith('--')) ?? 20000);
-  const options = { seed: 42, updates, migrations: 2 };
+  const plan = planFrom(process.argv.slice(2));
+  const log = (line: string) => console.log(line);
+  log(`scan-indexer benchmark, ${plan.scale} scale, on ${machine()}`);
 
-  const sim = await benchSimulator(updates);
-  console.log(
-    `simulator (best of 3 runs of ${updates} updates after a warm-up): ` +
-      `${sim.updatesPerSecond} updates/s generated (${sim.cpuUpdatesPerSecond}/s of CPU time), ` +
-      `${sim.ndjsonUpdatesPerSecond} updates/s through the NDJSON writer (${sim.ndjsonCpuUpdatesPerSecond}/s of CPU time, ${sim.ndjsonMegabytesPerSecond} MB/s); ` +
-      `load average ${(os.loadavg()[0] ?? 0).toFixed(2)} on ${os.cpus().length} CPUs`,
-  );
-  if (simulatorOnly) return;
+  if (plan.parts.has('simulator')) {
+    const sim = await benchSimulator(plan.simulatorUpdates);
+    log(
+      `simulator (best of 3 runs of ${plan.simulatorUpdates} updates after a warm-up): ` +
+        `${sim.updatesPerSecond} updates/s generated (${sim.cpuUpdatesPerSecond}/s of CPU time), ` +
+        `${sim.ndjsonUpdatesPerSecond} updates/s through the NDJSON writer (${sim.ndjsonCpuUpdatesPerSecond}/s of CPU time, ${sim.ndjsonMegabytesPerSecond} MB/s)`,
+    );
+  }
 
+  const servers: { name: string; adminUrl: string; stop: () => Promise<void> }[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-bench-'));
   fs.chmodSync(dir, 0o755);
-  const file = path.join(dir, 'items.ndjson');
-  fs.writeFileSync(file, [...generateItems(options)].map((i) => `${JSON.stringify(i)}\n`).join(''));
-
-  const { databaseUrl } = loadConfig();
-  const embedded = databaseUrl ? undefined : await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: 0, ephemeral: true });
-  const url = await ensureDatabase(databaseUrl ?? embedded!.url, `scan_indexer_bench_${process.pid}`);
-  const pool = createPool({ connectionString: url, max: 4 });
-  const db = createDb(pool);
   try {
-    await migrate(pool);
-    const start = process.hrtime.bigint();
-    const result = await runWorker(
-      { db, pool, source: createFileSource(file), logger: createLogger('warn'), batchSize: 500, batchMaxWaitMs: 1000 },
-      new AbortController().signal,
-    );
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    console.log(`ingest: ${result.items} items, ${result.updates} updates in ${seconds.toFixed(2)} s = ${Math.round(result.updates / seconds)} updates/s`);
-    console.log(`memory: rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB`);
+    if (plan.servers.has('embedded')) {
+      const embedded = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: 0, ephemeral: true });
+      servers.push({ name: 'the embedded PostgreSQL', adminUrl: embedded.url, stop: () => embedded.stop() });
+    }
+    const { databaseUrl } = loadConfig();
+    if (databaseUrl && plan.servers.has('external')) servers.push({ name: `DATABASE_URL (${new URL(databaseUrl).host})`, adminUrl: databaseUrl, stop: async () => undefined });
+
+    for (const server of servers) {
+      if (plan.parts.has('ingest')) {
+        log(`ingest on ${server.name}:`);
+        const report = await runIngestBench({ adminUrl: server.adminUrl, updates: plan.updates, feedSample: plan.feedSample, warmUp: plan.warmUp, log });
+        log(formatIngestReport(server.name, report));
+      }
+    }
   } finally {
-    await db.destroy();
-    const admin = createPool({ connectionString: databaseUrl ?? embedded!.url, max: 1 });
-    await admin.query(`drop database if exists scan_indexer_bench_${process.pid} with (force)`);
-    await admin.end();
-    await embedded?.stop();
+    for (const server of servers) await server.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -23,6 +23,12 @@ alter table updates
 --    verdict lists use verdicts_by_position_id, of which verdicts_by_position is a prefix.
 drop index updates_by_position;
 drop index verdicts_by_position;
+-- The views of a verdict are served inside its JSON (verdicts.json); no query reads them apart.
+drop table verdict_views;
+-- Traffic summaries and activity records are read by their event's key (their primary key),
+-- which every reader knows: an index by update id, a random key, costs the writer for nothing.
+drop index traffic_summaries_by_update;
+drop index app_activity_records_by_update;
 -- The protobuf_json arguments of each create are part of the update's stored JSON already.
 alter table contracts drop column create_arguments_protobuf;
 

@@ -40,7 +40,10 @@ create index contracts_history_by_archive
   include (created_record_time, created_at, contract_id, package_name, qualified_name)
   where archived_record_time < 'infinity' and archived_record_time > created_slot;
 
--- Creation order per template, likewise.
+-- Creation order per template, likewise. The active one also serves the current-ACS lists of a
+-- template (rules, rounds, votes, SV states: few contracts each, sorted after the range), so
+-- contracts_active_by_template, one more entry per active contract, goes.
+drop index contracts_active_by_template;
 drop index contracts_by_template_created_at;
 create index contracts_by_template_created_at
   on contracts (migration_id, package_name, qualified_name, created_at, contract_id)

@@ -50,8 +50,10 @@ export interface Plan {
   last: StreamKey | undefined;
   /** Items planned, and the position and origin of the last one. */
   items: number;
-  /** Updates written (re-applied ones excluded). */
+  /** Updates written (re-applied ones excluded), import updates included. */
   updates: number;
+  /** What the batch writes, by kind (re-applied items excluded). */
+  counts: BatchCounts;
   position: string;
   lastOrigin: string;
   /** Which item each archive of a pre-existing contract came from, for errors. */
@@ -59,6 +61,20 @@ export interface Plan {
   /** Which item created each contract of the batch, for errors. */
   createOrigins: Map<string, ItemOrigin>;
 }
+
+export interface BatchCounts {
+  /** Transactions and reassignments, import updates excluded. */
+  updates: number;
+  /** Updates carrying a migration's ACS over a hard migration. */
+  importUpdates: number;
+  /** Events of the transactions (created and exercised), one per reassignment. */
+  events: number;
+  verdicts: number;
+  reassignments: number;
+}
+
+/** What a planned contract row holds on the heap, about (measured on the simulator's stream). */
+const CONTRACT_ROW_BYTES = 2048;
 
 export const contractKey = (migrationId: number, contractId: string) => `${migrationId}/${contractId}`;
 
@@ -107,6 +123,7 @@ export class BatchPlanner {
   private last: StreamKey | undefined;
   private count = 0;
   private updateCount = 0;
+  private readonly counts: BatchCounts = { updates: 0, importUpdates: 0, events: 0, verdicts: 0, reassignments: 0 };
   private lastSource: SourceItem | undefined;
 
   /** Stored or seen earlier in this batch: a repeated update or verdict is a no-op. */
@@ -131,6 +148,14 @@ export class BatchPlanner {
 
   get items(): number {
     return this.count;
+  }
+
+  /**
+   * About how much memory the batch holds: its encoded rows, and the contract rows
+   * (kept as objects until the batch ends, as a later item may archive them).
+   */
+  get bytes(): number {
+    return this.rows.appended.bytes + this.rows.contracts.length * CONTRACT_ROW_BYTES;
   }
 
   /** Plans one item; throws a SourceItemError, leaving the batch unusable, if it is bad. */
@@ -161,6 +186,7 @@ export class BatchPlanner {
       last: this.last,
       items: this.count,
       updates: this.updateCount,
+      counts: { ...this.counts },
       position: lastSource.position,
       lastOrigin: lastSource.origin,
       archiveOrigins: this.archiveOrigins,
@@ -281,6 +307,10 @@ export class BatchPlanner {
     };
     this.rows.appended.update(row);
     this.updateCount += 1;
+    this.counts.events += row.event_count;
+    if (isImport) this.counts.importUpdates += 1;
+    else this.counts.updates += 1;
+    if (!isTransaction(update)) this.counts.reassignments += 1;
 
     if (isImport) {
       const previous = this.migrations.get(key.migrationId) ?? null;
@@ -470,6 +500,7 @@ export class BatchPlanner {
 
   private addVerdict(item: CanonicalItem): void {
     const v = item.verdict!;
+    this.counts.verdicts += 1;
     const roundNumber = (v as { round_number?: unknown }).round_number;
     this.rows.appended.verdict({
       update_id: v.update_id,
@@ -485,16 +516,6 @@ export class BatchPlanner {
       root_views: v.transaction_views.root_views,
       json: JSON.stringify(v),
     });
-    for (const view of v.transaction_views.views) {
-      this.rows.appended.verdictView({
-        update_id: v.update_id,
-        view_id: view.view_id,
-        informees: view.informees,
-        confirming_parties: JSON.stringify(view.confirming_parties),
-        sub_views: view.sub_views,
-        view_hash: view.view_hash,
-      });
-    }
   }
 }
 

@@ -4,14 +4,14 @@
  * exist at once, the one being committed and the one being planned, so memory
  * is bounded by the batch size whatever the source's pace.
  *
- * A batch is sealed when it holds `batchSize` items, or, while no commit is
- * under way, when its first item has waited `batchMaxWaitMs`: a live source
+ * A batch is sealed when it holds `batchSize` items or MAX_BATCH_BYTES of
+ * rows, or, while no commit is under way, when its first item has waited `batchMaxWaitMs`: a live source
  * sees its items committed within that time, and a backfill, which keeps the
  * writer busy, gets full batches.
  */
 import type { Checkpoint } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
-import { BatchPlanner, type Plan } from './batch-plan';
+import { BatchPlanner, type Plan, type StreamKey } from './batch-plan';
 import type { SourceItem } from './source';
 import { compareStreamKeys, itemKey, keyOfCheckpoint, markStoredItems, newestStoredStreamKey, type AppliedBatch } from './writer';
 
@@ -35,12 +35,42 @@ export interface PipelineResult {
   updates: number;
 }
 
+/**
+ * A batch is sealed at this size whatever its item count: with two batches in memory, the worker
+ * stays within a few hundred MB however large the items are.
+ */
+const MAX_BATCH_BYTES = 32 * 2 ** 20;
+
+/** Items planned between two turns of the event loop while a commit is under way. */
+const YIELD_EVERY = 8;
+
+/** The update and verdict ids an item carries. */
+function idsOf(sourceItem: SourceItem): string[] {
+  const { item } = sourceItem;
+  if (typeof item !== 'object' || item === null) return [];
+  const ids: string[] = [];
+  if (typeof item.update?.update_id === 'string') ids.push(`u${item.update.update_id}`);
+  if (typeof item.verdict?.update_id === 'string') ids.push(`v${item.verdict.update_id}`);
+  return ids;
+}
+
+/** FNV-1a, 32 bits: a hit only means "look it up". */
+function idHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
   const { db } = options;
   const result: PipelineResult = { items: 0, updates: 0 };
   let position = options.checkpoint?.position ?? null;
-  // Items at or before the newest stored key may be stored already (a resumed or overlapping stream).
-  let storedMax = await newestStoredStreamKey(db);
+  // Items at or before the newest key stored before the pipeline started may be stored already (a
+  // resumed or overlapping stream): they are looked up. Items after it can only repeat an item of this
+  // pipeline with the same key (keys never decrease), which a set of id hashes at the last key finds.
+  const storedMax = await newestStoredStreamKey(db);
+  let lastKey: StreamKey | undefined;
+  const idsAtLastKey = new Set<number>();
   let planner = new BatchPlanner(keyOfCheckpoint(options.checkpoint));
   let deadline = 0;
   let inFlight: Promise<AppliedBatch> | undefined;
@@ -54,7 +84,6 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       position = applied.checkpoint.position;
       result.items += plan.items;
       result.updates += applied.updates;
-      if (plan.last && (!storedMax || compareStreamKeys(plan.last, storedMax) > 0)) storedMax = plan.last;
       await options.onApplied(applied, plan);
     } finally {
       inFlight = undefined;
@@ -128,14 +157,28 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       if (got.result.done) break;
       const sourceItem = got.result.value;
       const key = itemKey(sourceItem.item);
-      if (storedMax && key && compareStreamKeys(key, storedMax) <= 0) {
-        // Rare: only where a stream resumes or overlaps what is stored. Look it up after the commit under way.
+      const ids = idsOf(sourceItem).map(idHash);
+      const maybeStored =
+        key !== undefined &&
+        ((storedMax !== undefined && compareStreamKeys(key, storedMax) <= 0) ||
+          (lastKey !== undefined && compareStreamKeys(key, lastKey) === 0 && ids.some((id) => idsAtLastKey.has(id))));
+      if (maybeStored) {
+        // Rare: where a stream resumes, overlaps what is stored, or repeats itself. Looked up once
+        // the commit under way has landed.
         await settle();
-        await markStoredItems(db, planner, [sourceItem], storedMax);
+        await markStoredItems(db, planner, [sourceItem], key);
+      }
+      if (key !== undefined) {
+        if (lastKey === undefined || compareStreamKeys(key, lastKey) !== 0) idsAtLastKey.clear();
+        lastKey = key;
+        for (const id of ids) idsAtLastKey.add(id);
       }
       planner.add(sourceItem);
+      // A source that yields without I/O (the simulator) resolves each item in a microtask: without
+      // a turn of the event loop, the commit under way would get no socket I/O until the batch is full.
+      if (inFlight && planner.items % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       if (planner.items === 1) deadline = Date.now() + options.batchMaxWaitMs;
-      if (planner.items >= options.batchSize) {
+      if (planner.items >= options.batchSize || planner.bytes >= MAX_BATCH_BYTES) {
         clearTimeout(timer);
         timer = undefined;
         await seal();

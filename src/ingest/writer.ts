@@ -19,14 +19,18 @@ import {
 } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
 import { DuplicateContractError, DuplicateKeyError } from '../store/storage-errors';
-import { BatchPlanner, contractKey, slotOf, type Plan, type StreamKey } from './batch-plan';
+import { BatchPlanner, contractKey, slotOf, type BatchCounts, type Plan, type StreamKey } from './batch-plan';
 import { SourceItemError, type SourceItem } from './source';
 
 export interface AppliedBatch {
   checkpoint: Checkpoint;
   last: StreamKey | undefined;
-  /** Updates written (re-applied ones excluded). */
+  /** Updates written (re-applied ones excluded), import updates included. */
   updates: number;
+  /** What the batch wrote, by kind; zero when it had committed before. */
+  counts: BatchCounts;
+  /** How long the commit took, retries excluded. */
+  durationMs: number;
   /** Newest non-import record time per (migration, synchronizer) written by the batch. */
   latest: { migrationId: number; synchronizerId: string; recordTime: string }[];
 }
@@ -93,12 +97,17 @@ function writeError(plan: Plan, err: unknown): unknown {
  * this batch's last position, the batch committed before (its reply was lost)
  * and is not applied again; any other difference means another writer.
  */
+const NOTHING: BatchCounts = { updates: 0, importUpdates: 0, events: 0, verdicts: 0, reassignments: 0 };
+
 export async function commitPlan(db: Db, stream: string, plan: Plan, expectedPosition: string | null): Promise<AppliedBatch> {
+  const started = performance.now();
   try {
-    return await inWriteTransaction(db, async (connection) => {
+    const applied = await inWriteTransaction(db, async (connection): Promise<AppliedBatch> => {
       const checkpoint = await readCheckpoint(connection, stream);
       if ((checkpoint?.position ?? null) !== expectedPosition) {
-        if (checkpoint?.position === plan.position) return { checkpoint, last: keyOfCheckpoint(checkpoint), updates: 0, latest: [] };
+        if (checkpoint?.position === plan.position) {
+          return { checkpoint, last: keyOfCheckpoint(checkpoint), updates: 0, counts: NOTHING, durationMs: 0, latest: [] };
+        }
         throw new CheckpointConflictError(stream);
       }
       const { unmatchedArchives } = await writeBatch(connection, plan.rows, (t) => slotOf(fromPgTimestamp(t)));
@@ -130,9 +139,13 @@ export async function commitPlan(db: Db, stream: string, plan: Plan, expectedPos
         },
         last: plan.last,
         updates: plan.updates,
+        counts: plan.counts,
+        durationMs: 0,
         latest: plan.rows.ranges.map((r) => ({ migrationId: r.migration_id, synchronizerId: r.synchronizer_id, recordTime: r.max_record_time })),
       };
     });
+    applied.durationMs = performance.now() - started;
+    return applied;
   } catch (err) {
     throw writeError(plan, err);
   }
@@ -147,7 +160,7 @@ export async function applyBatch(db: Db, stream: string, items: SourceItem[], ex
   const checkpoint = await readCheckpoint(db, stream);
   const expected = expectedPosition === undefined ? (checkpoint?.position ?? null) : expectedPosition;
   if ((checkpoint?.position ?? null) !== expected && checkpoint?.position === items[items.length - 1]!.position) {
-    return { checkpoint, last: keyOfCheckpoint(checkpoint), updates: 0, latest: [] };
+    return { checkpoint, last: keyOfCheckpoint(checkpoint), updates: 0, counts: NOTHING, durationMs: 0, latest: [] };
   }
   const planner = new BatchPlanner(keyOfCheckpoint(checkpoint));
   await markStoredItems(db, planner, items, await newestStoredStreamKey(db));

@@ -234,13 +234,14 @@ export const knobs = {
     schema: bool,
   },
   INGEST_BATCH_SIZE: {
-    description: 'Most items the worker writes in one transaction.',
-    default: '500',
+    description:
+      'Most items the worker writes in one transaction. Large batches pay: contracts created and archived within one batch are written once, already archived.',
+    default: '5000',
     expects: 'an integer of at least 1',
     schema: positiveInt,
   },
   INGEST_BATCH_MAX_WAIT_MS: {
-    description: 'Longest time the worker waits to fill a batch before writing what it has.',
+    description: 'Longest time the first item of a batch waits, while no batch is being written, before the worker writes what it has.',
     default: '500',
     expects: 'an integer of at least 1',
     schema: positiveInt,

@@ -6,9 +6,10 @@
  * migration), so every query here is limited to the current migration, as
  * Scan's store is to its domainMigrationId.
  *
- * Indexes: contracts_active_by_template (package, template, migration,
- * round number, ingestion order) for rounds, vote requests, rules and node
- * states; contracts_active_ans_by_migration_name for ANS entries by name.
+ * Indexes: contracts_by_template_created_at (the active contracts of a
+ * template in a migration; the few of each listed template are sorted after
+ * the range) for rounds, vote requests, rules and node states;
+ * contracts_active_ans_by_migration_name for ANS entries by name.
  */
 import { sql } from 'kysely';
 import type { AnsEntryView, StoredContract } from '../domain/contract-json';

@@ -41,6 +41,14 @@ export interface EmbeddedPostgresOptions {
 }
 
 const USER = 'postgres';
+
+/**
+ * Settings for bulk ingestion (the defaults suit a small interactive server):
+ * a buffer cache that holds the hot index pages of a large ACS, and
+ * checkpoints far enough apart that each page's full image is written to the
+ * WAL once per checkpoint rather than several times a minute.
+ */
+const BULK_SETTINGS = ['-c', 'shared_buffers=512MB', '-c', 'max_wal_size=4GB', '-c', 'checkpoint_timeout=15min', '-c', 'wal_buffers=64MB'];
 const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
 
 /**
@@ -138,7 +146,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     createPostgresUser: os.userInfo().uid === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     // Only TCP on loopback: no socket file that could collide with a system server.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=on'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=on', ...BULK_SETTINGS],
     onLog: remember,
     onError: remember,
   });

@@ -13,6 +13,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { snapshotSlot } from '../domain/snapshot-schedule';
 import { parseTimestamp } from '../domain/time';
+import { BinaryCopyRows, type BinaryType } from './copy-binary';
 import { CopyRows } from './copy-text';
 import { poolOf, type Db } from './pool';
 import type { ContractsTable, Database, UpdatesTable } from './schema';
@@ -63,15 +64,6 @@ export interface VerdictRow {
   round_number: number | null;
   root_views: number[];
   json: string;
-}
-
-export interface VerdictViewRow {
-  update_id: string;
-  view_id: number;
-  informees: string[];
-  confirming_parties: string;
-  sub_views: number[];
-  view_hash: string;
 }
 
 export interface EventSideRow {
@@ -126,41 +118,59 @@ export interface CheckpointWrite {
   items: number;
 }
 
+// Binary COPY: the payload goes in as its bytes.
 const UPDATE_COLUMNS = [
-  'update_id', 'migration_id', 'record_time', 'synchronizer_id', 'kind', 'workflow_id', 'effective_at',
-  'external_transaction_hash', 'ledger_offset', 'event_count', 'payload', 'payload_compact_length',
-] as const satisfies readonly (keyof UpdateRow)[];
+  { name: 'update_id', type: 'text' },
+  { name: 'migration_id', type: 'int8' },
+  { name: 'record_time', type: 'timestamptz' },
+  { name: 'synchronizer_id', type: 'text' },
+  { name: 'kind', type: 'text' },
+  { name: 'workflow_id', type: 'text' },
+  { name: 'effective_at', type: 'timestamptz' },
+  { name: 'external_transaction_hash', type: 'text' },
+  { name: 'ledger_offset', type: 'int8' },
+  { name: 'event_count', type: 'int4' },
+  { name: 'payload', type: 'bytea' },
+  { name: 'payload_compact_length', type: 'int4' },
+] as const satisfies readonly { name: keyof UpdateRow; type: BinaryType }[];
 const VERDICT_COLUMNS = [
   'update_id', 'migration_id', 'record_time', 'domain_id', 'finalization_time', 'submitting_parties',
   'submitting_participant_uid', 'verdict_result', 'mediator_group', 'round_number', 'root_views', 'json',
 ] as const satisfies readonly (keyof VerdictRow)[];
-const VERDICT_VIEW_COLUMNS = ['update_id', 'view_id', 'informees', 'confirming_parties', 'sub_views', 'view_hash'] as const satisfies readonly (keyof VerdictViewRow)[];
 const TRAFFIC_COLUMNS = ['migration_id', 'record_time', 'synchronizer_id', 'update_id', 'total_traffic_cost', 'json'] as const satisfies readonly (keyof TrafficRow)[];
 const APP_ACTIVITY_COLUMNS = ['migration_id', 'record_time', 'synchronizer_id', 'update_id', 'round_number', 'json'] as const satisfies readonly (keyof AppActivityRow)[];
 
 /**
- * The rows of a batch that never change once planned (updates, verdicts and
- * their views, traffic and activity records), encoded for COPY as they are
+ * The rows of a batch that never change once planned (updates, verdicts,
+ * traffic and activity records), encoded for COPY as they are
  * added: a batch holds their bytes, outside the JavaScript heap, rather than
  * objects the garbage collector copies until the batch commits.
  */
 export class AppendedRows {
-  readonly updates = new CopyRows('updates', UPDATE_COLUMNS);
+  readonly updates = new BinaryCopyRows('updates', UPDATE_COLUMNS);
   readonly verdicts = new CopyRows('verdicts', VERDICT_COLUMNS);
-  readonly verdictViews = new CopyRows('verdict_views', VERDICT_VIEW_COLUMNS);
   readonly traffic = new CopyRows('traffic_summaries', TRAFFIC_COLUMNS);
   readonly appActivity = new CopyRows('app_activity_records', APP_ACTIVITY_COLUMNS);
 
   update(row: UpdateRow): void {
-    this.updates.add(UPDATE_COLUMNS.map((k) => row[k]));
+    this.updates.add([
+      row.update_id,
+      row.migration_id,
+      parseTimestamp(row.record_time),
+      row.synchronizer_id,
+      row.kind,
+      row.workflow_id,
+      row.effective_at === null ? null : parseTimestamp(row.effective_at),
+      row.external_transaction_hash,
+      row.ledger_offset,
+      row.event_count,
+      row.payload,
+      row.payload_compact_length,
+    ]);
   }
 
   verdict(row: VerdictRow): void {
     this.verdicts.add(VERDICT_COLUMNS.map((k) => row[k]));
-  }
-
-  verdictView(row: VerdictViewRow): void {
-    this.verdictViews.add(VERDICT_VIEW_COLUMNS.map((k) => row[k]));
   }
 
   trafficSummary(row: TrafficRow): void {
@@ -170,11 +180,16 @@ export class AppendedRows {
   appActivityRecords(row: AppActivityRow): void {
     this.appActivity.add(APP_ACTIVITY_COLUMNS.map((k) => row[k]));
   }
+
+  /** Bytes encoded so far. */
+  get bytes(): number {
+    return this.updates.bytes + this.verdicts.bytes + this.traffic.bytes + this.appActivity.bytes;
+  }
 }
 
 export interface BatchRows {
   migrations: MigrationRow[];
-  /** Updates, verdicts, verdict views, traffic and activity records, encoded. */
+  /** Updates, verdicts, traffic and activity records, encoded. */
   appended: AppendedRows;
   /** Creates: a contract id already present in the migration is bad input. */
   contracts: ContractRow[];
@@ -293,7 +308,7 @@ export async function storedVerdictIds(db: Db, ids: string[]): Promise<Set<strin
   return new Set(rows.rows.map((r) => r.update_id));
 }
 
-async function copy(connection: WriteConnection, rows: CopyRows): Promise<void> {
+async function copy(connection: WriteConnection, rows: CopyRows | BinaryCopyRows): Promise<void> {
   if (rows.size === 0) return;
   const stream = connection.query(copyFrom(rows.statement()));
   for (const chunk of rows.data()) stream.write(chunk);
@@ -561,7 +576,7 @@ export async function writeBatch(
   let unmatchedArchives: ArchiveRow[] = [];
   if (rows.archives.length || deltas.length) unmatchedArchives = await archiveAndCount(connection, rows.archives, deltas);
 
-  for (const copied of [rows.appended.verdicts, rows.appended.verdictViews, rows.appended.traffic, rows.appended.appActivity]) {
+  for (const copied of [rows.appended.verdicts, rows.appended.traffic, rows.appended.appActivity]) {
     await copy(connection, copied);
   }
 

@@ -10,17 +10,23 @@ import { parseTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
 
 export async function findDsoPartyId(db: Db): Promise<string | undefined> {
-  const fromAcs = await db
-    .selectFrom('contracts')
-    .select('dso_party')
-    .where('package_name', '=', SPLICE.dsoRules.packageName)
-    .where('qualified_name', '=', SPLICE.dsoRules.qualifiedName)
-    .where('archived_record_time', '=', 'infinity')
-    .where('dso_party', 'is not', null)
-    .orderBy('migration_id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  if (fromAcs?.dso_party) return fromAcs.dso_party;
+  // The newest migration with a live DsoRules: the migrations with live contracts, newest first, each
+  // found in one step of the active-contract index (a loose index scan), then one range of the
+  // template index in each.
+  const { rows } = await sql<{ dso_party: string }>`
+    with recursive live(migration_id) as (
+      select max(migration_id) from contracts where archived_record_time = 'infinity'
+      union all
+      select (select max(c.migration_id) from contracts c where c.archived_record_time = 'infinity' and c.migration_id < live.migration_id)
+      from live where live.migration_id is not null)
+    select c.dso_party from live
+    cross join lateral (
+      select dso_party from contracts
+      where migration_id = live.migration_id and package_name = ${SPLICE.dsoRules.packageName}
+        and qualified_name = ${SPLICE.dsoRules.qualifiedName} and archived_record_time = 'infinity' and dso_party is not null
+      limit 1) c
+    limit 1`.execute(db);
+  if (rows[0]) return rows[0].dso_party;
   const fact = await getNetworkFact(db, 'dso_party_id');
   return typeof fact === 'string' ? fact : undefined;
 }

@@ -115,15 +115,6 @@ export interface VerdictsTable {
   ingested_at: Generated<Timestamp>;
 }
 
-export interface VerdictViewsTable {
-  update_id: string;
-  view_id: number;
-  informees: string[];
-  confirming_parties: string;
-  sub_views: number[];
-  view_hash: WithDefault<string>;
-}
-
 export interface TrafficSummariesTable {
   migration_id: Int8;
   record_time: Timestamp;
@@ -197,7 +188,6 @@ export interface Database {
   contracts: ContractsTable;
   contract_stakeholders: ContractStakeholdersTable;
   verdicts: VerdictsTable;
-  verdict_views: VerdictViewsTable;
   traffic_summaries: TrafficSummariesTable;
   app_activity_records: AppActivityRecordsTable;
   acs_snapshots: AcsSnapshotsTable;

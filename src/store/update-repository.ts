@@ -156,14 +156,22 @@ interface Side {
   appActivity: Map<string, string>;
 }
 
-async function sideData(db: Db, ids: string[]): Promise<Side> {
-  if (ids.length === 0) return { verdicts: new Map(), traffic: new Map(), appActivity: new Map() };
+/** Where an event sits: traffic summaries and activity records are keyed by it. */
+type EventPosition = Pick<EventRow, 'updateId' | 'migrationId' | 'recordTime' | 'synchronizerId'>;
+
+async function sideData(db: Db, events: EventPosition[]): Promise<Side> {
+  if (events.length === 0) return { verdicts: new Map(), traffic: new Map(), appActivity: new Map() };
+  const ids = events.map((e) => e.updateId);
+  const keys = sql`unnest(${events.map((e) => e.migrationId)}::bigint[], ${events.map((e) => e.recordTime)}::timestamptz[],
+      ${events.map((e) => e.synchronizerId)}::text[]) as k(migration_id, record_time, synchronizer_id)`;
   const [verdicts, traffic, appActivity] = await Promise.all([
     sql<{ update_id: string; json: string }>`select update_id, json from verdicts where update_id = any(${ids}::text[])`.execute(db),
     sql<{ update_id: string; json: string }>`
-      select update_id, json from traffic_summaries where update_id = any(${ids}::text[])`.execute(db),
+      select t.update_id, t.json from ${keys} join traffic_summaries t using (migration_id, record_time, synchronizer_id)
+      where t.update_id is not null`.execute(db),
     sql<{ update_id: string; json: string }>`
-      select update_id, json from app_activity_records where update_id = any(${ids}::text[])`.execute(db),
+      select a.update_id, a.json from ${keys} join app_activity_records a using (migration_id, record_time, synchronizer_id)
+      where a.update_id is not null`.execute(db),
   ]);
   const byId = (rows: { update_id: string; json: string }[]) => new Map(rows.map((r) => [r.update_id, r.json]));
   return { verdicts: byId(verdicts.rows), traffic: byId(traffic.rows), appActivity: byId(appActivity.rows) };
@@ -187,17 +195,14 @@ export async function findEvent(db: Db, updateId: string, encoding: DamlValueEnc
   ]);
   const v = verdict.rows[0];
   if (!update && !v) return undefined;
-  const side = await sideData(db, [updateId]);
-  return eventRow(
-    {
-      update,
-      updateId,
-      migrationId: update?.migrationId ?? v!.migration_id,
-      recordTime: update?.recordTime ?? v!.record_time,
-      synchronizerId: update?.synchronizerId ?? v!.domain_id,
-    },
-    side,
-  );
+  const base = {
+    update,
+    updateId,
+    migrationId: update?.migrationId ?? v!.migration_id,
+    recordTime: update?.recordTime ?? v!.record_time,
+    synchronizerId: update?.synchronizerId ?? v!.domain_id,
+  };
+  return eventRow(base, await sideData(db, [base]));
 }
 
 interface VerdictKeyRow {
@@ -263,7 +268,7 @@ export async function listEvents(
   const page = entries.slice(0, limit);
   const side = await sideData(
     db,
-    page.map((e) => e.base.updateId),
+    page.map((e) => e.base),
   );
   return page.map((e) => eventRow(e.base, side));
 }

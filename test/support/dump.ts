@@ -13,7 +13,6 @@ const TABLES: Record<string, { order: string; exclude: string[] }> = {
   contracts: { order: 'migration_id, contract_id', exclude: ['ingest_seq'] },
   contract_stakeholders: { order: 'migration_id, party, created_at, contract_id', exclude: [] },
   verdicts: { order: 'update_id', exclude: ['ingested_at'] },
-  verdict_views: { order: 'update_id, view_id', exclude: [] },
   traffic_summaries: { order: 'migration_id, record_time, synchronizer_id', exclude: [] },
   app_activity_records: { order: 'migration_id, record_time, synchronizer_id', exclude: [] },
   acs_snapshots: { order: 'migration_id, record_time', exclude: ['taken_at'] },
