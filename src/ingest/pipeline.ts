@@ -10,13 +10,14 @@
  * writer busy, gets full batches.
  */
 import type { Checkpoint } from '../store/ingest-repository';
-import type { Db } from '../store/pool';
 import { BatchPlanner, type Plan, type StreamKey } from './batch-plan';
 import type { SourceItem } from './source';
-import { compareStreamKeys, itemKey, keyOfCheckpoint, markStoredItems, newestStoredStreamKey, type AppliedBatch } from './writer';
+import { compareStreamKeys, itemKey, keyOfCheckpoint, type AppliedBatch } from './writer';
+
+/** Which of these update and verdict ids are stored. */
+export type StoredLookup = (updateIds: string[], verdictIds: string[]) => Promise<{ updates: Set<string>; verdicts: Set<string> }>;
 
 export interface PipelineOptions {
-  db: Db;
   items: AsyncIterable<SourceItem>;
   /** The stream's checkpoint when the pipeline starts. */
   checkpoint: Checkpoint | undefined;
@@ -28,6 +29,9 @@ export interface PipelineOptions {
   onApplied: (applied: AppliedBatch, plan: Plan) => Promise<void> | void;
   /** Checked after each commit: stops the pipeline once the current batch is committed. */
   signal: AbortSignal;
+  /** The greatest key of any stored update or verdict when the pipeline starts. */
+  storedMax: StreamKey | undefined;
+  lookUpStored: StoredLookup;
 }
 
 export interface PipelineResult {
@@ -44,14 +48,12 @@ const MAX_BATCH_BYTES = 32 * 2 ** 20;
 /** Items planned between two turns of the event loop while a commit is under way. */
 const YIELD_EVERY = 8;
 
-/** The update and verdict ids an item carries. */
-function idsOf(sourceItem: SourceItem): string[] {
+/** The update id, or the verdict's, an item carries. */
+function idsOf(sourceItem: SourceItem, part: 'update' | 'verdict'): string[] {
   const { item } = sourceItem;
   if (typeof item !== 'object' || item === null) return [];
-  const ids: string[] = [];
-  if (typeof item.update?.update_id === 'string') ids.push(`u${item.update.update_id}`);
-  if (typeof item.verdict?.update_id === 'string') ids.push(`v${item.verdict.update_id}`);
-  return ids;
+  const id = item[part]?.update_id;
+  return typeof id === 'string' ? [id] : [];
 }
 
 /** FNV-1a, 32 bits: a hit only means "look it up". */
@@ -62,13 +64,12 @@ function idHash(id: string): number {
 }
 
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
-  const { db } = options;
   const result: PipelineResult = { items: 0, updates: 0 };
   let position = options.checkpoint?.position ?? null;
   // Items at or before the newest key stored before the pipeline started may be stored already (a
   // resumed or overlapping stream): they are looked up. Items after it can only repeat an item of this
   // pipeline with the same key (keys never decrease), which a set of id hashes at the last key finds.
-  const storedMax = await newestStoredStreamKey(db);
+  const { storedMax } = options;
   let lastKey: StreamKey | undefined;
   const idsAtLastKey = new Set<number>();
   let planner = new BatchPlanner(keyOfCheckpoint(options.checkpoint));
@@ -157,7 +158,7 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       if (got.result.done) break;
       const sourceItem = got.result.value;
       const key = itemKey(sourceItem.item);
-      const ids = idsOf(sourceItem).map(idHash);
+      const ids = [...idsOf(sourceItem, 'update').map((id) => idHash(`u${id}`)), ...idsOf(sourceItem, 'verdict').map((id) => idHash(`v${id}`))];
       const maybeStored =
         key !== undefined &&
         ((storedMax !== undefined && compareStreamKeys(key, storedMax) <= 0) ||
@@ -166,7 +167,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
         // Rare: where a stream resumes, overlaps what is stored, or repeats itself. Looked up once
         // the commit under way has landed.
         await settle();
-        await markStoredItems(db, planner, [sourceItem], key);
+        const [updateIds, verdictIds] = [idsOf(sourceItem, 'update'), idsOf(sourceItem, 'verdict')];
+        const stored = await options.lookUpStored(updateIds, verdictIds);
+        planner.markStored(stored.updates, stored.verdicts);
       }
       if (key !== undefined) {
         if (lastKey === undefined || compareStreamKeys(key, lastKey) !== 0) idsAtLastKey.clear();

@@ -10,12 +10,12 @@ import type { Logger } from '../internal/logger';
 import { sleep } from '../internal/sleep';
 import type { Metrics } from '../internal/metrics';
 import { catchUpSnapshots, scheduleSnapshots } from '../jobs/acs-snapshots';
-import { readCheckpoint } from '../store/ingest-repository';
+import { readCheckpoint, storedUpdateIds, storedVerdictIds } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
 import { acquireWriterLock } from '../store/writer-lock';
 import { runPipeline } from './pipeline';
 import type { Source } from './source';
-import { commitPlan, type AppliedBatch } from './writer';
+import { commitPlan, newestStoredStreamKey, type AppliedBatch } from './writer';
 
 export interface WorkerOptions {
   db: Db;
@@ -70,8 +70,12 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
     log.info({ position: checkpoint?.position ?? null }, checkpoint ? 'resuming at the checkpoint' : 'starting from the beginning');
     let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log)).nextDue;
     const result = await runPipeline({
-      db,
       items: source.read(checkpoint?.position, running),
+      storedMax: await newestStoredStreamKey(db),
+      lookUpStored: async (updateIds, verdictIds) => ({
+        updates: await storedUpdateIds(db, updateIds),
+        verdicts: await storedVerdictIds(db, verdictIds),
+      }),
       checkpoint,
       batchSize: options.batchSize,
       batchMaxWaitMs: options.batchMaxWaitMs,
