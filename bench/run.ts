@@ -6,7 +6,7 @@
  *   npm run bench -- --quick       the same measures at small scale (minutes)
  *   npm run bench -- --tiny        a smoke run at tiny scale (CI)
  *   npm run bench -- --updates N   another ingest size
- *   npm run bench -- --only ingest|simulator
+ *   npm run bench -- --only ingest|reads|simulator
  *   npm run bench -- --server embedded|external   one server only
  *
  * Every part runs on the embedded PostgreSQL (in a temporary folder) and, when
@@ -17,8 +17,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/internal/config';
-import { startEmbeddedPostgres } from '../src/store/embedded-postgres';
+import { ensureDatabase, startEmbeddedPostgres } from '../src/store/embedded-postgres';
+import { createPool } from '../src/store/pool';
 import { formatIngestReport, runIngestBench } from './ingest-bench';
+import { formatReadBenchReport, runReadBench } from './read-bench';
 import { benchSimulator } from './simulator';
 
 type Scale = 'full' | 'quick' | 'tiny';
@@ -47,7 +49,7 @@ function planFrom(args: string[]): Plan {
   const updates = value('--updates') === undefined ? defaults.updates : Number(value('--updates'));
   if (!Number.isSafeInteger(updates) || updates < 1) throw new Error(`--updates needs a positive integer, got ${value('--updates')}`);
   const only = value('--only');
-  const all = ['simulator', 'ingest'];
+  const all = ['simulator', 'ingest', 'reads'];
   if (only !== undefined && !all.includes(only)) throw new Error(`--only takes one of ${all.join(', ')}`);
   return {
     scale,
@@ -98,6 +100,20 @@ async function main(): Promise<void> {
         log(`ingest on ${server.name}:`);
         const report = await runIngestBench({ adminUrl: server.adminUrl, updates: plan.updates, feedSample: plan.feedSample, warmUp: plan.warmUp, log });
         log(formatIngestReport(server.name, report));
+      }
+      if (plan.parts.has('reads')) {
+        log(`reads on ${server.name}:`);
+        const name = `scan_indexer_bench_reads_${process.pid}`;
+        const url = await ensureDatabase(server.adminUrl, name);
+        try {
+          const report = await runReadBench({ databaseUrl: url, scale: plan.scale, log: (line) => log(line) });
+          log(`reads on ${server.name}:`);
+          log(formatReadBenchReport(report));
+        } finally {
+          const admin = createPool({ connectionString: server.adminUrl, max: 1 });
+          await admin.query(`drop database if exists ${name} with (force)`);
+          await admin.end();
+        }
       }
     }
   } finally {
