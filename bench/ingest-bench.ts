@@ -1,8 +1,9 @@
 /**
  * The ingest part of `npm run bench`, on one PostgreSQL server:
  *
- * - the real worker (bench/ingest-child.ts, its own process) ingests the
- *   simulator's stream into a fresh database;
+ * - the real worker (bench/ingest-child.ts, its own process) imports the
+ *   simulator's stream as NDJSON, written into a pipe by `scan-indexer
+ *   simulate` in a third process, into a fresh database;
  * - baseline 1, the rows: every row the writer left in the tables, dumped
  *   and loaded again with COPY into a fresh database with the same schema and
  *   indexes, no application logic;
@@ -12,7 +13,7 @@
  *
  * Network updates exclude import updates, which are counted apart.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,8 +83,16 @@ async function dropDatabase(adminUrl: string, name: string): Promise<void> {
 }
 
 function runChild(url: string, updates: number, log: (line: string) => void): Promise<{ batches: BatchLine[]; done: DoneLine }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'ingest-child.js'), url, String(updates), String(SEED), String(MIGRATIONS)], {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-bench-feed-'));
+  const fifo = path.join(dir, 'feed.ndjson');
+  execFileSync('mkfifo', [fifo]);
+  const cli = path.join(__dirname, '..', 'src', 'cli.js');
+  const simulator = spawn(process.execPath, [cli, 'simulate', '--seed', String(SEED), '--updates', String(updates), '--migrations', String(MIGRATIONS), '--out', fifo], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return new Promise<{ batches: BatchLine[]; done: DoneLine }>((resolve, reject) => {
+    simulator.on('exit', (code) => code !== 0 && reject(new Error(`the simulator exited with ${code}`)));
+    const child = spawn(process.execPath, [path.join(__dirname, 'ingest-child.js'), url, fifo], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const batches: BatchLine[] = [];
@@ -105,6 +114,9 @@ function runChild(url: string, updates: number, log: (line: string) => void): Pr
     });
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 && done ? resolve({ batches, done }) : reject(new Error(`ingest worker exited with ${code}`))));
+  }).finally(() => {
+    simulator.kill();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 }
 
@@ -221,7 +233,7 @@ export async function runIngestBench(o: IngestBenchOptions): Promise<IngestBench
   await withPool(url, (pool) => migrate(pool));
   // What an empty, migrated database takes (catalogs, empty indexes) is not the updates' doing.
   const empty = (await tableSizes(url)).database;
-  o.log(`  worker: ingesting ${o.updates} network updates of the simulator (seed ${SEED}, ${MIGRATIONS} migrations)`);
+  o.log(`  worker: importing ${o.updates} network updates of the simulator (seed ${SEED}, ${MIGRATIONS} migrations) from a pipe`);
   const { batches, done } = await runChild(url, o.updates, o.log);
   const sizes = await tableSizes(url);
 

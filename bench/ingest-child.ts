@@ -1,15 +1,16 @@
 /**
  * The ingest benchmark's worker process: the real ingestion worker (runWorker)
- * on the simulator source in backfill mode, with the default batch settings,
- * into a migrated database. It runs alone in its process so that its peak RSS
- * is its own. One JSON line per committed batch on standard output, then a
- * summary line.
+ * importing an NDJSON feed (the simulator's, written into a pipe by another
+ * process, as `scan-indexer simulate` and `import` would), with the default
+ * batch settings, into a migrated database. It runs alone in its process so
+ * that its CPU time and peak RSS are its own. One JSON line per committed
+ * batch on standard output, then a summary line.
  *
- * Usage: node dist/bench/ingest-child.js <database url> <updates> <seed> <migrations>
+ * Usage: node dist/bench/ingest-child.js <database url> <NDJSON file or pipe>
  */
 import { loadConfig } from '../src/internal/config';
 import { createLogger } from '../src/internal/logger';
-import { createSimulatorSource } from '../src/ingest/sources/simulator-source';
+import { createFileSource } from '../src/ingest/sources/file-source';
 import { runWorker } from '../src/ingest/worker';
 import { createDb, createPool } from '../src/store/pool';
 
@@ -36,18 +37,12 @@ export interface DoneLine {
 }
 
 async function main(): Promise<void> {
-  const [url, updatesText, seedText, migrationsText] = process.argv.slice(2);
-  if (!url || !updatesText) throw new Error('usage: ingest-child <database url> <updates> <seed> <migrations>');
+  const [url, feed] = process.argv.slice(2);
+  if (!url || !feed) throw new Error('usage: ingest-child <database url> <NDJSON file or pipe>');
   const config = loadConfig({});
   const pool = createPool({ connectionString: url, max: 4 });
   const db = createDb(pool);
-  const source = createSimulatorSource({
-    seed: Number(seedText ?? 42),
-    mode: 'backfill',
-    updates: Number(updatesText),
-    migrations: Number(migrationsText ?? 2),
-    ratePerSecond: 2,
-  });
+  const source = createFileSource(feed);
   const started = performance.now();
   const cpu = process.cpuUsage();
   const write = (line: BatchLine | DoneLine) => process.stdout.write(`${JSON.stringify(line)}\n`);

@@ -264,15 +264,15 @@ export class BatchPlanner {
       this.seenVerdicts.add(item.verdict.update_id);
       this.time(source, item.verdict.record_time, 'verdict record_time');
       this.time(source, item.verdict.finalization_time, 'verdict finalization_time');
-      this.addVerdict(item);
+      this.addVerdict(item, source.texts?.verdict);
     }
     // Traffic and activity belong to the event; written once, with the first of its parts.
     if (updateIsNew || (!item.update && verdictIsNew)) {
       if (item.traffic_summary) {
-        this.rows.appended.trafficSummary({ ...sideKey, total_traffic_cost: item.traffic_summary.total_traffic_cost, json: JSON.stringify(item.traffic_summary) });
+        this.rows.appended.trafficSummary({ ...sideKey, total_traffic_cost: item.traffic_summary.total_traffic_cost, json: source.texts?.trafficSummary ?? JSON.stringify(item.traffic_summary) });
       }
       if (item.app_activity_records) {
-        this.rows.appended.appActivityRecords({ ...sideKey, round_number: item.app_activity_records.round_number, json: JSON.stringify(item.app_activity_records) });
+        this.rows.appended.appActivityRecords({ ...sideKey, round_number: item.app_activity_records.round_number, json: source.texts?.appActivityRecords ?? JSON.stringify(item.app_activity_records) });
       }
     }
   }
@@ -287,9 +287,13 @@ export class BatchPlanner {
       this.time(source, update.effective_at, 'effective_at');
     }
     const { external_transaction_hash, ...served } = update as TransactionUpdate;
-    let protobuf: string | null = null;
-    if (item.update_protobuf_json) {
-      const { external_transaction_hash: _hash, ...servedProtobuf } = item.update_protobuf_json as TransactionUpdate;
+    // The served renderings leave out external_transaction_hash: texts that hold it are written again.
+    const texts = external_transaction_hash === undefined ? source.texts : undefined;
+    const compact = texts?.update ?? JSON.stringify(served);
+    let protobuf: string | null = texts?.updateProtobuf ?? null;
+    const protobufItem = item.update_protobuf_json ?? (protobuf === null && source.texts?.updateProtobuf ? (JSON.parse(source.texts.updateProtobuf) as Update) : undefined);
+    if (protobuf === null && protobufItem) {
+      const { external_transaction_hash: _hash, ...servedProtobuf } = protobufItem as TransactionUpdate;
       protobuf = JSON.stringify(servedProtobuf);
     }
     const row: UpdateRow = {
@@ -303,7 +307,7 @@ export class BatchPlanner {
       external_transaction_hash: external_transaction_hash ?? null,
       ledger_offset: null,
       event_count: isTransaction(update) ? Object.keys(update.events_by_id).length : 1,
-      ...(({ payload, compactLength }) => ({ payload, payload_compact_length: compactLength }))(encodePayload(JSON.stringify(served), protobuf)),
+      ...(({ payload, compactLength }) => ({ payload, payload_compact_length: compactLength }))(encodePayload(compact, protobuf)),
     };
     this.rows.appended.update(row);
     this.updateCount += 1;
@@ -498,7 +502,7 @@ export class BatchPlanner {
     };
   }
 
-  private addVerdict(item: CanonicalItem): void {
+  private addVerdict(item: CanonicalItem, text: string | undefined): void {
     const v = item.verdict!;
     this.counts.verdicts += 1;
     const roundNumber = (v as { round_number?: unknown }).round_number;
@@ -514,7 +518,7 @@ export class BatchPlanner {
       mediator_group: v.mediator_group,
       round_number: typeof roundNumber === 'number' ? roundNumber : null,
       root_views: v.transaction_views.root_views,
-      json: JSON.stringify(v),
+      json: text ?? JSON.stringify(v),
     });
   }
 }

@@ -43,7 +43,7 @@ export interface PipelineResult {
  * A batch is sealed at this size whatever its item count: with two batches in memory, the worker
  * stays within a few hundred MB however large the items are.
  */
-const MAX_BATCH_BYTES = 32 * 2 ** 20;
+const MAX_BATCH_BYTES = 24 * 2 ** 20;
 
 /** Items planned between two turns of the event loop while a commit is under way. */
 const YIELD_EVERY = 8;

@@ -4,9 +4,16 @@
  * the canonical item (src/domain/items.ts) and nothing else.
  */
 import type { CanonicalItem } from '../domain/items';
+import type { ItemTexts } from './sources/item-text';
 
 export interface SourceItem {
   item: CanonicalItem;
+  /**
+   * The JSON texts of the item's members as received, where they are in JSON.stringify's form:
+   * the writer stores them as they are. An item with `texts.updateProtobuf` may lack
+   * `update_protobuf_json`.
+   */
+  texts?: ItemTexts;
   /** Opaque position after this item; the worker checkpoints it with the batch. */
   position: string;
   /** Where the item came from, for error messages (a line number, a page cursor). */

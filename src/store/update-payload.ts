@@ -21,9 +21,11 @@ export interface EncodedPayload {
 }
 
 export function encodePayload(compactJson: string, protobufJson: string | null): EncodedPayload {
-  const compact = Buffer.from(compactJson, 'utf8');
-  const text = protobufJson === null ? compact : Buffer.concat([compact, Buffer.from(protobufJson, 'utf8')]);
-  return { payload: zlib.deflateRawSync(text, { level: LEVEL }), compactLength: compact.length };
+  const text = protobufJson === null ? compactJson : compactJson + protobufJson;
+  const compactLength = Buffer.byteLength(compactJson, 'utf8');
+  // JSON is mostly ASCII, whose UTF-8 bytes are its Latin-1 bytes: a copy, not an encoding.
+  const ascii = compactLength === compactJson.length && (protobufJson === null || Buffer.byteLength(protobufJson, 'utf8') === protobufJson.length);
+  return { payload: zlib.deflateRawSync(Buffer.from(text, ascii ? 'latin1' : 'utf8'), { level: LEVEL }), compactLength };
 }
 
 export interface DecodedPayload {

@@ -3,12 +3,14 @@
  * the number of lines consumed, so an interrupted import resumes at the next
  * line; blank lines are skipped but counted. Lines are cut from the file's
  * bytes and decoded one at a time (readline's string decoding and line regex
- * cost more than the JSON parse of an item).
+ * cost more than the JSON parse of an item), keeping the members' JSON texts
+ * for the writer (item-text.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CanonicalItem } from '../../domain/items';
 import { SourceItemError, type Source, type SourceItem } from '../source';
+import { parseItemLine, type ItemTexts } from './item-text';
 
 export interface FileSource extends Source {
   /** Bytes of the file read so far and its size, for progress. */
@@ -65,13 +67,13 @@ export function createFileSource(file: string): FileSource {
           if (lineNumber <= skip || isBlank(line)) continue;
           if (signal.aborted) return;
           const origin = `${absolute}:${lineNumber}`;
-          let item: CanonicalItem;
+          let parsed: { item: CanonicalItem; texts?: ItemTexts };
           try {
-            item = JSON.parse(line.toString('utf8')) as CanonicalItem;
+            parsed = parseItemLine(line.toString('utf8'));
           } catch (err) {
             throw new SourceItemError(origin, undefined, `malformed JSON: ${(err as Error).message}`);
           }
-          yield { item, position: String(lineNumber), origin };
+          yield { ...parsed, position: String(lineNumber), origin };
         }
       } finally {
         stream.destroy();
