@@ -8,32 +8,33 @@ import { formatRecordTime, fromPgTimestamp } from '../domain/time';
 import { migrationStatus } from '../store/migrator';
 import { readIngestStatus } from '../store/status-repository';
 import type { ApiContext } from './context';
+import { sendJson } from './json-response';
 
 export function healthRoutes({ db, pool, metrics, migrationFiles, logger }: ApiContext): Router {
   const router = Router();
 
   router.get('/livez', (_req, res) => {
-    res.json({ status: 'ok' });
+    sendJson(res, { status: 'ok' });
   });
 
   router.get('/readyz', async (_req, res) => {
     try {
       const status = await migrationStatus(pool, migrationFiles);
       if (status.pending.length > 0) {
-        res.status(503).json({ status: 'not ready', reason: `pending migrations: ${status.pending.join(', ')}` });
+        sendJson(res, { status: 'not ready', reason: `pending migrations: ${status.pending.join(', ')}` }, 503);
         return;
       }
-      res.json({ status: 'ready' });
+      sendJson(res, { status: 'ready' });
     } catch (err) {
       logger.warn({ err }, 'readiness check failed');
-      res.status(503).json({ status: 'not ready', reason: 'database unavailable or schema not current' });
+      sendJson(res, { status: 'not ready', reason: 'database unavailable or schema not current' }, 503);
     }
   });
 
   router.get('/status', async (_req, res) => {
     const status = await readIngestStatus(db);
     const time = (t: string | null) => (t === null ? null : formatRecordTime(fromPgTimestamp(t)));
-    res.json({
+    sendJson(res, {
       streams: status.streams.map((s) => ({
         stream: s.stream,
         position: s.position,

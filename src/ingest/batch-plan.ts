@@ -8,7 +8,6 @@
  */
 import type { CanonicalItem, CreatedEvent, TransactionUpdate, TreeEvent, Update } from '../domain/items';
 import { isAssign, isTransaction, updateMigrationId } from '../domain/items';
-import type { Json } from '../domain/json';
 import { contractFacts, qualifiedNameOf } from '../domain/splice-contracts';
 import { parseDecimal, formatDecimal, type Decimal10 } from '../domain/decimal';
 import { snapshotSlot } from '../domain/snapshot-schedule';

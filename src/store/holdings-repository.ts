@@ -59,19 +59,26 @@ export interface OwnerTotals extends HoldingsTotals {
 
 /**
  * Per-owner totals of the holdings active at (migrationId, at), with holding
- * fees as of `asOfRound`. Owners without holdings are absent; the others come
- * in the order of their first holding in creation order (ties by party id, bytewise).
+ * fees as of `asOfRound` (none asked: fees are zero and not computed). Owners
+ * without holdings are absent; the others come in the order of their first
+ * holding in creation order (ties by party id, bytewise). Reads only entries
+ * of contracts_holdings_totals: each owner's active holdings and those
+ * archived since the snapshot.
  */
-export async function holdingsTotals(db: Db, migrationId: number, at: Micros, owners: string[], asOfRound: bigint): Promise<OwnerTotals[]> {
+export async function holdingsTotals(db: Db, migrationId: number, at: Micros, owners: string[], asOfRound?: bigint): Promise<OwnerTotals[]> {
   const fee = sql.raw(HOLDING_FEE_SQL);
   const t = formatRecordTime(at);
+  const fees =
+    asOfRound === undefined
+      ? sql`'0' as fees_unlocked, '0' as fees_locked`
+      : sql`coalesce(sum(${fee}) filter (where not c.amulet_locked), 0)::text as fees_unlocked,
+           coalesce(sum(${fee}) filter (where c.amulet_locked), 0)::text as fees_locked`;
   const rows = await sql<{ party_id: string; unlocked: string; locked: string; fees_unlocked: string; fees_locked: string }>`
-    with as_of as (select ${asOfRound.toString()}::bigint as round)
+    with as_of as (select ${(asOfRound ?? 0n).toString()}::bigint as round)
     select c.amulet_owner as party_id,
            coalesce(sum(c.amulet_initial_amount) filter (where not c.amulet_locked), 0)::text as unlocked,
            coalesce(sum(c.amulet_initial_amount) filter (where c.amulet_locked), 0)::text as locked,
-           coalesce(sum(${fee}) filter (where not c.amulet_locked), 0)::text as fees_unlocked,
-           coalesce(sum(${fee}) filter (where c.amulet_locked), 0)::text as fees_locked
+           ${fees}
     from contracts c cross join as_of
     where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = any(${owners}::text[])
       and c.archived_record_time > ${t}::timestamptz and c.archived_record_time > c.created_slot

@@ -186,23 +186,49 @@ function eventRow(base: Omit<EventRow, 'verdictJson' | 'trafficJson' | 'appActiv
   };
 }
 
-/** The event of an update id: its transaction (if any) with the verdict, traffic and activity of that id. */
+/**
+ * The event of an update id: its transaction (if any) with the verdict, traffic and activity of
+ * that id, in one statement (the traffic and activity rows by the event's key).
+ */
 export async function findEvent(db: Db, updateId: string, encoding: DamlValueEncoding): Promise<EventRow | undefined> {
-  const [update, verdict] = await Promise.all([
-    findTransactionById(db, updateId, encoding),
-    sql<{ migration_id: number; record_time: string; domain_id: string }>`
-      select migration_id, record_time, domain_id from verdicts where update_id = ${updateId}`.execute(db),
-  ]);
-  const v = verdict.rows[0];
-  if (!update && !v) return undefined;
-  const base = {
-    update,
+  const { rows } = await sql<
+    Partial<UpdateDbRow> &
+      StoredJsonColumns & {
+        found_update: boolean;
+        event_migration_id: number | null;
+        event_record_time: string | null;
+        event_synchronizer_id: string | null;
+        verdict_json: string | null;
+        traffic_json: string | null;
+        activity_json: string | null;
+      }
+  >`
+    select u.update_id is not null as found_update, ${updateColumns},
+      coalesce(u.migration_id, v.migration_id) as event_migration_id,
+      coalesce(u.record_time, v.record_time) as event_record_time,
+      coalesce(u.synchronizer_id, v.domain_id) as event_synchronizer_id,
+      v.json as verdict_json, t.json as traffic_json, a.json as activity_json
+    from (select ${updateId}::text as update_id) k
+    left join updates u on u.update_id = k.update_id and u.kind = 'transaction'
+    left join verdicts v on v.update_id = k.update_id
+    left join traffic_summaries t on t.migration_id = coalesce(u.migration_id, v.migration_id)
+      and t.record_time = coalesce(u.record_time, v.record_time)
+      and t.synchronizer_id = coalesce(u.synchronizer_id, v.domain_id) and t.update_id = k.update_id
+    left join app_activity_records a on a.migration_id = coalesce(u.migration_id, v.migration_id)
+      and a.record_time = coalesce(u.record_time, v.record_time)
+      and a.synchronizer_id = coalesce(u.synchronizer_id, v.domain_id) and a.update_id = k.update_id`.execute(db);
+  const r = rows[0];
+  if (!r || r.event_migration_id === null) return undefined;
+  return {
+    update: r.found_update ? toStored(r as UpdateDbRow, encoding) : undefined,
     updateId,
-    migrationId: update?.migrationId ?? v!.migration_id,
-    recordTime: update?.recordTime ?? v!.record_time,
-    synchronizerId: update?.synchronizerId ?? v!.domain_id,
+    migrationId: r.event_migration_id,
+    recordTime: r.event_record_time!,
+    synchronizerId: r.event_synchronizer_id!,
+    verdictJson: r.verdict_json,
+    trafficJson: r.traffic_json,
+    appActivityJson: r.activity_json,
   };
-  return eventRow(base, await sideData(db, [base]));
 }
 
 interface VerdictKeyRow {

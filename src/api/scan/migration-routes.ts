@@ -7,6 +7,7 @@ import { findMigrationInfo } from '../../store/migration-repository';
 import type { ApiContext } from '../context';
 import { parseInput } from '../validation';
 import { int64 } from './params';
+import { sendJson } from '../json-response';
 
 const MigrationInfoRequest = z.object({ migration_id: int64 });
 
@@ -18,7 +19,7 @@ export function migrationRoutes({ db }: ApiContext): Router {
     const info = await findMigrationInfo(db, migration_id);
     if (!info) throw notFound(`No data for migration ${migration_id}`);
     // Key order and nulls as the Scan app's generated encoder writes them.
-    res.json({
+    sendJson(res, {
       previous_migration_id: info.previousMigrationId ?? null,
       record_time_range: info.recordTimeRanges.map((r) => ({
         synchronizer_id: r.synchronizerId,

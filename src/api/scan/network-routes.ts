@@ -4,34 +4,29 @@
  * S12 roll-forward LSU, S13 scans, S14 migration schedule, S15 last migration
  * id, S16 DSO party id.
  */
-import { Router, type Response } from 'express';
+import { Router } from 'express';
 import { contractJson } from '../../domain/contract-json';
 import { groupDsoScans, readDsoRules, readSvNodeState } from '../../domain/dso-state';
-import { toJsonText, type JsonBody } from '../../domain/raw-json';
 import { SPLICE } from '../../domain/splice-contracts';
 import { formatDateTime, parseTimestamp } from '../../domain/time';
 import { notFound } from '../../internal/errors';
 import { findLatestLiveContract, listLiveContracts, listLiveRounds, payloadOf } from '../../store/contract-repository';
 import { findDsoPartyId, findLastMigrationId, findLsuAnnouncement, findRollForwardLsu } from '../../store/network-repository';
 import type { ApiContext } from '../context';
-
-/** Sends a body that may embed stored JSON verbatim. */
-function sendJson(res: Response, body: JsonBody): void {
-  res.type('application/json').send(toJsonText(body));
-}
+import { sendJson } from '../json-response';
 
 export function networkRoutes({ db, config }: ApiContext): Router {
   const router = Router();
 
   router.get('/v0/migrations/last', async (_req, res) => {
     const ingested = await findLastMigrationId(db);
-    res.json({ migration_id: Math.max(ingested ?? 0, config.migrationId) });
+    sendJson(res, { migration_id: Math.max(ingested ?? 0, config.migrationId) });
   });
 
   router.get('/v0/dso-party-id', async (_req, res) => {
     const dsoPartyId = await findDsoPartyId(db);
     if (dsoPartyId === undefined) throw notFound('No DSO party is known yet: no DsoRules contract has been ingested.');
-    res.json({ dso_party_id: dsoPartyId });
+    sendJson(res, { dso_party_id: dsoPartyId });
   });
 
   // S9: ClosedMiningRound contracts are archived once the round's rewards are processed,
@@ -58,7 +53,7 @@ export function networkRoutes({ db, config }: ApiContext): Router {
           successorPhysicalSynchronizerId: configured.successorSynchronizerId,
         }
       : await findLsuAnnouncement(db);
-    res.json({
+    sendJson(res, {
       lsu: lsu
         ? {
             topologyFreezeTime: formatDateTime(lsu.topologyFreezeTime),
@@ -79,7 +74,7 @@ export function networkRoutes({ db, config }: ApiContext): Router {
           successorPhysicalSynchronizerId: configured.successorSynchronizerId,
         }
       : await findRollForwardLsu(db);
-    res.json({
+    sendJson(res, {
       rollForwardLsu: lsu
         ? {
             upgradeTime: formatDateTime(lsu.upgradeTime),
@@ -94,7 +89,7 @@ export function networkRoutes({ db, config }: ApiContext): Router {
   router.get('/v0/scans', async (_req, res) => {
     const nodeStates = await listLiveContracts(db, SPLICE.svNodeState);
     const groups = groupDsoScans(nodeStates.map((c) => readSvNodeState(payloadOf(c))));
-    res.json({
+    sendJson(res, {
       scans: groups.map((g) => ({ domainId: g.synchronizerId, scans: g.scans.map((s) => ({ publicUrl: s.publicUrl, svName: s.svName })) })),
     });
   });
@@ -108,7 +103,7 @@ export function networkRoutes({ db, config }: ApiContext): Router {
       res.status(404).end();
       return;
     }
-    res.json({ time: formatDateTime(schedule.time), migration_id: schedule.migrationId });
+    sendJson(res, { time: formatDateTime(schedule.time), migration_id: schedule.migrationId });
   });
 
   return router;

@@ -2,7 +2,9 @@
 import express, { Router } from 'express';
 import type { ApiContext } from '../context';
 import { rejectNulCharacters } from '../nul-guard';
+import { pageTokensFor, pageTokensWithKey } from '../page-token';
 import { scanErrorHandler, scanNotFound } from '../scan-errors';
+import { acsRoutes } from './acs-routes';
 import { holdingsRoutes } from './holdings-routes';
 import { migrationRoutes } from './migration-routes';
 import { networkRoutes } from './network-routes';
@@ -14,7 +16,10 @@ export function scanRouter(context: ApiContext): Router {
   router.use(rejectNulCharacters);
   router.use(networkRoutes(context));
   router.use(migrationRoutes(context));
-  router.use(holdingsRoutes(context));
+  // One page-token signer for every paged operation (its key is loaded once).
+  const tokens = context.config.pageTokenSecret ? pageTokensWithKey(Buffer.from(context.config.pageTokenSecret, 'utf8')) : pageTokensFor(context.db);
+  router.use(holdingsRoutes(context, tokens));
+  router.use(acsRoutes(context, tokens));
   router.use(updateRoutes(context));
   router.use(scanNotFound);
   router.use(scanErrorHandler);

@@ -12,7 +12,7 @@
  * by id, in lists and events) and omitted when it has none: the stored stream
  * is what the source served, and a mirror must see the hash to store it.
  */
-import { Router, type Response } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
 import { eventItemJson, jsonArrayObject, toV1Transaction, withExternalHash } from '../../domain/update-rendering';
 import { formatRecordTime, fromPgTimestamp, parseStorableTimestamp } from '../../domain/time';
@@ -31,11 +31,12 @@ import {
   type StoredUpdate,
 } from '../../store/update-repository';
 import type { ApiContext } from '../context';
+import { RawJson } from '../../domain/raw-json';
+import { sendJson } from '../json-response';
+import { pageLimit } from '../page-limit';
 import { parseInput } from '../validation';
 import { int64 } from './params';
 
-/** Scan's `updateHistoryMaxPageSize` default (§1.2). */
-export const UPDATE_HISTORY_MAX_PAGE_SIZE = 1000;
 
 const ENCODINGS = ['compact_json', 'protobuf_json'] as const;
 const encoding = z.enum(ENCODINGS, { error: `expected one of ${ENCODINGS.join(', ')}` });
@@ -62,13 +63,6 @@ const ImportUpdatesRequest = z.object({
   daml_value_encoding: encoding.nullish(),
 });
 
-/** PageLimit.tryCreate (§1.2). */
-export function pageLimit(n: number, max = UPDATE_HISTORY_MAX_PAGE_SIZE): number {
-  if (n < 1) throw badRequest('Limit must be at least 1.');
-  if (n > max) throw badRequest(`Exceeded limit maximum (${n} > ${max}).`);
-  return n;
-}
-
 /** `after_record_time` is parsed like Instant.parse; digits beyond microseconds are floored. */
 function historyCursor(after: z.infer<typeof Cursor> | null | undefined): HistoryCursor | undefined {
   if (!after) return undefined;
@@ -87,10 +81,6 @@ const BACKFILLING_MESSAGE =
 /** The backfilling gate of the list endpoints (§1.3). */
 async function confirmHistoryComplete(context: ApiContext): Promise<void> {
   if (await historyIncomplete(context.db)) throw new HttpError(503, BACKFILLING_MESSAGE);
-}
-
-function sendJsonText(res: Response, text: string): void {
-  res.status(200).type('application/json; charset=utf-8').send(text);
 }
 
 /** The stored rendering, or a 501 when the source gave no protobuf_json for it (never a mislabelled compact one). */
@@ -128,7 +118,7 @@ export function updateRoutes(context: ApiContext): Router {
     const after = historyCursor(body.after);
     await confirmHistoryComplete(context);
     const updates = await listUpdates(db, after, limit, body.daml_value_encoding ?? 'compact_json');
-    sendJsonText(res, jsonArrayObject('transactions', updates.map(v2Item)));
+    sendJson(res, new RawJson(jsonArrayObject('transactions', updates.map(v2Item))));
   });
 
   router.get('/v2/updates/hash/:hash', async (req, res) => {
@@ -138,7 +128,7 @@ export function updateRoutes(context: ApiContext): Router {
     const found = HEX.test(hash) ? await findTransactionByHash(db, hash.toLowerCase(), encodingParam) : undefined;
     if (!found) throw notFound(`Transaction with hash ${hash} not found`);
     // UpdateHistoryItemV2WithHash: the hash is required and always present.
-    sendJsonText(res, withExternalHash(storedJson(found), found.externalTransactionHash));
+    sendJson(res, new RawJson(withExternalHash(storedJson(found), found.externalTransactionHash)));
   });
 
   router.get('/v2/updates/:update_id', async (req, res) => {
@@ -146,7 +136,7 @@ export function updateRoutes(context: ApiContext): Router {
     const updateId = req.params.update_id;
     const found = await findTransactionById(db, updateId, encodingParam);
     if (!found) throw notFound(`Transaction with id ${updateId} not found`);
-    sendJsonText(res, v2Item(found));
+    sendJson(res, new RawJson(v2Item(found)));
   });
 
   router.post('/v0/events', async (req, res) => {
@@ -155,7 +145,7 @@ export function updateRoutes(context: ApiContext): Router {
     const after = historyCursor(body.after);
     await confirmHistoryComplete(context);
     const events = await listEvents(db, after, limit, body.daml_value_encoding ?? 'compact_json', fromPgTimestamp);
-    sendJsonText(res, jsonArrayObject('events', events.map(eventJson)));
+    sendJson(res, new RawJson(jsonArrayObject('events', events.map(eventJson))));
   });
 
   router.get('/v0/events/:update_id', async (req, res) => {
@@ -163,7 +153,7 @@ export function updateRoutes(context: ApiContext): Router {
     const updateId = req.params.update_id;
     const event = await findEvent(db, updateId, encodingParam);
     if (!event) throw notFound(`Event with id ${updateId} not found`);
-    sendJsonText(res, eventJson(event));
+    sendJson(res, new RawJson(eventJson(event)));
   });
 
   router.post('/v0/backfilling/import-updates', async (req, res) => {
@@ -171,7 +161,7 @@ export function updateRoutes(context: ApiContext): Router {
     const limit = pageLimit(body.limit);
     const updates = await listImportUpdates(db, body.migration_id, body.after_update_id, limit, body.daml_value_encoding ?? 'protobuf_json');
     // UpdateHistoryItem (v1): the constant offset; import updates carry no external hash.
-    sendJsonText(res, jsonArrayObject('transactions', updates.map((u) => toV1Transaction(v2Item(u)))));
+    sendJson(res, new RawJson(jsonArrayObject('transactions', updates.map((u) => toV1Transaction(v2Item(u))))));
   });
 
   router.post('/v0/history/bulk/checksums', () => {

@@ -7,16 +7,16 @@
  * Authentication: the validator requires a user token. The verifier is passed
  * in as `auth` and runs before every route; without it the routes are open.
  */
-import express, { Router, type RequestHandler, type Response } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { ansEntryJson, contractWithStateJson } from '../../domain/contract-json';
 import { dsoAnsEntries, readDsoRules } from '../../domain/dso-state';
-import { toJsonText, type JsonBody } from '../../domain/raw-json';
 import { SPLICE } from '../../domain/splice-contracts';
 import { nowMicros, type Micros } from '../../domain/time';
-import { badRequest } from '../../internal/errors';
 import { findLatestLiveContract, latestRecordTime, listLiveAnsEntries, listLiveRounds, payloadOf } from '../../store/contract-repository';
 import type { ApiContext } from '../context';
+import { sendJson } from '../json-response';
+import { pageLimit } from '../page-limit';
 import { rejectNulCharacters } from '../nul-guard';
 import { scanErrorHandler, scanNotFound } from '../scan-errors';
 import { parseInput } from '../validation';
@@ -26,8 +26,6 @@ export interface ValidatorRouterOptions {
   auth?: RequestHandler;
 }
 
-/** The Scan app's page limit (Limit.DefaultMaxPageSize). */
-const MAX_PAGE_SIZE = 1000;
 /** Scan bounds the prefix as a String2066 (the longest template id). */
 const MAX_NAME_PREFIX_LENGTH = 2066;
 
@@ -42,17 +40,6 @@ const AnsEntriesQuery = z.object({
     .transform(Number)
     .refine((n) => n >= -(2 ** 31) && n < 2 ** 31, { error: 'expected a 32-bit integer' }),
 });
-
-/** Scan's PageLimit.tryCreate messages (Limit.scala). */
-function checkPageSize(pageSize: number): number {
-  if (pageSize > MAX_PAGE_SIZE) throw badRequest(`Exceeded limit maximum (${pageSize} > ${MAX_PAGE_SIZE}).`);
-  if (pageSize < 1) throw badRequest('Limit must be at least 1.');
-  return pageSize;
-}
-
-function sendJson(res: Response, body: JsonBody): void {
-  res.type('application/json').send(toJsonText(body));
-}
 
 export function validatorRouter({ db, config }: ApiContext, options: ValidatorRouterOptions = {}): Router {
   const router = Router();
@@ -79,7 +66,7 @@ export function validatorRouter({ db, config }: ApiContext, options: ValidatorRo
   // entries the DSO provides for itself and the SVs, with the same prefix.
   router.get('/v0/scan-proxy/ans-entries', async (req, res) => {
     const query = parseInput(AnsEntriesQuery, req.query, 'query');
-    const pageSize = checkPageSize(query.page_size);
+    const pageSize = pageLimit(query.page_size);
     const prefix = query.name_prefix ?? '';
     const entries = await listLiveAnsEntries(db, prefix, await now(), pageSize);
     const room = pageSize - entries.length;

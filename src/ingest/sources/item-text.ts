@@ -32,7 +32,6 @@ const MEMBER_TEXT: Record<string, keyof ItemTexts> = {
 };
 
 const QUOTE = 34;
-const BACKSLASH = 92;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 const OPEN_BRACKET = 91;

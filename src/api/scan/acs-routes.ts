@@ -1,0 +1,56 @@
+/**
+ * The ACS at announced snapshots (reference splice-scan.md §4.7, §5):
+ *       POST /v0/state/acs                        (v2 shape: ActiveContract items, string token)
+ *       GET  /v0/state/acs/snapshot-timestamp
+ *   S8  GET  /v0/state/acs/snapshot-timestamp-after
+ */
+import { Router } from 'express';
+import { formatDateTime, formatRequestTimeForMessage } from '../../domain/time';
+import { notFound } from '../../internal/errors';
+import { acsPage, firstSnapshotAfter } from '../../store/acs-repository';
+import type { ApiContext } from '../context';
+import { pageLimit } from '../page-limit';
+import type { PageTokens, TokenScope } from '../page-token';
+import { parseInput } from '../validation';
+import { AcsRequest, partyList, quotedRecordTime, SnapshotAfterQuery, SnapshotBeforeQuery, templateList } from './snapshot-input';
+import { pagePosition, sendPage, snapshotAtOrBeforeOrFail } from './snapshot-service';
+import { sendJson } from '../json-response';
+
+export function acsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
+  const router = Router();
+
+  router.post('/v0/state/acs', async (req, res) => {
+    const body = parseInput(AcsRequest, req.body, 'body');
+    const limit = pageLimit(body.page_size);
+    const parties = partyList('party_ids', body.party_ids ?? [], false);
+    const templates = templateList(body.templates ?? []);
+    const scope: TokenScope = {
+      operation: 'acs-state',
+      request: {
+        m: body.migration_id,
+        t: body.record_time.toString(),
+        x: body.record_time_match,
+        p: parties,
+        k: templates.map((t) => `${t.packageName}:${t.qualifiedName}`),
+      },
+    };
+    const { snapshot, after } = await pagePosition(db, tokens, scope, body.migration_id, body, quotedRecordTime(req));
+    const contracts = await acsPage(db, { migrationId: body.migration_id, at: snapshot, after, limit, parties, templates });
+    await sendPage(res, tokens, scope, { migrationId: body.migration_id, snapshot, recordTime: snapshot }, contracts, limit);
+  });
+
+  router.get('/v0/state/acs/snapshot-timestamp', async (req, res) => {
+    const q = parseInput(SnapshotBeforeQuery, req.query, 'query');
+    const snapshot = await snapshotAtOrBeforeOrFail(db, q.migration_id, q.before, String(req.query.before));
+    sendJson(res, { record_time: formatDateTime(snapshot) });
+  });
+
+  router.get('/v0/state/acs/snapshot-timestamp-after', async (req, res) => {
+    const q = parseInput(SnapshotAfterQuery, req.query, 'query');
+    const snapshot = await firstSnapshotAfter(db, q.migration_id, q.after);
+    if (snapshot === undefined) throw notFound(`No snapshots found after ${formatRequestTimeForMessage(String(req.query.after))}`);
+    sendJson(res, { record_time: formatDateTime(snapshot) });
+  });
+
+  return router;
+}

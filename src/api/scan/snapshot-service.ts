@@ -1,0 +1,97 @@
+/**
+ * Choosing the ACS snapshot a request names, and paging over it: the snapshot
+ * services shared by the holdings and ACS routes (reference splice-scan.md
+ * §4.7, §6). A request names a snapshot by migration_id, record_time and
+ * record_time_match (exact: an announced snapshot; at_or_before: the newest
+ * one at or before the time). A page token holds the snapshot of the first
+ * page, so that every page reads the same snapshot even if a newer one is
+ * announced meanwhile, and the creation key of the last contract served.
+ */
+import type { Response } from 'express';
+import { z } from 'zod';
+import { activeContractJson, type ActiveContract } from '../../domain/active-contract';
+import { RawJson } from '../../domain/raw-json';
+import { formatDateTime, formatInstant, formatRequestTimeForMessage, type Micros } from '../../domain/time';
+import { notFound } from '../../internal/errors';
+import { snapshotAtOrBefore, snapshotExists, type CreationKey } from '../../store/acs-repository';
+import type { Db } from '../../store/pool';
+import { sendJson } from '../json-response';
+import type { PageTokens, TokenScope } from '../page-token';
+import type { Quoted } from './snapshot-input';
+
+export type Match = 'exact' | 'at_or_before';
+
+const exactMissing = (migrationId: number, t: Micros) =>
+  notFound(`Failed to find ACS snapshot for migration id ${migrationId} at ${formatInstant(t)}`);
+
+/** at_or_before: the newest snapshot at or before the time, or the 404 of §4.7 quoting the request's time. */
+export async function snapshotAtOrBeforeOrFail(db: Db, migrationId: number, recordTime: Micros, quoted: Quoted): Promise<Micros> {
+  const snapshot = await snapshotAtOrBefore(db, migrationId, recordTime);
+  if (snapshot === undefined) throw notFound(`No snapshots found before ${formatRequestTimeForMessage(quoted)}`);
+  return snapshot;
+}
+
+/** exact: the time must be an announced snapshot, or the 404 of §4.7. */
+export async function exactSnapshotOrFail(db: Db, migrationId: number, recordTime: Micros): Promise<Micros> {
+  if (!(await snapshotExists(db, migrationId, recordTime))) throw exactMissing(migrationId, recordTime);
+  return recordTime;
+}
+
+export function resolveSnapshot(db: Db, migrationId: number, recordTime: Micros, match: Match, quoted: Quoted): Promise<Micros> {
+  return match === 'exact' ? exactSnapshotOrFail(db, migrationId, recordTime) : snapshotAtOrBeforeOrFail(db, migrationId, recordTime, quoted);
+}
+
+const Position = z.object({
+  s: z.string().regex(/^-?\d+$/),
+  c: z.string().regex(/^-?\d+$/),
+  i: z.string(),
+});
+
+export interface Paged {
+  snapshot: Micros;
+  after: CreationKey | undefined;
+}
+
+export async function pagePosition(
+  db: Db,
+  tokens: PageTokens,
+  scope: TokenScope,
+  migrationId: number,
+  request: { record_time: Micros; record_time_match: Match; after?: string | null },
+  quoted: Quoted,
+): Promise<Paged> {
+  if (request.after === undefined || request.after === null) {
+    return { snapshot: await resolveSnapshot(db, migrationId, request.record_time, request.record_time_match, quoted), after: undefined };
+  }
+  const p = await tokens.verify(scope, request.after, Position);
+  const snapshot = BigInt(p.s);
+  if (!(await snapshotExists(db, migrationId, snapshot))) throw exactMissing(migrationId, snapshot);
+  return { snapshot, after: { createdAt: BigInt(p.c), contractId: p.i } };
+}
+
+/**
+ * `{"record_time", "migration_id", "created_events", "next_page_token"}`; the token is set iff the
+ * page is full (§4.7). `recordTime` is what the response reports: the request's time for S3 (the
+ * spec: "echo"), the snapshot's for /v0/state/acs (the Scan app).
+ */
+export async function sendPage(
+  res: Response,
+  tokens: PageTokens,
+  scope: TokenScope,
+  page: { migrationId: number; snapshot: Micros; recordTime: Micros },
+  contracts: ActiveContract[],
+  limit: number,
+): Promise<void> {
+  const { migrationId, snapshot, recordTime } = page;
+  const last = contracts[contracts.length - 1];
+  const next =
+    contracts.length === limit && last
+      ? await tokens.encode(scope, { s: snapshot.toString(), c: last.createdAt.toString(), i: last.contractId })
+      : null;
+  sendJson(res, {
+    record_time: formatDateTime(recordTime),
+    migration_id: migrationId,
+    created_events: contracts.map((c) => new RawJson(activeContractJson(c))),
+    next_page_token: next,
+  });
+}
