@@ -32,7 +32,7 @@ import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import { SignJWT } from 'jose';
 import type pg from 'pg';
 import { participantAudience } from '../src/api/auth/verifier';
-import { formatDateTime, fromPgTimestamp, parseTimestamp, type Micros } from '../src/domain/time';
+import { formatDateTime, formatRecordTime, fromPgTimestamp, parseTimestamp } from '../src/domain/time';
 import { knobs, loadConfig } from '../src/internal/config';
 import { catchUpSnapshots } from '../src/jobs/acs-snapshots';
 import { acsPage, type CreationKey } from '../src/store/acs-repository';
@@ -385,7 +385,7 @@ async function timeAnnouncement(db: Db, pool: pg.Pool, migrationId: number): Pro
   for (let i = 0; i < ANNOUNCE_REPEATS + 1; i++) {
     const latest = await latestSnapshot(db, migrationId);
     if (!latest) throw new Error('no snapshot to announce again');
-    await pool.query('delete from acs_snapshots where migration_id = $1 and record_time = $2', [migrationId, latest.recordTime]);
+    await pool.query('delete from acs_snapshots where migration_id = $1 and record_time = $2', [migrationId, formatRecordTime(latest.recordTime)]);
     const start = process.hrtime.bigint();
     const { taken } = await catchUpSnapshots(db);
     const elapsed = Number(process.hrtime.bigint() - start) / 1e6;

@@ -1,6 +1,6 @@
 /** The Express application: request logging and metrics, health, and the three interfaces. */
 import { randomUUID } from 'node:crypto';
-import express, { type Express, type Request } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { ApiContext } from './context';
 import { docsRoutes } from './docs-routes';
@@ -13,10 +13,17 @@ import { validatorRouter } from './validator/router';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The route template for metric labels: never a raw path, which would hold ids. */
-function routeLabel(req: Request): string {
+/** Where the routers are mounted. */
+const MOUNTS = ['/api/scan', '/api/validator', '/v2'];
+
+/**
+ * The route template for metric labels: never a raw path, which would hold ids. The mount is
+ * remembered on the way in: an error leaves its router before the response is sent.
+ */
+function routeLabel(req: Request, res: Response): string {
   const route = req.route as { path?: unknown } | undefined;
-  return typeof route?.path === 'string' ? `${req.baseUrl}${route.path}` : 'unmatched';
+  const mount = typeof res.locals.mount === 'string' ? res.locals.mount : req.baseUrl;
+  return typeof route?.path === 'string' ? `${mount}${route.path}` : 'unmatched';
 }
 
 /** `interfaces: false` serves only health, status and metrics (the worker process). */
@@ -42,13 +49,17 @@ export function createApp(context: ApiContext, options: { interfaces: boolean } 
   app.use((req, res, next) => {
     const end = context.metrics.httpRequestDuration.startTimer();
     res.on('finish', () => {
-      const labels = { method: req.method, route: routeLabel(req), status_code: String(res.statusCode) };
+      const labels = { method: req.method, route: routeLabel(req, res), status_code: String(res.statusCode) };
       end(labels);
       context.metrics.httpRequestsTotal.inc(labels);
     });
     next();
   });
 
+  app.use(MOUNTS, (req, res, next) => {
+    res.locals.mount = req.baseUrl;
+    next();
+  });
   app.use(healthRoutes(context));
   if (options.interfaces) {
     app.use(docsRoutes());
@@ -57,6 +68,7 @@ export function createApp(context: ApiContext, options: { interfaces: boolean } 
     app.use('/v2', ledgerRouter(context));
   }
 
+  // One error handler for the Scan API, the validator proxy and the rest (the ledger router answers its own errors).
   app.use(scanNotFound);
   app.use(scanErrorHandler);
   return app;

@@ -4,7 +4,7 @@
  * replicas that can serve history stay in rotation during a backfill.
  */
 import { Router } from 'express';
-import { formatRecordTime, fromPgTimestamp } from '../domain/time';
+import { formatRecordTime, type Micros } from '../domain/time';
 import { migrationStatus } from '../store/migrator';
 import { readIngestStatus } from '../store/status-repository';
 import type { ApiContext } from './context';
@@ -33,7 +33,7 @@ export function healthRoutes({ db, pool, metrics, migrationFiles, logger }: ApiC
 
   router.get('/status', async (_req, res) => {
     const status = await readIngestStatus(db);
-    const time = (t: string | null) => (t === null ? null : formatRecordTime(fromPgTimestamp(t)));
+    const time = (t: Micros | null) => (t === null ? null : formatRecordTime(t));
     sendJson(res, {
       streams: status.streams.map((s) => ({
         stream: s.stream,

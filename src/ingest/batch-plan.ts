@@ -11,6 +11,7 @@ import { isAssign, isTransaction, updateMigrationId } from '../domain/items';
 import { contractFacts, qualifiedNameOf } from '../domain/splice-contracts';
 import { parseDecimal, formatDecimal, type Decimal10 } from '../domain/decimal';
 import { snapshotSlot } from '../domain/snapshot-schedule';
+import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, type Micros } from '../domain/time';
 import { AppendedRows, type AcsDeltaRow } from '../store/ingest-repository';
 import type {
@@ -24,10 +25,6 @@ import type {
 import { encodePayload } from '../store/update-payload';
 import { SourceItemError, type SourceItem } from './source';
 
-export interface StreamKey {
-  migrationId: number;
-  recordTime: Micros;
-}
 
 export interface PlanInput {
   items: SourceItem[];
@@ -89,10 +86,6 @@ interface Delta {
   archived: number;
 }
 
-function compareKeys(a: StreamKey, b: StreamKey): number {
-  if (a.migrationId !== b.migrationId) return a.migrationId - b.migrationId;
-  return a.recordTime < b.recordTime ? -1 : a.recordTime > b.recordTime ? 1 : 0;
-}
 
 function synchronizerOf(update: Update): string {
   if (isTransaction(update)) return update.synchronizer_id;
@@ -237,7 +230,7 @@ export class BatchPlanner {
       ? { migrationId: updateMigrationId(item.update), recordTime: this.time(source, item.update.record_time, 'record_time') }
       : { migrationId: item.verdict!.migration_id, recordTime: this.time(source, item.verdict!.record_time, 'verdict record_time') };
     if (!Number.isSafeInteger(key.migrationId) || key.migrationId < 0) this.fail(source, 'migration_id must be a non-negative integer');
-    if (this.last && compareKeys(key, this.last) < 0) {
+    if (this.last && compareStreamKeys(key, this.last) < 0) {
       this.fail(
         source,
         `out of order: (migration ${key.migrationId}, ${formatRecordTime(key.recordTime)}) comes after (migration ${this.last.migrationId}, ${formatRecordTime(this.last.recordTime)})`,

@@ -10,9 +10,10 @@
  * writer busy, gets full batches.
  */
 import type { Checkpoint } from '../store/ingest-repository';
-import { BatchPlanner, type Plan, type StreamKey } from './batch-plan';
+import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
+import { BatchPlanner, type Plan } from './batch-plan';
 import type { SourceItem } from './source';
-import { compareStreamKeys, itemKey, keyOfCheckpoint, type AppliedBatch } from './writer';
+import { itemKey, keyOfCheckpoint, type AppliedBatch } from './writer';
 
 /** Which of these update and verdict ids are stored. */
 export type StoredLookup = (updateIds: string[], verdictIds: string[]) => Promise<{ updates: Set<string>; verdicts: Set<string> }>;

@@ -10,12 +10,12 @@ import type { Logger } from '../internal/logger';
 import { sleep } from '../internal/sleep';
 import type { Metrics } from '../internal/metrics';
 import { catchUpSnapshots, scheduleSnapshots } from '../jobs/acs-snapshots';
-import { readCheckpoint, storedUpdateIds, storedVerdictIds } from '../store/ingest-repository';
+import { newestStoredKey, readCheckpoint, storedUpdateIds, storedVerdictIds } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
 import { acquireWriterLock } from '../store/writer-lock';
 import { runPipeline } from './pipeline';
 import type { Source } from './source';
-import { commitPlan, newestStoredStreamKey, type AppliedBatch } from './writer';
+import { commitPlan, type AppliedBatch } from './writer';
 
 export interface WorkerOptions {
   db: Db;
@@ -71,7 +71,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
     let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log)).nextDue;
     const result = await runPipeline({
       items: source.read(checkpoint?.position, running),
-      storedMax: await newestStoredStreamKey(db),
+      storedMax: await newestStoredKey(db),
       lookUpStored: async (updateIds, verdictIds) => ({
         updates: await storedUpdateIds(db, updateIds),
         verdicts: await storedVerdictIds(db, verdictIds),

@@ -3,7 +3,7 @@
  * its items and the stream's checkpoint together or not at all, so a crash
  * anywhere leaves the database at the previous checkpoint.
  */
-import { fromPgTimestamp, formatRecordTime, tryParseTimestamp } from '../domain/time';
+import { tryParseTimestamp } from '../domain/time';
 import type { CanonicalItem } from '../domain/items';
 import { updateMigrationId } from '../domain/items';
 import {
@@ -19,7 +19,8 @@ import {
 } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
 import { DuplicateContractError, DuplicateKeyError } from '../store/storage-errors';
-import { BatchPlanner, contractKey, slotOf, type BatchCounts, type Plan, type StreamKey } from './batch-plan';
+import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
+import { BatchPlanner, contractKey, type BatchCounts, type Plan } from './batch-plan';
 import { SourceItemError, type SourceItem } from './source';
 
 export interface AppliedBatch {
@@ -37,19 +38,9 @@ export interface AppliedBatch {
 
 export function keyOfCheckpoint(checkpoint: Checkpoint | undefined): StreamKey | undefined {
   if (!checkpoint || checkpoint.migrationId === null || checkpoint.recordTime === null) return undefined;
-  return { migrationId: checkpoint.migrationId, recordTime: fromPgTimestamp(checkpoint.recordTime) };
+  return { migrationId: checkpoint.migrationId, recordTime: checkpoint.recordTime };
 }
 
-export function compareStreamKeys(a: StreamKey, b: StreamKey): number {
-  if (a.migrationId !== b.migrationId) return a.migrationId - b.migrationId;
-  return a.recordTime < b.recordTime ? -1 : a.recordTime > b.recordTime ? 1 : 0;
-}
-
-/** The greatest key of any stored update or verdict: items after it are new. */
-export async function newestStoredStreamKey(db: Db): Promise<StreamKey | undefined> {
-  const key = await newestStoredKey(db);
-  return key && { migrationId: key.migrationId, recordTime: fromPgTimestamp(key.recordTime) };
-}
 
 /** An item's stream key, or undefined when it has none (the planner then names what is wrong). */
 export function itemKey(item: CanonicalItem): StreamKey | undefined {
@@ -110,7 +101,7 @@ export async function commitPlan(db: Db, stream: string, plan: Plan, expectedPos
         }
         throw new CheckpointConflictError(stream);
       }
-      const { unmatchedArchives } = await writeBatch(connection, plan.rows, (t) => slotOf(fromPgTimestamp(t)));
+      const { unmatchedArchives } = await writeBatch(connection, plan.rows);
       const first = unmatchedArchives[0];
       if (first) {
         const origin = plan.archiveOrigins.get(contractKey(first.migration_id, first.contract_id));
@@ -125,7 +116,7 @@ export async function commitPlan(db: Db, stream: string, plan: Plan, expectedPos
         expectedPosition: checkpoint?.position,
         position: plan.position,
         migrationId: plan.last?.migrationId ?? null,
-        recordTime: plan.last ? formatRecordTime(plan.last.recordTime) : null,
+        recordTime: plan.last?.recordTime ?? null,
         items: plan.items,
       };
       await advanceCheckpoint(connection, next);
@@ -163,7 +154,7 @@ export async function applyBatch(db: Db, stream: string, items: SourceItem[], ex
     return { checkpoint, last: keyOfCheckpoint(checkpoint), updates: 0, counts: NOTHING, durationMs: 0, latest: [] };
   }
   const planner = new BatchPlanner(keyOfCheckpoint(checkpoint));
-  await markStoredItems(db, planner, items, await newestStoredStreamKey(db));
+  await markStoredItems(db, planner, items, await newestStoredKey(db));
   for (const item of items) planner.add(item);
   return commitPlan(db, stream, planner.finish(), expected);
 }

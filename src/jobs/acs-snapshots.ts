@@ -5,7 +5,7 @@
  */
 import cron from 'node-cron';
 import { dueSnapshotTimes, nextSnapshotTime } from '../domain/snapshot-schedule';
-import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
+import { formatRecordTime, type Micros } from '../domain/time';
 import type { Logger } from '../internal/logger';
 import type { Db } from '../store/pool';
 import { latestSnapshot, migrationSpans, takeSnapshot } from '../store/snapshot-repository';
@@ -23,16 +23,14 @@ export async function catchUpSnapshots(db: Db, logger?: Logger): Promise<CatchUp
   const newest = spans[spans.length - 1]?.migrationId;
   for (const span of spans) {
     let previous = await latestSnapshot(db, span.migrationId);
-    const first = fromPgTimestamp(span.first);
-    const last = fromPgTimestamp(span.last);
-    const due = dueSnapshotTimes(first, last, previous ? fromPgTimestamp(previous.recordTime) : undefined);
+    const due = dueSnapshotTimes(span.first, span.last, previous?.recordTime);
     for (const t of due) {
-      previous = await takeSnapshot(db, span.migrationId, previous, formatRecordTime(t));
+      previous = await takeSnapshot(db, span.migrationId, previous, t);
       taken.push({ migrationId: span.migrationId, recordTime: formatRecordTime(t) });
       logger?.info({ migrationId: span.migrationId, recordTime: formatRecordTime(t), contracts: previous.contractCount }, 'ACS snapshot announced');
     }
     // Only the newest migration still grows; an ended one's next slot would be passed by every later batch.
-    if (span.migrationId === newest) nextDue = nextSnapshotTime(first, previous ? fromPgTimestamp(previous.recordTime) : undefined);
+    if (span.migrationId === newest) nextDue = nextSnapshotTime(span.first, previous?.recordTime);
   }
   return { taken, nextDue };
 }

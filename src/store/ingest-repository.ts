@@ -12,7 +12,8 @@ import { sql, type Selectable, type Transaction } from 'kysely';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { snapshotSlot } from '../domain/snapshot-schedule';
-import { parseTimestamp } from '../domain/time';
+import type { StreamKey } from '../domain/stream-key';
+import { formatRecordTime, fromPgTimestamp, parseTimestamp, type Micros } from '../domain/time';
 import { BinaryCopyRows, type BinaryType } from './copy-binary';
 import { CopyRows } from './copy-text';
 import { poolOf, type Db } from './pool';
@@ -114,7 +115,7 @@ export interface CheckpointWrite {
   expectedPosition: string | undefined;
   position: string;
   migrationId: number | null;
-  recordTime: string | null;
+  recordTime: Micros | null;
   items: number;
 }
 
@@ -206,7 +207,7 @@ export interface Checkpoint {
   stream: string;
   position: string;
   migrationId: number | null;
-  recordTime: string | null;
+  recordTime: Micros | null;
   itemsApplied: number;
 }
 
@@ -251,26 +252,24 @@ export async function inWriteTransaction<T>(db: Db, work: (connection: WriteConn
 }
 
 export async function readCheckpoint(db: Db | Trx | WriteConnection, stream: string): Promise<Checkpoint | undefined> {
-  if ('query' in db) {
-    const { rows } = await db.query<{ position: string; migration_id: number | null; record_time: string | null; items_applied: number }>(
-      'select position, migration_id, record_time, items_applied from ingest_checkpoints where stream = $1',
-      [stream],
-    );
-    const row = rows[0];
-    return row
-      ? { stream, position: row.position, migrationId: row.migration_id, recordTime: row.record_time, itemsApplied: row.items_applied }
-      : undefined;
-  }
-  const row = await db.selectFrom('ingest_checkpoints').selectAll().where('stream', '=', stream).executeTakeFirst();
+  const row =
+    'query' in db
+      ? (
+          await db.query<{ position: string; migration_id: number | null; record_time: string | null; items_applied: number }>(
+            'select position, migration_id, record_time, items_applied from ingest_checkpoints where stream = $1',
+            [stream],
+          )
+        ).rows[0]
+      : await db.selectFrom('ingest_checkpoints').selectAll().where('stream', '=', stream).executeTakeFirst();
   return row
-    ? { stream, position: row.position, migrationId: row.migration_id, recordTime: row.record_time, itemsApplied: row.items_applied }
+    ? {
+        stream,
+        position: row.position,
+        migrationId: row.migration_id,
+        recordTime: row.record_time === null ? null : fromPgTimestamp(row.record_time),
+        itemsApplied: row.items_applied,
+      }
     : undefined;
-}
-
-/** A stream position: (migration id, record time as PostgreSQL text). */
-export interface StoredKey {
-  migrationId: number;
-  recordTime: string;
 }
 
 /**
@@ -279,7 +278,7 @@ export interface StoredKey {
  * writer is given after this position is new, so only items at or before it
  * need to be looked up before they are written.
  */
-export async function newestStoredKey(db: Db): Promise<StoredKey | undefined> {
+export async function newestStoredKey(db: Db): Promise<StreamKey | undefined> {
   const { rows } = await sql<{ migration_id: number; record_time: string }>`
     select migration_id, record_time from (
       (select migration_id, record_time from updates where record_time > '0001-01-01 00:00:00+00'
@@ -292,7 +291,7 @@ export async function newestStoredKey(db: Db): Promise<StoredKey | undefined> {
     ) k
     order by migration_id desc, record_time desc limit 1`.execute(db);
   const r = rows[0];
-  return r ? { migrationId: r.migration_id, recordTime: r.record_time } : undefined;
+  return r ? { migrationId: r.migration_id, recordTime: fromPgTimestamp(r.record_time) } : undefined;
 }
 
 /** Which of these update ids are already stored (a re-applied item is a no-op). */
@@ -362,11 +361,8 @@ const json = (rows: unknown[]) => JSON.stringify(rows);
  * (and archived, when the batch archives it later). Rare, so written with a
  * plain statement rather than COPY. Returns the ACS deltas of what changed.
  */
-async function writeAssignedContracts(
-  connection: WriteConnection,
-  contracts: ContractRow[],
-  slotOf: (recordTime: string) => string,
-): Promise<AcsDeltaRow[]> {
+async function writeAssignedContracts(connection: WriteConnection, contracts: ContractRow[]): Promise<AcsDeltaRow[]> {
+  const slotOf = (pgTime: string) => formatRecordTime(snapshotSlot(fromPgTimestamp(pgTime)));
   const { rows } = await connection.query<{
     inserted: boolean;
     archived_here: boolean;
@@ -547,11 +543,7 @@ export async function explainWriterStatements(
  * precise error and rolls back). Unique violations surface as the typed errors
  * of storage-errors.ts once the transaction is rolled back.
  */
-export async function writeBatch(
-  connection: WriteConnection,
-  rows: BatchRows,
-  slotOf: (recordTime: string) => string,
-): Promise<{ unmatchedArchives: ArchiveRow[] }> {
+export async function writeBatch(connection: WriteConnection, rows: BatchRows): Promise<{ unmatchedArchives: ArchiveRow[] }> {
   if (rows.migrations.length) {
     // An indexer that reads a stream from its beginning holds all of each migration it sees.
     await connection.query(
@@ -572,7 +564,7 @@ export async function writeBatch(
   await copy(connection, created.contracts);
   await copy(connection, created.stakeholders);
   const deltas = [...rows.acsDeltas];
-  if (rows.assignedContracts.length) deltas.push(...(await writeAssignedContracts(connection, rows.assignedContracts, slotOf)));
+  if (rows.assignedContracts.length) deltas.push(...(await writeAssignedContracts(connection, rows.assignedContracts)));
   let unmatchedArchives: ArchiveRow[] = [];
   if (rows.archives.length || deltas.length) unmatchedArchives = await archiveAndCount(connection, rows.archives, deltas);
 
@@ -602,7 +594,7 @@ export async function advanceCheckpoint(connection: WriteConnection, c: Checkpoi
       `insert into ingest_checkpoints (stream, position, migration_id, record_time, items_applied)
        values ($1, $2, $3, $4::timestamptz, $5)
        on conflict (stream) do nothing`,
-      [c.stream, c.position, c.migrationId, c.recordTime, c.items],
+      [c.stream, c.position, c.migrationId, c.recordTime === null ? null : formatRecordTime(c.recordTime), c.items],
     );
     if (inserted.rowCount !== 1) throw new CheckpointConflictError(c.stream);
     return;
@@ -613,7 +605,7 @@ export async function advanceCheckpoint(connection: WriteConnection, c: Checkpoi
        record_time = coalesce($4::timestamptz, record_time),
        items_applied = items_applied + $5, updated_at = now()
      where stream = $1 and position = $6`,
-    [c.stream, c.position, c.migrationId, c.recordTime, c.items, c.expectedPosition],
+    [c.stream, c.position, c.migrationId, c.recordTime === null ? null : formatRecordTime(c.recordTime), c.items, c.expectedPosition],
   );
   if (updated.rowCount !== 1) throw new CheckpointConflictError(c.stream);
 }

@@ -1,11 +1,12 @@
 /** Per-migration facts (Scan migration-info, reference splice-scan.md §4.6). */
+import { sql } from 'kysely';
+import { fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
 
 export interface RecordTimeRange {
   synchronizerId: string;
-  /** PostgreSQL timestamptz text, UTC. */
-  min: string;
-  max: string;
+  min: Micros;
+  max: Micros;
 }
 
 export interface MigrationInfo {
@@ -28,17 +29,20 @@ export async function findMigrationInfo(db: Db, migrationId: number): Promise<Mi
   if (ranges.length === 0) return undefined;
   const [migration, previous] = await Promise.all([
     db.selectFrom('migrations').selectAll().where('migration_id', '=', migrationId).executeTakeFirstOrThrow(),
-    // As the Scan app: the highest lower migration that has updates (a migration known without any does not count).
-    db
-      .selectFrom('updates')
-      .select((eb) => eb.fn.max('migration_id').as('previous'))
-      .where('migration_id', '<', migrationId)
-      .executeTakeFirst(),
+    // As the Scan app: the highest lower migration that has updates (a migration known without any does not count):
+    // with non-import updates (the writer's ranges), or with import updates only (one step of their index).
+    sql<{ previous: number | null }>`
+      select greatest(
+        (select max(migration_id) from migration_synchronizers where migration_id < ${migrationId}),
+        (select max(migration_id) from updates where record_time = '0001-01-01 00:00:00+00' and migration_id < ${migrationId})
+      ) as previous`
+      .execute(db)
+      .then((r) => r.rows[0]),
   ]);
   return {
     migrationId,
     previousMigrationId: previous?.previous == null ? undefined : Number(previous.previous),
-    recordTimeRanges: ranges.map((r) => ({ synchronizerId: r.synchronizer_id, min: r.min_record_time, max: r.max_record_time })),
+    recordTimeRanges: ranges.map((r) => ({ synchronizerId: r.synchronizer_id, min: fromPgTimestamp(r.min_record_time), max: fromPgTimestamp(r.max_record_time) })),
     lastImportUpdateId: migration.last_import_update_id ?? undefined,
     complete: migration.complete,
     importUpdatesComplete: migration.import_updates_complete,

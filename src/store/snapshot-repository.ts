@@ -5,23 +5,25 @@
  * costs the same at any ACS size.
  */
 import { sql } from 'kysely';
+import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
 
 export interface MigrationSpan {
   migrationId: number;
-  /** PostgreSQL timestamptz text of the first and last non-import update. */
-  first: string;
-  last: string;
+  /** Record times of the first and last non-import update. */
+  first: Micros;
+  last: Micros;
 }
 
 export interface SnapshotRow {
   migrationId: number;
-  recordTime: string;
+  recordTime: Micros;
   contractCount: number;
+  /** Decimal text. */
   unlockedAmulet: string;
   lockedAmulet: string;
   /** Highest created_at among the snapshot's contracts (null: none). */
-  maxCreatedAt: string | null;
+  maxCreatedAt: Micros | null;
 }
 
 export async function migrationSpans(db: Db): Promise<MigrationSpan[]> {
@@ -31,7 +33,7 @@ export async function migrationSpans(db: Db): Promise<MigrationSpan[]> {
     .groupBy('migration_id')
     .orderBy('migration_id')
     .execute();
-  return rows.map((r) => ({ migrationId: r.migration_id, first: r.first, last: r.last }));
+  return rows.map((r) => ({ migrationId: r.migration_id, first: fromPgTimestamp(r.first), last: fromPgTimestamp(r.last) }));
 }
 
 export async function latestSnapshot(db: Db, migrationId: number): Promise<SnapshotRow | undefined> {
@@ -45,25 +47,27 @@ export async function latestSnapshot(db: Db, migrationId: number): Promise<Snaps
   return row
     ? {
         migrationId,
-        recordTime: row.record_time,
+        recordTime: fromPgTimestamp(row.record_time),
         contractCount: row.contract_count,
         unlockedAmulet: row.unlocked_amulet,
         lockedAmulet: row.locked_amulet,
-        maxCreatedAt: row.max_created_at,
+        maxCreatedAt: row.max_created_at === null ? null : fromPgTimestamp(row.max_created_at),
       }
     : undefined;
 }
 
 /** Takes the snapshot at `to` from the one at `from` (undefined: from nothing). */
-export async function takeSnapshot(db: Db, migrationId: number, from: SnapshotRow | undefined, to: string): Promise<SnapshotRow> {
-  const lower = from?.recordTime ?? '-infinity';
+export async function takeSnapshot(db: Db, migrationId: number, from: SnapshotRow | undefined, at: Micros): Promise<SnapshotRow> {
+  const lower = from ? formatRecordTime(from.recordTime) : '-infinity';
+  const to = formatRecordTime(at);
+  const previousMax = from?.maxCreatedAt === null || from?.maxCreatedAt === undefined ? null : formatRecordTime(from.maxCreatedAt);
   const { rows } = await sql<{ contract_count: number; unlocked: string; locked: string; max_created_at: string | null }>`
     insert into acs_snapshots (migration_id, record_time, contract_count, unlocked_amulet, locked_amulet, max_created_at)
     select ${migrationId}, ${to}::timestamptz,
            ${from?.contractCount ?? 0} + coalesce(sum(d.contract_count), 0),
            ${from?.unlockedAmulet ?? '0'}::numeric + coalesce(sum(d.unlocked_amulet), 0),
            ${from?.lockedAmulet ?? '0'}::numeric + coalesce(sum(d.locked_amulet), 0),
-           greatest(${from?.maxCreatedAt ?? null}::timestamptz, max(d.max_created_at))
+           greatest(${previousMax}::timestamptz, max(d.max_created_at))
     from acs_deltas d
     where d.migration_id = ${migrationId} and d.slot > ${lower}::timestamptz and d.slot <= ${to}::timestamptz
     on conflict (migration_id, record_time) do update set migration_id = excluded.migration_id
@@ -71,10 +75,10 @@ export async function takeSnapshot(db: Db, migrationId: number, from: SnapshotRo
   const r = rows[0]!;
   return {
     migrationId,
-    recordTime: to,
+    recordTime: at,
     contractCount: r.contract_count,
     unlockedAmulet: r.unlocked,
     lockedAmulet: r.locked,
-    maxCreatedAt: r.max_created_at,
+    maxCreatedAt: r.max_created_at === null ? null : fromPgTimestamp(r.max_created_at),
   };
 }

@@ -1,10 +1,13 @@
 /** Ingestion progress for /status: where each stream is and what has been announced. */
+import { fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
 
 export interface IngestStatus {
-  streams: { stream: string; position: string; migrationId: number | null; recordTime: string | null; itemsApplied: number; updatedAt: string }[];
-  migrations: { migrationId: number; updates: number; lastRecordTime: string | null; snapshots: number; lastSnapshot: string | null }[];
+  streams: { stream: string; position: string; migrationId: number | null; recordTime: Micros | null; itemsApplied: number; updatedAt: Micros }[];
+  migrations: { migrationId: number; updates: number; lastRecordTime: Micros | null; snapshots: number; lastSnapshot: Micros | null }[];
 }
+
+const instant = (t: string | null | undefined): Micros | null => (t === null || t === undefined ? null : fromPgTimestamp(t));
 
 export async function readIngestStatus(db: Db): Promise<IngestStatus> {
   const [streams, migrations] = await Promise.all([
@@ -30,16 +33,16 @@ export async function readIngestStatus(db: Db): Promise<IngestStatus> {
       stream: s.stream,
       position: s.position,
       migrationId: s.migration_id,
-      recordTime: s.record_time,
+      recordTime: instant(s.record_time),
       itemsApplied: s.items_applied,
-      updatedAt: s.updated_at,
+      updatedAt: fromPgTimestamp(s.updated_at),
     })),
     migrations: migrations.map((m) => ({
       migrationId: m.migration_id,
       updates: Number(m.updates ?? 0),
-      lastRecordTime: m.last_record_time ?? null,
+      lastRecordTime: instant(m.last_record_time),
       snapshots: Number(m.snapshots ?? 0),
-      lastSnapshot: m.last_snapshot ?? null,
+      lastSnapshot: instant(m.last_snapshot),
     })),
   };
 }

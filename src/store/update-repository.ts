@@ -9,6 +9,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { DamlValueEncoding } from '../domain/value-encoding';
 import type { Db } from './pool';
 import { decodePayload } from './update-payload';
+import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
+import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 
 /** Record time of import updates, as a literal so the planner matches the partial indexes. */
 const IMPORT_TIME = sql.raw(`'0001-01-01 00:00:00+00'::timestamptz`);
@@ -16,8 +18,7 @@ const IMPORT_TIME = sql.raw(`'0001-01-01 00:00:00+00'::timestamptz`);
 export interface StoredUpdate {
   updateId: string;
   migrationId: number;
-  /** PostgreSQL timestamptz text (UTC). */
-  recordTime: string;
+  recordTime: Micros;
   synchronizerId: string;
   kind: 'transaction' | 'assignment' | 'unassignment';
   externalTransactionHash: string | null;
@@ -29,18 +30,14 @@ export interface StoredUpdate {
 }
 
 /** A position strictly after which a list continues: (migration id, record time). */
-export interface HistoryCursor {
-  migrationId: number;
-  /** ISO 8601 text PostgreSQL parses exactly (six fractional digits). */
-  recordTime: string;
-}
+export type HistoryCursor = StreamKey;
 
 /** Where an event sits: an update, or a verdict without an update (a rejection). */
 export interface EventRow {
   update: StoredUpdate | undefined;
   updateId: string;
   migrationId: number;
-  recordTime: string;
+  recordTime: Micros;
   synchronizerId: string;
   verdictJson: string | null;
   trafficJson: string | null;
@@ -85,7 +82,7 @@ function toStored(r: UpdateDbRow, encoding: DamlValueEncoding): StoredUpdate {
   return {
     updateId: r.update_id,
     migrationId: r.migration_id,
-    recordTime: r.record_time,
+    recordTime: fromPgTimestamp(r.record_time),
     synchronizerId: r.synchronizer_id,
     kind: r.kind,
     externalTransactionHash: r.external_transaction_hash,
@@ -96,7 +93,7 @@ function toStored(r: UpdateDbRow, encoding: DamlValueEncoding): StoredUpdate {
 /** Strictly after (M, T): migration M after T, then every later migration from its beginning. */
 function afterCursor(column: { migration: RawBuilder<unknown>; recordTime: RawBuilder<unknown> }, after: HistoryCursor | undefined) {
   return after
-    ? sql`(${column.migration}, ${column.recordTime}) > (${after.migrationId}::bigint, ${after.recordTime}::timestamptz)`
+    ? sql`(${column.migration}, ${column.recordTime}) > (${after.migrationId}::bigint, ${formatRecordTime(after.recordTime)}::timestamptz)`
     : sql`true`;
 }
 
@@ -162,7 +159,7 @@ type EventPosition = Pick<EventRow, 'updateId' | 'migrationId' | 'recordTime' | 
 async function sideData(db: Db, events: EventPosition[]): Promise<Side> {
   if (events.length === 0) return { verdicts: new Map(), traffic: new Map(), appActivity: new Map() };
   const ids = events.map((e) => e.updateId);
-  const keys = sql`unnest(${events.map((e) => e.migrationId)}::bigint[], ${events.map((e) => e.recordTime)}::timestamptz[],
+  const keys = sql`unnest(${events.map((e) => e.migrationId)}::bigint[], ${events.map((e) => formatRecordTime(e.recordTime))}::timestamptz[],
       ${events.map((e) => e.synchronizerId)}::text[]) as k(migration_id, record_time, synchronizer_id)`;
   const [verdicts, traffic, appActivity] = await Promise.all([
     sql<{ update_id: string; json: string }>`select update_id, json from verdicts where update_id = any(${ids}::text[])`.execute(db),
@@ -223,7 +220,7 @@ export async function findEvent(db: Db, updateId: string, encoding: DamlValueEnc
     update: r.found_update ? toStored(r as UpdateDbRow, encoding) : undefined,
     updateId,
     migrationId: r.event_migration_id,
-    recordTime: r.event_record_time!,
+    recordTime: fromPgTimestamp(r.event_record_time!),
     synchronizerId: r.event_synchronizer_id!,
     verdictJson: r.verdict_json,
     trafficJson: r.traffic_json,
@@ -238,17 +235,15 @@ interface VerdictKeyRow {
   domain_id: string;
 }
 
-/** Sort key of an event; record times compare as microsecond instants, not as text. */
-export interface EventKey {
-  migrationId: number;
-  recordTimeMicros: bigint;
+/** Sort key of an event: the network's order, then synchronizer and update id. */
+export interface EventKey extends StreamKey {
   synchronizerId: string;
   updateId: string;
 }
 
 export function compareEventKeys(a: EventKey, b: EventKey): number {
-  if (a.migrationId !== b.migrationId) return a.migrationId < b.migrationId ? -1 : 1;
-  if (a.recordTimeMicros !== b.recordTimeMicros) return a.recordTimeMicros < b.recordTimeMicros ? -1 : 1;
+  const byStream = compareStreamKeys(a, b);
+  if (byStream !== 0) return byStream;
   if (a.synchronizerId !== b.synchronizerId) return a.synchronizerId < b.synchronizerId ? -1 : 1;
   return a.updateId < b.updateId ? -1 : a.updateId > b.updateId ? 1 : 0;
 }
@@ -263,13 +258,12 @@ export async function listEvents(
   after: HistoryCursor | undefined,
   limit: number,
   encoding: DamlValueEncoding,
-  micros: (pgTimestamp: string) => bigint,
 ): Promise<EventRow[]> {
   const updates = await listUpdates(db, after, limit, encoding);
   // Verdict-only events past a full page of updates cannot be in this page: bound the verdict walk there.
   const lastUpdate = updates.length === limit ? updates[updates.length - 1] : undefined;
   const bound = lastUpdate
-    ? sql`and (v.migration_id, v.record_time, v.domain_id, v.update_id) <= (${lastUpdate.migrationId}::bigint, ${lastUpdate.recordTime}::timestamptz, ${lastUpdate.synchronizerId}, ${lastUpdate.updateId})`
+    ? sql`and (v.migration_id, v.record_time, v.domain_id, v.update_id) <= (${lastUpdate.migrationId}::bigint, ${formatRecordTime(lastUpdate.recordTime)}::timestamptz, ${lastUpdate.synchronizerId}, ${lastUpdate.updateId})`
     : sql``;
   const verdictOnly = await sql<VerdictKeyRow>`
     select v.update_id, v.migration_id, v.record_time, v.domain_id from verdicts v
@@ -282,13 +276,16 @@ export async function listEvents(
   type Entry = { key: EventKey; base: Omit<EventRow, 'verdictJson' | 'trafficJson' | 'appActivityJson'> };
   const entries: Entry[] = [
     ...updates.map((u) => ({
-      key: { migrationId: u.migrationId, recordTimeMicros: micros(u.recordTime), synchronizerId: u.synchronizerId, updateId: u.updateId },
+      key: { migrationId: u.migrationId, recordTime: u.recordTime, synchronizerId: u.synchronizerId, updateId: u.updateId },
       base: { update: u, updateId: u.updateId, migrationId: u.migrationId, recordTime: u.recordTime, synchronizerId: u.synchronizerId },
     })),
-    ...verdictOnly.rows.map((v) => ({
-      key: { migrationId: v.migration_id, recordTimeMicros: micros(v.record_time), synchronizerId: v.domain_id, updateId: v.update_id },
-      base: { update: undefined, updateId: v.update_id, migrationId: v.migration_id, recordTime: v.record_time, synchronizerId: v.domain_id },
-    })),
+    ...verdictOnly.rows.map((v) => {
+      const recordTime = fromPgTimestamp(v.record_time);
+      return {
+        key: { migrationId: v.migration_id, recordTime, synchronizerId: v.domain_id, updateId: v.update_id },
+        base: { update: undefined, updateId: v.update_id, migrationId: v.migration_id, recordTime, synchronizerId: v.domain_id },
+      };
+    }),
   ];
   entries.sort((a, b) => compareEventKeys(a.key, b.key));
   const page = entries.slice(0, limit);

@@ -1,7 +1,7 @@
 /** S6 migration info (reference splice-scan.md §4.6). */
 import { Router } from 'express';
 import { z } from 'zod';
-import { fromPgTimestamp, formatDateTime } from '../../domain/time';
+import { formatDateTime } from '../../domain/time';
 import { notFound } from '../../internal/errors';
 import { findMigrationInfo } from '../../store/migration-repository';
 import type { ApiContext } from '../context';
@@ -23,8 +23,8 @@ export function migrationRoutes({ db }: ApiContext): Router {
       previous_migration_id: info.previousMigrationId ?? null,
       record_time_range: info.recordTimeRanges.map((r) => ({
         synchronizer_id: r.synchronizerId,
-        min: formatDateTime(fromPgTimestamp(r.min)),
-        max: formatDateTime(fromPgTimestamp(r.max)),
+        min: formatDateTime(r.min),
+        max: formatDateTime(r.max),
       })),
       last_import_update_id: info.lastImportUpdateId ?? null,
       complete: info.complete,

@@ -3,7 +3,6 @@ import express, { Router } from 'express';
 import type { ApiContext } from '../context';
 import { rejectNulCharacters } from '../nul-guard';
 import { pageTokensFor, pageTokensWithKey } from '../page-token';
-import { scanErrorHandler, scanNotFound } from '../scan-errors';
 import { acsRoutes } from './acs-routes';
 import { holdingsRoutes } from './holdings-routes';
 import { migrationRoutes } from './migration-routes';
@@ -21,7 +20,5 @@ export function scanRouter(context: ApiContext): Router {
   router.use(holdingsRoutes(context, tokens));
   router.use(acsRoutes(context, tokens));
   router.use(updateRoutes(context));
-  router.use(scanNotFound);
-  router.use(scanErrorHandler);
   return router;
 }

@@ -15,7 +15,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { eventItemJson, jsonArrayObject, toV1Transaction, withExternalHash } from '../../domain/update-rendering';
-import { formatRecordTime, fromPgTimestamp, parseStorableTimestamp } from '../../domain/time';
+import { parseStorableTimestamp } from '../../domain/time';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
 import { badRequest, HttpError, notFound } from '../../internal/errors';
 import {
@@ -72,7 +72,7 @@ function historyCursor(after: z.infer<typeof Cursor> | null | undefined): Histor
   } catch (err) {
     throw badRequest(`Invalid timestamp: ${(err as Error).message}`);
   }
-  return { migrationId: after.after_migration_id, recordTime: formatRecordTime(micros) };
+  return { migrationId: after.after_migration_id, recordTime: micros };
 }
 
 const BACKFILLING_MESSAGE =
@@ -144,7 +144,7 @@ export function updateRoutes(context: ApiContext): Router {
     const limit = pageLimit(body.page_size);
     const after = historyCursor(body.after);
     await confirmHistoryComplete(context);
-    const events = await listEvents(db, after, limit, body.daml_value_encoding ?? 'compact_json', fromPgTimestamp);
+    const events = await listEvents(db, after, limit, body.daml_value_encoding ?? 'compact_json');
     sendJson(res, new RawJson(jsonArrayObject('events', events.map(eventJson))));
   });
 

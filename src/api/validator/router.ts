@@ -18,7 +18,6 @@ import type { ApiContext } from '../context';
 import { sendJson } from '../json-response';
 import { pageLimit } from '../page-limit';
 import { rejectNulCharacters } from '../nul-guard';
-import { scanErrorHandler, scanNotFound } from '../scan-errors';
 import { parseInput } from '../validation';
 
 export interface ValidatorRouterOptions {
@@ -77,7 +76,5 @@ export function validatorRouter({ db, config }: ApiContext, options: ValidatorRo
     sendJson(res, { entries: entries.map(ansEntryJson) });
   });
 
-  router.use(scanNotFound);
-  router.use(scanErrorHandler);
   return router;
 }
