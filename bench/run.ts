@@ -93,7 +93,7 @@ async function main(): Promise<void> {
       servers.push({ name: 'the embedded PostgreSQL', adminUrl: embedded.url, stop: () => embedded.stop() });
     }
     const { databaseUrl } = loadConfig();
-    if (databaseUrl && plan.servers.has('external')) servers.push({ name: `DATABASE_URL (${new URL(databaseUrl).host})`, adminUrl: databaseUrl, stop: async () => undefined });
+    if (databaseUrl && plan.servers.has('external')) servers.push({ name: `DATABASE_URL (${new URL(databaseUrl).host})`, adminUrl: databaseUrl, stop: () => Promise.resolve() });
 
     for (const server of servers) {
       if (plan.parts.has('ingest')) {

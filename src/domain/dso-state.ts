@@ -16,13 +16,11 @@ export class PayloadShapeError extends Error {
   }
 }
 
-type Obj = { [key: string]: Json };
-
 function member(template: string, value: Json | undefined, path: string[]): Json | undefined {
   let v = value;
   for (const key of path) {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new PayloadShapeError(template, path.join('.'), 'a record');
-    v = (v as Obj)[key];
+    v = (v)[key];
   }
   return v;
 }

@@ -9,9 +9,9 @@
  *   enough has lost all of its value, not more).
  * - Amounts have ten fractional digits; rendering is formatDecimal's.
  *
- * The summaries aggregate this rule in SQL; HOLDING_FEE_SQL is the same rule
- * over the contracts table's typed columns. Keep the two in step:
- * test/integration/scan/holding-fees-sql.test.ts checks that they agree.
+ * The summaries aggregate this rule in SQL (HOLDING_FEE_SQL in
+ * src/store/holdings-repository.ts, over the contracts table's typed columns).
+ * test/integration/scan/holding-fees-sql.test.ts checks that the two agree.
  */
 import { decimalOf, minDecimal, mulDecimal, type Decimal10 } from './decimal';
 
@@ -29,14 +29,6 @@ export function holdingFee(amount: AmuletAmount, asOfRound: bigint): Decimal10 {
   const accrued = mulDecimal(decimalOf(asOfRound - amount.createdRound), amount.ratePerRound);
   return minDecimal(amount.initialAmount, accrued);
 }
-
-/**
- * HOLDING_FEE_SQL written over columns of `contracts` (alias `c`) and the round
- * as a bigint column `as_of.round`. numeric × bigint of a numeric(38, 10) rate
- * is exact at scale 10, so the half-even rounding of the rule never applies.
- */
-export const HOLDING_FEE_SQL =
-  'least(c.amulet_initial_amount, (as_of.round - c.amulet_created_round)::numeric * c.amulet_rate_per_round)';
 
 export interface HoldingsTotals {
   unlocked: Decimal10;

@@ -154,7 +154,7 @@ export function contractFacts(key: TemplateKey, args: Json): ContractFacts {
     }
     return facts;
   } catch (err) {
-    if (err instanceof PayloadError) throw new Error(`${key.qualifiedName} payload: ${err.message}`);
+    if (err instanceof PayloadError) throw new Error(`${key.qualifiedName} payload: ${err.message}`, { cause: err });
     throw err;
   }
 }

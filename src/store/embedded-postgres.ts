@@ -21,6 +21,7 @@ interface EmbeddedCluster {
 type EmbeddedClusterClass = new (options: Record<string, unknown>) => EmbeddedCluster;
 
 // A real dynamic import: TypeScript's CommonJS output would turn import() into require().
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- a constant body, for the reason above
 const importEsm = new Function('specifier', 'return import(specifier)') as (s: string) => Promise<{ default: unknown }>;
 
 export interface EmbeddedPostgresHandle {
@@ -168,7 +169,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     });
   } catch (err) {
     const detail = logs.join('').split('\n').filter(Boolean).slice(-5).join(' | ');
-    throw new Error(`embedded PostgreSQL failed to start in ${dataDir}: ${(err as Error)?.message ?? err}${detail ? ` (${detail})` : ''}`);
+    throw new Error(`embedded PostgreSQL failed to start in ${dataDir}: ${(err as Error)?.message ?? String(err)}${detail ? ` (${detail})` : ''}`, {
+      cause: err,
+    });
   }
 
   let stopped = false;

@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import type { ActiveContract } from '../domain/active-contract';
 import { parseDecimal, type Decimal10 } from '../domain/decimal';
-import { HOLDING_FEE_SQL, type HoldingsTotals } from '../domain/holding-fees';
+import type { HoldingsTotals } from '../domain/holding-fees';
 import { SPLICE } from '../domain/splice-contracts';
 import { formatRecordTime, type Micros } from '../domain/time';
 import { activeNowCreatedBy, afterKey, archivedAfter, createdBy, fetchPage, snapshotBounds, type CreationKey } from './acs-repository';
@@ -52,6 +52,14 @@ export async function holdingsPage(db: Db, q: HoldingsPageQuery): Promise<Active
         ${order}`,
   );
 }
+
+/**
+ * The holding fee rule of src/domain/holding-fees.ts (holdingFee) over the columns of
+ * `contracts` (alias `c`) and the round as a bigint column `as_of.round`. numeric × bigint of a
+ * numeric(38, 10) rate is exact at scale 10, so the half-even rounding of the rule never applies.
+ * test/integration/scan/holding-fees-sql.test.ts checks that the two agree.
+ */
+export const HOLDING_FEE_SQL = 'least(c.amulet_initial_amount, (as_of.round - c.amulet_created_round)::numeric * c.amulet_rate_per_round)';
 
 export interface OwnerTotals extends HoldingsTotals {
   partyId: string;

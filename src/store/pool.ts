@@ -7,12 +7,8 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema';
 
-const TEXT_TYPES = [
-  pg.types.builtins.TIMESTAMPTZ,
-  pg.types.builtins.TIMESTAMP,
-  pg.types.builtins.DATE,
-  pg.types.builtins.NUMERIC,
-];
+const TEXT_TYPES: number[] = [pg.types.builtins.TIMESTAMPTZ, pg.types.builtins.TIMESTAMP, pg.types.builtins.DATE, pg.types.builtins.NUMERIC];
+const INT8: number = pg.types.builtins.INT8;
 
 function parseInt8(value: string): number {
   const n = Number(value);
@@ -29,10 +25,10 @@ const textArray = (value: string) => (pg.types.getTypeParser as (oid: number) =>
 const typeParsers: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (TEXT_TYPES.includes(oid)) return (value: string) => value;
-    if (oid === pg.types.builtins.INT8) return parseInt8;
+    if (oid === INT8) return parseInt8;
     if (oid === INT8_ARRAY) return (value: string) => textArray(value).map(parseInt8);
     if (oid === TIMESTAMPTZ_ARRAY || oid === NUMERIC_ARRAY) return textArray;
-    return pg.types.getTypeParser(oid, format);
+    return pg.types.getTypeParser(oid, format) as unknown;
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 

@@ -5,7 +5,7 @@
  * exercises, the announced snapshot times, ActiveContract bodies, amulet
  * holdings and their fees with a decimal arithmetic of its own.
  */
-import type { CanonicalItem, CreatedEvent, TransactionUpdate } from '../../src/domain/items';
+import type { CanonicalItem, CreatedEvent } from '../../src/domain/items';
 
 export interface Key {
   migration: number;
@@ -38,7 +38,7 @@ export function acsAt(items: CanonicalItem[], at: Key): Map<string, ReplayedCont
     if (key.migration !== at.migration) continue;
     const u = item.update!;
     if ('events_by_id' in u) {
-      const events = Object.values((u as TransactionUpdate).events_by_id);
+      const events = Object.values((u).events_by_id);
       const imported = u.record_time === IMPORT_TIME;
       for (const e of events) {
         if (e.event_type === 'created_event') active.set(e.contract_id, { event: e, createdInUpdateId: imported ? null : u.update_id });

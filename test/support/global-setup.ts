@@ -3,7 +3,7 @@ import { resolveTestServer, type TestServer } from './postgres-server';
 import { ensureTemplateDatabase } from './template-database';
 
 declare global {
-  // eslint-disable-next-line no-var
+   
   var __scanIndexerTestServer: TestServer | undefined;
 }
 

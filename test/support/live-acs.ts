@@ -95,7 +95,7 @@ export function ofTemplate(r: Replay, qualifiedName: string): LiveContract[] {
 }
 
 export function arg(c: LiveContract, ...path: string[]): Json {
-  let v = c.event.create_arguments as Json;
+  let v = c.event.create_arguments;
   for (const k of path) v = (v as Record<string, Json>)[k] as Json;
   return v;
 }

@@ -42,7 +42,7 @@ const identifierFilter = z.record(z.string(), z.unknown()).transform((obj, ctx):
   }
   const parsed = VARIANTS[key].safeParse(obj[key]);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [key, ...issue.path] } as Parameters<typeof ctx.addIssue>[0]);
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [key, ...issue.path] });
     return z.NEVER;
   }
   return { kind: key, ...parsed.data } as IdentifierFilter;

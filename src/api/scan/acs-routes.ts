@@ -12,7 +12,7 @@ import type { ApiContext } from '../context';
 import { pageLimit } from '../page-limit';
 import type { PageTokens, TokenScope } from '../page-token';
 import { parseInput } from '../validation';
-import { AcsRequest, partyList, quotedRecordTime, SnapshotAfterQuery, SnapshotBeforeQuery, templateList } from './snapshot-input';
+import { AcsRequest, partyList, quotedQuery, quotedRecordTime, SnapshotAfterQuery, SnapshotBeforeQuery, templateList } from './snapshot-input';
 import { pagePosition, sendPage, snapshotAtOrBeforeOrFail } from './snapshot-service';
 import { sendJson } from '../json-response';
 
@@ -41,14 +41,14 @@ export function acsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
 
   router.get('/v0/state/acs/snapshot-timestamp', async (req, res) => {
     const q = parseInput(SnapshotBeforeQuery, req.query, 'query');
-    const snapshot = await snapshotAtOrBeforeOrFail(db, q.migration_id, q.before, String(req.query.before));
+    const snapshot = await snapshotAtOrBeforeOrFail(db, q.migration_id, q.before, quotedQuery(req, 'before'));
     sendJson(res, { record_time: formatDateTime(snapshot) });
   });
 
   router.get('/v0/state/acs/snapshot-timestamp-after', async (req, res) => {
     const q = parseInput(SnapshotAfterQuery, req.query, 'query');
     const snapshot = await firstSnapshotAfter(db, q.migration_id, q.after);
-    if (snapshot === undefined) throw notFound(`No snapshots found after ${formatRequestTimeForMessage(String(req.query.after))}`);
+    if (snapshot === undefined) throw notFound(`No snapshots found after ${formatRequestTimeForMessage(quotedQuery(req, 'after'))}`);
     sendJson(res, { record_time: formatDateTime(snapshot) });
   });
 

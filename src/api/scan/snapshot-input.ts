@@ -98,5 +98,8 @@ export function templateList(templates: string[]): TemplateRef[] {
 /** A requested time as the client wrote it (validated by the schemas above), for messages. */
 export type Quoted = string;
 
+/** A query parameter as sent (the schema has checked it is a string). */
+export const quotedQuery = (req: Request, name: string): Quoted => req.query[name] as string;
+
 /** The body's record_time as sent (the schema has checked it is a date-time string). */
 export const quotedRecordTime = (req: Request): Quoted => String((req.body as { record_time: unknown }).record_time);

@@ -99,7 +99,7 @@ export function createLedgerSource(options: LedgerSourceOptions): Source {
     try {
       return integer(object(body, 'response'), 'offset', 'response');
     } catch (err) {
-      if (err instanceof ShapeError) throw new Error(`GET ${url}: unexpected answer: ${err.message}`);
+      if (err instanceof ShapeError) throw new Error(`GET ${url}: unexpected answer: ${err.message}`, { cause: err });
       throw err;
     }
   }
@@ -109,7 +109,7 @@ export function createLedgerSource(options: LedgerSourceOptions): Source {
     const body = { beginExclusive: after, endInclusive: end, updateFormat };
     const page = await request({ method: 'POST', url, body, headers }, signal);
     if (!Array.isArray(page)) throw new SourceItemError(`${url} after offset ${after}`, undefined, 'expected a JSON array of updates');
-    return page;
+    return page as unknown[];
   }
 
   async function* readFrom(from: string | undefined, signal: AbortSignal): AsyncGenerator<SourceItem> {

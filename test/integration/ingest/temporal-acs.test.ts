@@ -5,7 +5,7 @@
  * contracts removed, transaction by transaction.
  */
 import { sql } from 'kysely';
-import type { CanonicalItem, TransactionUpdate } from '../../../src/domain/items';
+import type { CanonicalItem } from '../../../src/domain/items';
 import { createLogger } from '../../../src/internal/logger';
 import { createFileSource } from '../../../src/ingest/sources/file-source';
 import { runWorker } from '../../../src/ingest/worker';
@@ -30,7 +30,7 @@ function replay(items: CanonicalItem[], at: Key): Set<string> {
     if (key.migration !== at.migration || !item.update) continue;
     const u = item.update;
     if ('events_by_id' in u) {
-      const events = Object.values((u as TransactionUpdate).events_by_id);
+      const events = Object.values((u).events_by_id);
       for (const e of events) if (e.event_type === 'created_event') active.add(e.contract_id);
       for (const e of events) if (e.event_type === 'exercised_event' && e.consuming) active.delete(e.contract_id);
     } else if ('created_event' in u.event) {

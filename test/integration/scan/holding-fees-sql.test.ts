@@ -5,7 +5,8 @@
  */
 import { sql } from 'kysely';
 import { formatDecimal, parseDecimal } from '../../../src/domain/decimal';
-import { HOLDING_FEE_SQL, holdingFee } from '../../../src/domain/holding-fees';
+import { holdingFee } from '../../../src/domain/holding-fees';
+import { HOLDING_FEE_SQL } from '../../../src/store/holdings-repository';
 import { useTestDatabase } from '../../support/database';
 
 const cases: [amount: string, createdRound: number, rate: string, asOfRound: number][] = [

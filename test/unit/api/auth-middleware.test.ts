@@ -23,7 +23,7 @@ async function call(mode: AuthMode, options: Partial<AuthenticateOptions>, autho
   await new Promise((resolve) => server.once('listening', resolve));
   try {
     const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { headers: authorization ? { authorization } : {} });
-    return { status: res.status, body: (await res.json()) as unknown };
+    return { status: res.status, body: (await res.json()) };
   } finally {
     server.close();
   }

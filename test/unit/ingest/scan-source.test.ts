@@ -71,7 +71,7 @@ const sleep = (ms: number, signal: AbortSignal) => {
   return new Promise<void>((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason);
+      reject(signal.reason as Error);
     };
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);

@@ -5,7 +5,7 @@
  */
 
 import { z } from 'zod';
-import type { CanonicalItem, CreatedEvent, ExercisedEvent, TransactionUpdate, TreeEvent } from '../../../src/domain/items';
+import type { CanonicalItem, CreatedEvent, TransactionUpdate, TreeEvent } from '../../../src/domain/items';
 import { sampleStream } from './fixtures';
 
 const hex64 = /^[0-9a-f]{64}$/;
@@ -185,7 +185,7 @@ function checkEvent(ev: TreeEvent, u: TransactionUpdate, id: string, compact: bo
     checkCreated(ev, compact, where, errors);
   } else {
     expectKeyOrder(ev, KEY_ORDER.exercised, where, errors);
-    checkTemplate((ev as ExercisedEvent).template_id, ev.package_name, where, errors);
+    checkTemplate((ev).template_id, ev.package_name, where, errors);
   }
   if (ev.event_id !== id || !id.startsWith(`${u.update_id}:`)) errors.push(`${where}: event id ${ev.event_id}`);
 }
@@ -295,7 +295,7 @@ describe('shapes of simulated items', () => {
     expect(errors.length).toBeGreaterThan(0);
     const reordered = { ...JSON.parse(JSON.stringify(tx)), update: { ...(tx.update as object) } } as CanonicalItem;
     const { update_id, ...rest } = reordered.update as TransactionUpdate;
-    reordered.update = { ...rest, update_id } as TransactionUpdate;
+    reordered.update = { ...rest, update_id };
     const orderErrors: string[] = [];
     checkItem(reordered, 'reordered', orderErrors);
     expect(orderErrors.join()).toMatch(/keys/);

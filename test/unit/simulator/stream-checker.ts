@@ -4,7 +4,7 @@
  * active-contract set and reports every rule it sees broken.
  */
 
-import type { AssignEvent, CanonicalItem, CreatedEvent, ExercisedEvent, TransactionUpdate, UnassignEvent } from '../../../src/domain/items';
+import type { CanonicalItem, CreatedEvent, TransactionUpdate } from '../../../src/domain/items';
 
 const IMPORT_TIME = '0001-01-01T00:00:00.000000Z';
 
@@ -114,7 +114,7 @@ export function checkStream(items: Iterable<CanonicalItem>): CheckResult {
         if (c.synchronizer !== u.synchronizer_id) fail(`${where} ${id}`, `contract ${ev.contract_id} lives on ${c.synchronizer}`);
         if (ev.consuming) active.delete(ev.contract_id);
       }
-      for (const child of (ev as ExercisedEvent).child_event_ids) visit(child, `${where} ${id}`);
+      for (const child of (ev).child_event_ids) visit(child, `${where} ${id}`);
     };
     for (const root of u.root_event_ids) visit(root, where);
     if (seen.size !== keys.length) fail(where, `${keys.length - seen.size} events are not reachable from the roots`);
@@ -178,7 +178,7 @@ export function checkStream(items: Iterable<CanonicalItem>): CheckResult {
     closeImports(where);
     checkRecordTime(u.record_time, where);
     if ('created_event' in ev) {
-      const assign = ev as AssignEvent;
+      const assign = ev;
       const c = active.get(assign.created_event.contract_id);
       if (!c) fail(where, `assign of inactive contract ${assign.created_event.contract_id}`);
       else if (c.pendingUnassign !== assign.unassign_id) fail(where, `assign ${assign.unassign_id} has no matching unassign`);
@@ -190,7 +190,7 @@ export function checkStream(items: Iterable<CanonicalItem>): CheckResult {
         c.synchronizer = assign.target_synchronizer;
       }
     } else {
-      const unassign = ev as UnassignEvent;
+      const unassign = ev;
       const c = active.get(unassign.contract_id);
       if (!c) fail(where, `unassign of inactive contract ${unassign.contract_id}`);
       else if (c.pendingUnassign) fail(where, `contract ${unassign.contract_id} unassigned twice`);

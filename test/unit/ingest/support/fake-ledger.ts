@@ -188,6 +188,7 @@ const cantonError = (code: string, cause: string, category: number) => ({
 
 export async function startFakeLedger(elements: readonly unknown[], end = offsetOf(elements.at(-1)) + 2): Promise<FakeLedger> {
   // Assigned below; the handler reads the live settings tests change.
+  // eslint-disable-next-line prefer-const -- declared before the handler that reads it
   let ledger!: FakeLedger;
   const server = await startFakeServer((request) => {
     const auth = request.headers.authorization;

@@ -56,6 +56,7 @@ interface EventsRequest {
 
 export async function startFakeScan(items: readonly CanonicalItem[]): Promise<FakeScan> {
   // Assigned below; the handler reads the live settings tests change.
+  // eslint-disable-next-line prefer-const -- declared before the handler that reads it
   let scan!: FakeScan;
   const server = await startFakeServer((request) => {
     const visible = items.slice(0, scan.visible);
