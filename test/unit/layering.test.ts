@@ -1,0 +1,79 @@
+/**
+ * The layering rules (.dependency-cruiser.cjs, run by `npm run lint`) fire on
+ * deliberate violations: a small tree that breaks each rule is checked with
+ * the project's own configuration, and each break is reported by its rule.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { projectRoot } from '../../src/internal/paths';
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
+
+function cruise(files: Record<string, string>): Violation[] {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-layers-'));
+  try {
+    fs.copyFileSync(path.join(projectRoot, '.dependency-cruiser.cjs'), path.join(dir, '.dependency-cruiser.cjs'));
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'commonjs', moduleResolution: 'node' } }));
+    for (const [file, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), text);
+    }
+    let output: string;
+    try {
+      output = execFileSync(path.join(projectRoot, 'node_modules/.bin/depcruise'), ['src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
+    } catch (err) {
+      // depcruise exits non-zero when it finds violations; its report is on standard output all the same.
+      output = (err as { stdout: string }).stdout;
+    }
+    return (JSON.parse(output) as { summary: { violations: Violation[] } }).summary.violations;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('layering rules', () => {
+  it('report each deliberate violation by its rule', () => {
+    const violations = cruise({
+      'src/store/pool.ts': 'export const pool = 1;\n',
+      'src/api/route.ts': "import { pool } from '../store/pool';\nexport const route = pool;\n",
+      'src/domain/rule.ts': "import { pool } from '../store/pool';\nexport const rule = pool;\n",
+      'src/store/reads-api.ts': "import { route } from '../api/route';\nexport const x = route;\n",
+      'src/domain/reads-file.ts': "import fs from 'node:fs';\nexport const y = fs;\n",
+      'src/internal/uses-domain.ts': "import { rule } from '../domain/rule';\nexport const z = rule;\n",
+      'src/api/runs-ingest.ts': "import { w } from '../ingest/w';\nexport const v = w;\n",
+      'src/ingest/w.ts': "import { u } from './u';\nexport const w = u;\n",
+      'src/ingest/u.ts': "import { w } from './w';\nexport const u = () => w;\n",
+    });
+    const found = violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+    expect(found).toEqual(
+      [
+        'api-does-not-ingest: src/api/runs-ingest.ts → src/ingest/w.ts',
+        'domain-is-pure: src/domain/reads-file.ts → fs',
+        'domain-is-pure: src/domain/rule.ts → src/store/pool.ts',
+        'internal-imports-no-layer: src/internal/uses-domain.ts → src/domain/rule.ts',
+        // A cycle is reported once, at the edge that closes it.
+        'no-cycles: src/ingest/u.ts → src/ingest/w.ts',
+        'store-and-domain-below-api-and-ingest: src/store/reads-api.ts → src/api/route.ts',
+      ].sort(),
+    );
+  });
+
+  it('report nothing on a tree that keeps them', () => {
+    expect(
+      cruise({
+        'src/domain/rule.ts': 'export const rule = 1;\n',
+        'src/store/pool.ts': "import { rule } from '../domain/rule';\nexport const pool = rule;\n",
+        'src/api/route.ts': "import { pool } from '../store/pool';\nexport const route = pool;\n",
+      }),
+    ).toEqual([]);
+  });
+});
