@@ -87,6 +87,16 @@ async function main(): Promise<void> {
   const servers: { name: string; adminUrl: string; stop: () => Promise<void> }[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-bench-'));
   fs.chmodSync(dir, 0o755);
+  // Interrupted, the run leaves no embedded PostgreSQL or data behind.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: stopping`);
+      void Promise.allSettled(servers.map((server) => server.stop())).then(() => {
+        fs.rmSync(dir, { recursive: true, force: true });
+        process.exit(130);
+      });
+    });
+  }
   try {
     if (plan.servers.has('embedded')) {
       const embedded = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: 0, ephemeral: true });
