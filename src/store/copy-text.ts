@@ -5,6 +5,8 @@
  * json_to_recordset parses, so the writer's bytes are the table's bytes.
  */
 
+import { ChunkedBuffer } from './chunked-buffer';
+
 export type CopyValue = string | number | bigint | boolean | null | readonly string[] | readonly number[] | Buffer;
 
 const NEEDS_ESCAPE = /[\\\n\r\t]/;
@@ -39,16 +41,9 @@ export function copyField(value: CopyValue): string {
   return copyText(arrayLiteral(value));
 }
 
-const CHUNK_SIZE = 1 << 20;
-
-/**
- * Accumulates the rows of one table for one COPY, encoded into 1 MB buffers
- * as they are added (no joined string of the whole batch, no second copy).
- */
+/** Accumulates the rows of one table for one COPY, encoded as they are added. */
 export class CopyRows {
-  private readonly chunks: Buffer[] = [];
-  private chunk = Buffer.allocUnsafe(CHUNK_SIZE);
-  private used = 0;
+  private readonly out = new ChunkedBuffer();
   private rows = 0;
 
   constructor(
@@ -65,7 +60,7 @@ export class CopyRows {
     for (let i = 0; i < values.length; i++) {
       line += (i === 0 ? '' : '\t') + copyField(values[i]!);
     }
-    this.text(`${line}\n`);
+    this.out.text(`${line}\n`);
     this.rows += 1;
   }
 
@@ -75,7 +70,7 @@ export class CopyRows {
 
   /** Bytes encoded so far. */
   get bytes(): number {
-    return this.chunks.reduce((n, c) => n + c.length, this.used);
+    return this.out.bytes;
   }
 
   statement(): string {
@@ -84,19 +79,6 @@ export class CopyRows {
 
   /** The encoded rows, in order. */
   data(): Buffer[] {
-    return this.used === 0 ? this.chunks : [...this.chunks, this.chunk.subarray(0, this.used)];
-  }
-
-  private room(bytes: number): void {
-    if (this.used + bytes <= this.chunk.length) return;
-    if (this.used > 0) this.chunks.push(this.chunk.subarray(0, this.used));
-    this.chunk = Buffer.allocUnsafe(Math.max(CHUNK_SIZE, bytes));
-    this.used = 0;
-  }
-
-  private text(s: string): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-    this.room(s.length * 3);
-    this.used += this.chunk.write(s, this.used, 'utf8');
+    return this.out.data();
   }
 }
