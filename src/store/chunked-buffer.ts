@@ -34,3 +34,24 @@ export class ChunkedBuffer {
     return this.used === 0 ? [...this.full] : [...this.full, this.chunk.subarray(0, this.used)];
   }
 }
+
+/** The rows of one COPY: what the writer's copy step needs of either format. */
+export abstract class CopyData {
+  protected readonly out = new ChunkedBuffer();
+  protected rows = 0;
+
+  /** Rows added. */
+  get size(): number {
+    return this.rows;
+  }
+
+  /** Bytes encoded so far. */
+  get bytes(): number {
+    return this.out.bytes;
+  }
+
+  abstract statement(): string;
+
+  /** The encoded rows, in order. */
+  abstract data(): Buffer[];
+}

@@ -6,7 +6,7 @@
  * count and each field's length and bytes (-1 for null), then -1.
  */
 import type { Micros } from '../domain/time';
-import { ChunkedBuffer } from './chunked-buffer';
+import { CopyData } from './chunked-buffer';
 
 export type BinaryType = 'text' | 'int4' | 'int8' | 'timestamptz' | 'bytea';
 export type BinaryValue = string | number | bigint | Buffer | null;
@@ -14,14 +14,12 @@ export type BinaryValue = string | number | bigint | Buffer | null;
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 /** PostgreSQL counts timestamps in microseconds from 2000-01-01T00:00:00Z. */
 const POSTGRES_EPOCH: Micros = 946_684_800_000_000n;
-export class BinaryCopyRows {
-  private readonly out = new ChunkedBuffer();
-  private rows = 0;
-
+export class BinaryCopyRows extends CopyData {
   constructor(
     readonly table: string,
     readonly columns: readonly { name: string; type: BinaryType }[],
   ) {
+    super();
     const o = this.out;
     o.room(SIGNATURE.length + 8);
     o.used += SIGNATURE.copy(o.chunk, o.used);
@@ -38,14 +36,6 @@ export class BinaryCopyRows {
     this.out.used = this.out.chunk.writeInt16BE(values.length, this.out.used);
     for (let i = 0; i < values.length; i++) this.field(this.columns[i]!.type, values[i]!);
     this.rows += 1;
-  }
-
-  get size(): number {
-    return this.rows;
-  }
-
-  get bytes(): number {
-    return this.out.bytes;
   }
 
   statement(): string {

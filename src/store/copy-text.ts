@@ -5,7 +5,7 @@
  * json_to_recordset parses, so the writer's bytes are the table's bytes.
  */
 
-import { ChunkedBuffer } from './chunked-buffer';
+import { CopyData } from './chunked-buffer';
 
 export type CopyValue = string | number | bigint | boolean | null | readonly string[] | readonly number[] | Buffer;
 
@@ -42,14 +42,13 @@ export function copyField(value: CopyValue): string {
 }
 
 /** Accumulates the rows of one table for one COPY, encoded as they are added. */
-export class CopyRows {
-  private readonly out = new ChunkedBuffer();
-  private rows = 0;
-
+export class CopyRows extends CopyData {
   constructor(
     readonly table: string,
     readonly columns: readonly string[],
-  ) {}
+  ) {
+    super();
+  }
 
   add(values: readonly CopyValue[]): void {
     if (values.length !== this.columns.length) {
@@ -64,20 +63,10 @@ export class CopyRows {
     this.rows += 1;
   }
 
-  get size(): number {
-    return this.rows;
-  }
-
-  /** Bytes encoded so far. */
-  get bytes(): number {
-    return this.out.bytes;
-  }
-
   statement(): string {
     return `copy ${this.table} (${this.columns.join(', ')}) from stdin`;
   }
 
-  /** The encoded rows, in order. */
   data(): Buffer[] {
     return this.out.data();
   }

@@ -15,6 +15,7 @@ import { snapshotSlot } from '../domain/snapshot-schedule';
 import type { StreamKey } from '../domain/stream-key';
 import { formatRecordTime, fromPgTimestamp, parseTimestamp, type Micros } from '../domain/time';
 import { BinaryCopyRows, type BinaryType } from './copy-binary';
+import type { CopyData } from './chunked-buffer';
 import { CopyRows } from './copy-text';
 import { poolOf, type Db } from './pool';
 import type { ContractsTable, Database, UpdatesTable } from './schema';
@@ -307,7 +308,7 @@ export async function storedVerdictIds(db: Db, ids: string[]): Promise<Set<strin
   return new Set(rows.rows.map((r) => r.update_id));
 }
 
-async function copy(connection: WriteConnection, rows: CopyRows | BinaryCopyRows): Promise<void> {
+async function copy(connection: WriteConnection, rows: CopyData): Promise<void> {
   if (rows.size === 0) return;
   const stream = connection.query(copyFrom(rows.statement()));
   for (const chunk of rows.data()) stream.write(chunk);
