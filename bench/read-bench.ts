@@ -105,11 +105,11 @@ export interface ReadBenchReport {
 // ---------------------------------------------------------------------------------------------
 // Settings per scale
 
-const DURATION: Record<Scale, number> = { full: 20, quick: 5, tiny: 1 };
+const DURATION: Record<Scale, number> = { full: 20, quick: 3, tiny: 1 };
 /** Warm-up before each load: seconds, or (tiny, a CI smoke test) a number of requests. */
 const WARM_UP: Record<Scale, { seconds: number } | { amount: number }> = { full: { seconds: 3 }, quick: { seconds: 2 }, tiny: { amount: 250 } };
 const CONNECTIONS = 50;
-const SEQUENTIAL: Record<Scale, number> = { full: 30, quick: 30, tiny: 10 };
+const SEQUENTIAL: Record<Scale, number> = { full: 30, quick: 20, tiny: 10 };
 const PAGE_SIZE = 1000;
 const FRESH_ACTIVE = 10_000;
 const ANNOUNCE_REPEATS = 10;
