@@ -48,6 +48,14 @@ export function contractWithStateJson(c: StoredContract): JsonBody {
   return { contract: contractJson(c), domain_id: c.synchronizerId };
 }
 
+/**
+ * `MaybeCachedContractWithState`: the contract, or null when the client named it as the one it
+ * has cached; the synchronizer it is assigned to either way.
+ */
+export function maybeCachedContractJson(c: StoredContract, cachedContractId: string | null | undefined): JsonBody {
+  return { contract: c.contractId === cachedContractId ? null : contractJson(c), domain_id: c.synchronizerId };
+}
+
 /** An ANS entry: from an AnsEntry contract, or provided by the DSO (no contract, never expires). */
 export interface AnsEntryView {
   contractId: string | null;

@@ -121,6 +121,25 @@ export const knobs = {
     expects: 'a non-empty name such as CNS',
     schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
   },
+  SCAN_SV_USER: {
+    description: 'The SV user this Scan serves as, reported by /v0/dso (sv_user; the Scan app\'s svUser).',
+    default: 'scan-indexer',
+    expects: 'a non-empty user name',
+    schema: z.string().min(1),
+  },
+  SCAN_SV_PARTY_ID: {
+    description:
+      'The SV party this Scan serves as, reported by /v0/dso (sv_party_id). Unset: the first SV of the live DsoRules (the Scan app reports its own SV user\'s party).',
+    default: '',
+    expects: 'a party id <name>::<fingerprint>, or unset',
+    schema: optionalString.pipe(z.string().regex(/^.+::.+$/).optional()),
+  },
+  SCAN_INITIAL_ROUND: {
+    description: 'The round the network bootstrapped from, reported by /v0/dso (initial_round; the Scan app reads it from its SV user\'s metadata).',
+    default: '0',
+    expects: 'a non-negative integer',
+    schema: z.string().regex(/^\d+$/),
+  },
   LSU_TOPOLOGY_FREEZE_TIME: {
     description:
       'Next logical synchronizer upgrade served by /v0/lsu (the Scan app asks its participant for the announcement): when the topology freeze starts. Set all three LSU_* variables or none; none: {"lsu": null}.',
@@ -337,6 +356,9 @@ export interface Config {
   readonly scanApp: {
     readonly clock: KnobValue<'API_CLOCK'>;
     readonly ansAcronym: string;
+    readonly svUser: string;
+    readonly svPartyId: string | undefined;
+    readonly initialRound: string;
     readonly lsu:
       | { readonly topologyFreezeTime: string; readonly upgradeTime: string; readonly successorSynchronizerId: string }
       | undefined;
@@ -436,6 +458,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scanApp: Object.freeze({
       clock: get('API_CLOCK'),
       ansAcronym: get('ANS_NAME_ACRONYM'),
+      svUser: get('SCAN_SV_USER'),
+      svPartyId: get('SCAN_SV_PARTY_ID'),
+      initialRound: get('SCAN_INITIAL_ROUND'),
       lsu: lsu(get),
       rollForwardLsu: rollForwardLsu(get),
     }),

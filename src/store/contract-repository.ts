@@ -11,10 +11,10 @@
  * the range) for rounds, vote requests, rules and node states;
  * contracts_active_ans_by_migration_name for ANS entries by name.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { AnsEntryView, StoredContract } from '../domain/contract-json';
 import type { Json } from '../domain/json';
-import type { TemplateKey } from '../domain/splice-contracts';
+import { SPLICE, type TemplateKey } from '../domain/splice-contracts';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
 
@@ -90,27 +90,62 @@ export function payloadOf(contract: StoredContract): Json {
  * wildcards) and that expire at or after `now`, ordered by name in code-point
  * order (collation "C", whatever the database's default collation is).
  */
-export async function listLiveAnsEntries(db: Db, prefix: string, now: Micros, limit: number): Promise<AnsEntryView[]> {
-  const rows = await sql<{ contract_id: string; create_arguments: string; ans_user: string; ans_name: string; ans_expires_at: string }>`
+type AnsRow = { contract_id: string; create_arguments: string; ans_user: string; ans_name: string; ans_expires_at: string };
+
+function ansEntryOf(r: AnsRow): AnsEntryView {
+  const payload = JSON.parse(r.create_arguments) as { url?: unknown; description?: unknown };
+  return {
+    contractId: r.contract_id,
+    user: r.ans_user,
+    name: r.ans_name,
+    url: typeof payload.url === 'string' ? payload.url : '',
+    description: typeof payload.description === 'string' ? payload.description : '',
+    expiresAt: fromPgTimestamp(r.ans_expires_at),
+  };
+}
+
+/** Live, unexpired AnsEntry contracts of the current migration matching `condition`, by name (collation "C"). */
+async function liveAnsEntries(db: Db, condition: RawBuilder<unknown>, now: Micros, limit: number): Promise<AnsEntryView[]> {
+  const rows = await sql<AnsRow>`
     select contract_id, create_arguments, ans_user, ans_name, ans_expires_at
     from contracts
     where archived_record_time = 'infinity' and ans_name is not null
       and migration_id = ${CURRENT_MIGRATION}
-      and (ans_name collate "C") ^@ ${prefix}
+      and ${condition}
       and ans_expires_at >= ${formatRecordTime(now)}::timestamptz
     order by ans_name collate "C"
     limit ${limit}`.execute(db);
-  return rows.rows.map((r) => {
-    const payload = JSON.parse(r.create_arguments) as { url?: unknown; description?: unknown };
-    return {
-      contractId: r.contract_id,
-      user: r.ans_user,
-      name: r.ans_name,
-      url: typeof payload.url === 'string' ? payload.url : '',
-      description: typeof payload.description === 'string' ? payload.description : '',
-      expiresAt: fromPgTimestamp(r.ans_expires_at),
-    };
-  });
+  return rows.rows.map(ansEntryOf);
+}
+
+/**
+ * Live AnsEntry contracts whose name starts with `prefix` (case-sensitive, no
+ * wildcards) and that expire at or after `now`, ordered by name in code-point
+ * order (collation "C", whatever the database's default collation is).
+ */
+export function listLiveAnsEntries(db: Db, prefix: string, now: Micros, limit: number): Promise<AnsEntryView[]> {
+  return liveAnsEntries(db, sql`(ans_name collate "C") ^@ ${prefix}`, now, limit);
+}
+
+/** The unexpired AnsEntry of this name, if any. */
+export async function findAnsEntryByName(db: Db, name: string, now: Micros): Promise<AnsEntryView | undefined> {
+  return (await liveAnsEntries(db, sql`(ans_name collate "C") = ${name}`, now, 1))[0];
+}
+
+/** The first (by name) unexpired AnsEntry of this user, if any (contracts_active_ans_by_user). */
+export async function findAnsEntryByUser(db: Db, user: string, now: Micros): Promise<AnsEntryView | undefined> {
+  return (await liveAnsEntries(db, sql`ans_user = ${user}`, now, 1))[0];
+}
+
+/** A live FeaturedAppRight of this provider in the current migration, if any (the Scan app takes any one). */
+export async function findFeaturedAppRight(db: Db, provider: string): Promise<StoredContract | undefined> {
+  // Featured apps are few: the template's range of live contracts, filtered by the payload's provider.
+  const row = await liveOf(db, SPLICE.featuredAppRight)
+    .where(sql<boolean>`(create_arguments::jsonb ->> 'provider') = ${provider}`)
+    .orderBy('ingest_seq')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? toStored(row) : undefined;
 }
 
 /** The newest record time of any ingested non-import update, if any (the "ledger" clock). */

@@ -68,6 +68,18 @@ export const scanSchemas: Record<string, Schema> = {
     ['next_page_token'],
   ),
   Contract: object({ template_id: str(), contract_id: str(), payload: { type: 'object' }, created_event_blob: str(), created_at: str() }),
+  MaybeCachedContractWithState: object({ contract: nullable(ref('Contract')), domain_id: nullable(str()) }),
+  GetDsoInfoResponse: object({
+    sv_user: str(),
+    sv_party_id: str(),
+    dso_party_id: str(),
+    voting_threshold: int32(),
+    latest_mining_round: ref('ContractWithState'),
+    amulet_rules: ref('ContractWithState'),
+    dso_rules: ref('ContractWithState'),
+    sv_node_states: array(ref('ContractWithState')),
+    initial_round: str(),
+  }),
   ContractWithState: object({ contract: ref('Contract'), domain_id: nullable(str()) }, ['domain_id']),
   UpdateHistoryItem: {
     type: 'object',
@@ -284,5 +296,68 @@ export const scanPaths = {
   },
   '/v0/dso-party-id': {
     get: { summary: 'S16: the DSO party.', responses: { '200': json(object({ dso_party_id: str() })), ...errors(404) } },
+  },
+  '/v0/amulet-rules': {
+    post: {
+      summary: 'The live AmuletRules; contract is null when it is the one the client has cached.',
+      requestBody: jsonBody(object({ cached_amulet_rules_contract_id: nullable(str()), cached_amulet_rules_domain_id: nullable(str()) }, ['cached_amulet_rules_contract_id', 'cached_amulet_rules_domain_id'])),
+      responses: { '200': json(object({ amulet_rules_update: ref('MaybeCachedContractWithState') })), ...errors(400, 500) },
+    },
+  },
+  '/v0/external-party-amulet-rules': {
+    post: {
+      summary: 'The live ExternalPartyAmuletRules; contract is null when cached.',
+      requestBody: jsonBody(object({ cached_external_party_amulet_rules_contract_id: nullable(str()), cached_external_party_amulet_rules_domain_id: nullable(str()) }, ['cached_external_party_amulet_rules_contract_id', 'cached_external_party_amulet_rules_domain_id'])),
+      responses: { '200': json(object({ external_party_amulet_rules_update: ref('MaybeCachedContractWithState') })), ...errors(400, 404, 500) },
+    },
+  },
+  '/v0/ans-rules': {
+    post: {
+      summary: 'The live AnsRules; contract is null when cached.',
+      requestBody: jsonBody(object({ cached_ans_rules_contract_id: nullable(str()), cached_ans_rules_domain_id: nullable(str()) }, ['cached_ans_rules_contract_id', 'cached_ans_rules_domain_id'])),
+      responses: { '200': json(object({ ans_rules_update: ref('MaybeCachedContractWithState') })), ...errors(400, 500) },
+    },
+  },
+  '/v0/open-and-issuing-mining-rounds': {
+    post: {
+      summary: 'The live open and issuing mining rounds keyed by contract id, in round order (contract null for cached ones), and how long to cache them.',
+      requestBody: jsonBody(object({ cached_open_mining_round_contract_ids: array(str()), cached_issuing_round_contract_ids: array(str()) })),
+      responses: {
+        '200': json(
+          object({
+            time_to_live_in_microseconds: int64(),
+            open_mining_rounds: { type: 'object', additionalProperties: ref('MaybeCachedContractWithState') },
+            issuing_mining_rounds: { type: 'object', additionalProperties: ref('MaybeCachedContractWithState') },
+          }),
+        ),
+        ...errors(400, 500),
+      },
+    },
+  },
+  '/v0/dso': {
+    get: { summary: 'The DSO: rules, the newest of three consecutive open rounds, SV node states, voting threshold.', responses: { '200': json(ref('GetDsoInfoResponse')), ...errors(404, 500) } },
+  },
+  '/v0/ans-entries': {
+    get: {
+      summary: 'Unexpired ANS entries by name with the prefix, then the DSO-provided ones when the page is not full.',
+      parameters: [queryParam('name_prefix', str(), false), queryParam('page_size', int32(), true)],
+      responses: { '200': json(object({ entries: array(ref('AnsEntry')) })), ...errors(400, 500) },
+    },
+  },
+  '/v0/ans-entries/by-party/{party}': {
+    get: { summary: 'The first ANS entry of a party by name (the DSO and SVs have their own).', parameters: [pathParam('party')], responses: { '200': json(object({ entry: ref('AnsEntry') })), ...errors(400, 404, 500) } },
+  },
+  '/v0/ans-entries/by-name/{name}': {
+    get: { summary: 'The ANS entry of a name.', parameters: [pathParam('name')], responses: { '200': json(object({ entry: ref('AnsEntry') })), ...errors(404, 500) } },
+  },
+  '/v0/featured-apps': {
+    get: { summary: 'The live FeaturedAppRight contracts.', responses: { '200': json(object({ featured_apps: array(ref('Contract')) })), ...errors(500) } },
+  },
+  '/v0/featured-apps/{provider_party_id}': {
+    get: {
+      summary: "A provider's FeaturedAppRight, or null.",
+      parameters: [pathParam('provider_party_id')],
+      responses: { '200': json(object({ featured_app_right: nullable(ref('Contract')) })), ...errors(400, 500) },
+    },
   },
 };

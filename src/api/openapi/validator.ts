@@ -1,5 +1,8 @@
 /** The validator scan-proxy (/api/validator) part of the OpenAPI document. */
-import { array, int32, json, object, queryParam, ref, str } from './builders';
+import { array, int32, json, jsonBody, nullable, object, pathParam, queryParam, ref, str } from './builders';
+
+const failure = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [String(s), json(ref('ErrorResponse'), s === 400 ? 'A client mistake.' : 'Not found.')]));
 
 const unauthorized = {
   description: 'Missing or invalid token, when a verifier is configured (plain text, with a WWW-Authenticate: Bearer challenge).',
@@ -27,6 +30,47 @@ export const validatorPaths = {
         '400': json(ref('ErrorResponse'), 'A client mistake.'),
         '401': unauthorized,
       },
+    },
+  },
+  '/v0/scan-proxy/dso-party-id': {
+    get: { summary: 'The DSO party.', security: [{ bearerAuth: [] }], responses: { '200': json(object({ dso_party_id: str() })), '401': unauthorized, ...failure(404) } },
+  },
+  '/v0/scan-proxy/dso': {
+    get: { summary: "The Scan app's GET /v0/dso.", security: [{ bearerAuth: [] }], responses: { '200': json(ref('GetDsoInfoResponse')), '401': unauthorized, ...failure(404) } },
+  },
+  '/v0/scan-proxy/featured-apps/{provider_party_id}': {
+    get: {
+      summary: "A provider's FeaturedAppRight, or null.",
+      security: [{ bearerAuth: [] }],
+      parameters: [pathParam('provider_party_id')],
+      responses: { '200': json(object({ featured_app_right: nullable(ref('Contract')) })), '401': unauthorized, ...failure(400) },
+    },
+  },
+  '/v0/scan-proxy/amulet-rules': {
+    get: { summary: 'The live AmuletRules, always whole.', security: [{ bearerAuth: [] }], responses: { '200': json(object({ amulet_rules: ref('ContractWithState') })), '401': unauthorized } },
+  },
+  '/v0/scan-proxy/ans-rules': {
+    post: {
+      summary: 'The live AnsRules, always whole (the cached id is ignored).',
+      security: [{ bearerAuth: [] }],
+      requestBody: jsonBody({ type: 'object' }),
+      responses: { '200': json(object({ ans_rules_update: ref('MaybeCachedContractWithState') })), '401': unauthorized },
+    },
+  },
+  '/v0/scan-proxy/ans-entries/by-party/{party}': {
+    get: {
+      summary: 'The first ANS entry of a party.',
+      security: [{ bearerAuth: [] }],
+      parameters: [pathParam('party')],
+      responses: { '200': json(object({ entry: ref('AnsEntry') })), '401': unauthorized, ...failure(400, 404) },
+    },
+  },
+  '/v0/scan-proxy/ans-entries/by-name/{name}': {
+    get: {
+      summary: 'The ANS entry of a name.',
+      security: [{ bearerAuth: [] }],
+      parameters: [pathParam('name')],
+      responses: { '200': json(object({ entry: ref('AnsEntry') })), '401': unauthorized, ...failure(404) },
     },
   },
 };

@@ -4,6 +4,7 @@ import type { ApiContext } from '../context';
 import { rejectNulCharacters } from '../nul-guard';
 import { pageTokensFor, pageTokensWithKey } from '../page-token';
 import { acsRoutes } from './acs-routes';
+import { stateRoutes } from './state-routes';
 import { holdingsRoutes } from './holdings-routes';
 import { migrationRoutes } from './migration-routes';
 import { networkRoutes } from './network-routes';
@@ -19,6 +20,7 @@ export function scanRouter(context: ApiContext): Router {
   const tokens = context.config.pageTokenSecret ? pageTokensWithKey(Buffer.from(context.config.pageTokenSecret, 'utf8')) : pageTokensFor(context.db);
   router.use(holdingsRoutes(context, tokens));
   router.use(acsRoutes(context, tokens));
+  router.use(stateRoutes(context));
   router.use(updateRoutes(context));
   return router;
 }

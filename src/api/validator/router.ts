@@ -8,37 +8,31 @@
  * in as `auth` and runs before every route; without it the routes are open.
  */
 import express, { Router, type RequestHandler } from 'express';
-import { z } from 'zod';
-import { ansEntryJson, contractWithStateJson } from '../../domain/contract-json';
-import { dsoAnsEntries, readDsoRules } from '../../domain/dso-state';
-import { SPLICE } from '../../domain/splice-contracts';
-import { nowMicros, type Micros } from '../../domain/time';
-import { findLatestLiveContract, latestRecordTime, listLiveAnsEntries, listLiveRounds, payloadOf } from '../../store/contract-repository';
+import { ansEntryJson, contractJson, contractWithStateJson, maybeCachedContractJson } from '../../domain/contract-json';
+import { notFound } from '../../internal/errors';
+import { findDsoPartyId } from '../../store/network-repository';
 import type { ApiContext } from '../context';
 import { sendJson } from '../json-response';
 import { pageLimit } from '../page-limit';
 import { rejectNulCharacters } from '../nul-guard';
 import { parseInput } from '../validation';
+import {
+  amuletRules,
+  ansEntryByName,
+  ansEntryByParty,
+  ansRules,
+  dsoInfo,
+  featuredAppRight,
+  listAnsEntries,
+  miningRounds,
+  requestParty,
+} from '../scan/current-state';
+import { AnsEntriesQuery, dsoInfoJson } from '../scan/state-routes';
 
 export interface ValidatorRouterOptions {
   /** Verifies the caller (a validator user token); runs before every validator route. */
   auth?: RequestHandler;
 }
-
-/** Scan bounds the prefix as a String2066 (the longest template id). */
-const MAX_NAME_PREFIX_LENGTH = 2066;
-
-const AnsEntriesQuery = z.object({
-  name_prefix: z
-    .string({ error: 'expected a single string' })
-    .max(MAX_NAME_PREFIX_LENGTH, { error: `at most ${MAX_NAME_PREFIX_LENGTH} characters are allowed` })
-    .optional(),
-  page_size: z
-    .string({ error: 'expected a single integer' })
-    .regex(/^[+-]?\d+$/, { error: 'expected an integer' })
-    .transform(Number)
-    .refine((n) => n >= -(2 ** 31) && n < 2 ** 31, { error: 'expected a 32-bit integer' }),
-});
 
 export function validatorRouter({ db, config }: ApiContext, options: ValidatorRouterOptions = {}): Router {
   const router = Router();
@@ -46,34 +40,61 @@ export function validatorRouter({ db, config }: ApiContext, options: ValidatorRo
   if (options.auth) router.use(options.auth);
   router.use(rejectNulCharacters);
 
-  /** "Now" for expiry: the wall clock (as Scan), or the newest ingested record time (API_CLOCK=ledger). */
-  const now = async (): Promise<Micros> => (config.scanApp.clock === 'ledger' ? ((await latestRecordTime(db)) ?? nowMicros()) : nowMicros());
+  router.get('/v0/scan-proxy/dso-party-id', async (_req, res) => {
+    const dsoPartyId = await findDsoPartyId(db);
+    if (dsoPartyId === undefined) throw notFound('No DSO party is known yet: no DsoRules contract has been ingested.');
+    sendJson(res, { dso_party_id: dsoPartyId });
+  });
+
+  // Forwarded as the Scan app answers it.
+  router.get('/v0/scan-proxy/dso', async (_req, res) => {
+    sendJson(res, dsoInfoJson(await dsoInfo(db, config)));
+  });
+
+  router.get('/v0/scan-proxy/featured-apps/:provider_party_id', async (req, res) => {
+    const right = await featuredAppRight(db, requestParty(req.params.provider_party_id));
+    sendJson(res, { featured_app_right: right ? contractJson(right) : null });
+  });
 
   // V1: plain arrays sorted by round number (GetSortedOpenAndIssuingMiningRounds), no TTL, no cached entries.
   router.get('/v0/scan-proxy/open-and-issuing-mining-rounds', async (_req, res) => {
-    const [open, issuing] = await Promise.all([
-      listLiveRounds(db, SPLICE.openMiningRound),
-      listLiveRounds(db, SPLICE.issuingMiningRound),
-    ]);
+    const rounds = await miningRounds(db);
     sendJson(res, {
-      open_mining_rounds: open.map(contractWithStateJson),
-      issuing_mining_rounds: issuing.map(contractWithStateJson),
+      open_mining_rounds: rounds.open.map(contractWithStateJson),
+      issuing_mining_rounds: rounds.issuing.map(contractWithStateJson),
     });
+  });
+
+  // A GET, and always the whole contract (the proxy caches the rules itself).
+  router.get('/v0/scan-proxy/amulet-rules', async (_req, res) => {
+    sendJson(res, { amulet_rules: contractWithStateJson(await amuletRules(db)) });
+  });
+
+  // The proxy ignores the client's cached id and always sends the contract.
+  router.post('/v0/scan-proxy/ans-rules', async (_req, res) => {
+    sendJson(res, { ans_rules_update: maybeCachedContractJson(await ansRules(db), null) });
   });
 
   // V2: unexpired AnsEntry contracts by name, then (if the page is not full) the
   // entries the DSO provides for itself and the SVs, with the same prefix.
   router.get('/v0/scan-proxy/ans-entries', async (req, res) => {
     const query = parseInput(AnsEntriesQuery, req.query, 'query');
-    const pageSize = pageLimit(query.page_size);
-    const prefix = query.name_prefix ?? '';
-    const entries = await listLiveAnsEntries(db, prefix, await now(), pageSize);
-    const room = pageSize - entries.length;
-    if (room > 0) {
-      const dsoRules = await findLatestLiveContract(db, SPLICE.dsoRules);
-      if (dsoRules) entries.push(...dsoAnsEntries(readDsoRules(payloadOf(dsoRules)), config.scanApp.ansAcronym, prefix).slice(0, room));
-    }
+    const entries = await listAnsEntries(db, config, query.name_prefix ?? '', pageLimit(query.page_size));
     sendJson(res, { entries: entries.map(ansEntryJson) });
+  });
+
+  // The validator's own 404 messages (it maps Scan's 404 to "none").
+  router.get('/v0/scan-proxy/ans-entries/by-party/:party', async (req, res) => {
+    const party = requestParty(req.params.party);
+    const entry = await ansEntryByParty(db, config, party);
+    if (!entry) throw notFound(`Party ${party} does not have any ANSEntry.`);
+    sendJson(res, { entry: ansEntryJson(entry) });
+  });
+
+  router.get('/v0/scan-proxy/ans-entries/by-name/:name', async (req, res) => {
+    const entry = await ansEntryByName(db, config, req.params.name);
+    if (!entry) throw notFound(`Did not find a AnsEntry with name ${req.params.name}`);
+    sendJson(res, { entry: ansEntryJson(entry) });
   });
 
   return router;

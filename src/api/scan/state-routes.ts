@@ -1,0 +1,154 @@
+/**
+ * The current state validators and wallets read first (Splice scan.yaml):
+ *   POST /v0/amulet-rules, /v0/external-party-amulet-rules, /v0/ans-rules
+ *   POST /v0/open-and-issuing-mining-rounds
+ *   GET  /v0/dso
+ *   GET  /v0/ans-entries, /v0/ans-entries/by-party/{party}, /v0/ans-entries/by-name/{name}
+ *   GET  /v0/featured-apps, /v0/featured-apps/{provider_party_id}
+ * A rules request naming the contract the client has cached gets `contract: null`.
+ */
+import { Router } from 'express';
+import { z } from 'zod';
+import { ansEntryJson, contractJson, contractWithStateJson, maybeCachedContractJson } from '../../domain/contract-json';
+import type { JsonBody } from '../../domain/raw-json';
+import { badRequest, notFound } from '../../internal/errors';
+import type { ApiContext } from '../context';
+import { sendJson } from '../json-response';
+import { pageLimit } from '../page-limit';
+import { parseInput } from '../validation';
+import {
+  amuletRules,
+  ansEntryByName,
+  ansEntryByParty,
+  ansRules,
+  dsoInfo,
+  externalPartyAmuletRules,
+  featuredAppRight,
+  featuredApps,
+  listAnsEntries,
+  miningRounds,
+  requestParty,
+  type DsoInfo,
+} from './current-state';
+
+const contractId = z.string({ error: 'expected a contract id string' });
+const nullable = <T extends z.ZodType>(t: T) => t.nullish();
+
+const AmuletRulesRequest = z.object({ cached_amulet_rules_contract_id: nullable(contractId), cached_amulet_rules_domain_id: nullable(z.string()) });
+const ExternalRulesRequest = z.object({
+  cached_external_party_amulet_rules_contract_id: nullable(contractId),
+  cached_external_party_amulet_rules_domain_id: nullable(z.string()),
+});
+const AnsRulesRequest = z.object({ cached_ans_rules_contract_id: nullable(contractId), cached_ans_rules_domain_id: nullable(z.string()) });
+const RoundsRequest = z.object({
+  cached_open_mining_round_contract_ids: z.array(contractId, { error: 'expected an array of contract ids' }),
+  cached_issuing_round_contract_ids: z.array(contractId, { error: 'expected an array of contract ids' }),
+});
+
+const MAX_CACHED_IDS = 1000;
+
+/** Scan bounds the prefix as a String2066 (the longest template id). */
+const MAX_NAME_PREFIX_LENGTH = 2066;
+
+export const AnsEntriesQuery = z.object({
+  name_prefix: z
+    .string({ error: 'expected a single string' })
+    .max(MAX_NAME_PREFIX_LENGTH, { error: `at most ${MAX_NAME_PREFIX_LENGTH} characters are allowed` })
+    .optional(),
+  page_size: z
+    .string({ error: 'expected a single integer' })
+    .regex(/^[+-]?\d+$/, { error: 'expected an integer' })
+    .transform(Number)
+    .refine((n) => n >= -(2 ** 31) && n < 2 ** 31, { error: 'expected a 32-bit integer' }),
+});
+
+/** GetDsoInfoResponse, keys in the order of the Scan app's encoder. */
+export function dsoInfoJson(info: DsoInfo): JsonBody {
+  return {
+    sv_user: info.svUser,
+    sv_party_id: info.svPartyId,
+    dso_party_id: info.dsoPartyId,
+    voting_threshold: info.votingThreshold,
+    latest_mining_round: contractWithStateJson(info.latestMiningRound),
+    amulet_rules: contractWithStateJson(info.amuletRules),
+    dso_rules: contractWithStateJson(info.dsoRules),
+    sv_node_states: info.svNodeStates.map(contractWithStateJson),
+    initial_round: info.initialRound,
+  };
+}
+
+export function stateRoutes({ db, config }: ApiContext): Router {
+  const router = Router();
+
+  router.post('/v0/amulet-rules', async (req, res) => {
+    const body = parseInput(AmuletRulesRequest, req.body, 'body');
+    sendJson(res, { amulet_rules_update: maybeCachedContractJson(await amuletRules(db), body.cached_amulet_rules_contract_id) });
+  });
+
+  router.post('/v0/external-party-amulet-rules', async (req, res) => {
+    const body = parseInput(ExternalRulesRequest, req.body, 'body');
+    const rules = await externalPartyAmuletRules(db);
+    sendJson(res, { external_party_amulet_rules_update: maybeCachedContractJson(rules, body.cached_external_party_amulet_rules_contract_id) });
+  });
+
+  router.post('/v0/ans-rules', async (req, res) => {
+    const body = parseInput(AnsRulesRequest, req.body, 'body');
+    sendJson(res, { ans_rules_update: maybeCachedContractJson(await ansRules(db), body.cached_ans_rules_contract_id) });
+  });
+
+  // Every live round keyed by contract id, in ascending round order; a round the client has cached is sent without its contract.
+  router.post('/v0/open-and-issuing-mining-rounds', async (req, res) => {
+    const body = parseInput(RoundsRequest, req.body, 'body');
+    // The newest Scan's bound on request lists (HttpRequestLimits, reference §1.2).
+    for (const [field, ids] of Object.entries(body)) {
+      if (ids.length > MAX_CACHED_IDS) throw badRequest(`Expected '${field}' to contain at most ${MAX_CACHED_IDS} items, but contained ${ids.length}.`);
+    }
+    const rounds = await miningRounds(db);
+    // No round at all: the Scan app's minimum of nothing is a 500.
+    if (rounds.timeToLive === undefined) throw new Error('no open, summarizing or issuing mining round to compute a time to live from');
+    const keyed = (list: typeof rounds.open, cached: string[]) => {
+      const skip = new Set(cached);
+      return Object.fromEntries(list.map((c) => [c.contractId, maybeCachedContractJson(c, skip.has(c.contractId) ? c.contractId : null)]));
+    };
+    sendJson(res, {
+      time_to_live_in_microseconds: Number(rounds.timeToLive),
+      open_mining_rounds: keyed(rounds.open, body.cached_open_mining_round_contract_ids),
+      issuing_mining_rounds: keyed(rounds.issuing, body.cached_issuing_round_contract_ids),
+    });
+  });
+
+  router.get('/v0/dso', async (_req, res) => {
+    sendJson(res, dsoInfoJson(await dsoInfo(db, config)));
+  });
+
+  router.get('/v0/ans-entries', async (req, res) => {
+    const query = parseInput(AnsEntriesQuery, req.query, 'query');
+    const entries = await listAnsEntries(db, config, query.name_prefix ?? '', pageLimit(query.page_size));
+    sendJson(res, { entries: entries.map(ansEntryJson) });
+  });
+
+  router.get('/v0/ans-entries/by-party/:party', async (req, res) => {
+    const party = requestParty(req.params.party);
+    const entry = await ansEntryByParty(db, config, party);
+    if (!entry) throw notFound(`No ans entry found for party: ${party}`);
+    sendJson(res, { entry: ansEntryJson(entry) });
+  });
+
+  router.get('/v0/ans-entries/by-name/:name', async (req, res) => {
+    const entry = await ansEntryByName(db, config, req.params.name);
+    if (!entry) throw notFound(`No ans entry found for name: ${req.params.name}`);
+    sendJson(res, { entry: ansEntryJson(entry) });
+  });
+
+  router.get('/v0/featured-apps', async (_req, res) => {
+    sendJson(res, { featured_apps: (await featuredApps(db)).map(contractJson) });
+  });
+
+  // Always 200: a provider without a right gets null.
+  router.get('/v0/featured-apps/:provider_party_id', async (req, res) => {
+    const right = await featuredAppRight(db, requestParty(req.params.provider_party_id));
+    sendJson(res, { featured_app_right: right ? contractJson(right) : null });
+  });
+
+  return router;
+}
