@@ -11,7 +11,7 @@ import type { CanonicalItem } from '../domain/items';
 import type { OutputSpec } from './amulet';
 import type { User } from './identities';
 import { Locks } from './locks';
-import type { Network } from './network';
+import type { NetworkContext } from './context';
 import { WeightedPicker } from './prng';
 import { rejectedItem } from './verdicts';
 
@@ -27,7 +27,7 @@ export class Activities {
   private readonly activities: WeightedPicker<Activity>;
   private readonly locks: Locks;
 
-  constructor(private readonly net: Network) {
+  constructor(private readonly net: NetworkContext) {
     this.locks = new Locks(net);
     this.users = new WeightedPicker(net.who.users.map((u) => [u, u.whale ? WHALE_ACTIVITY : 1] as const));
     const entries: [Activity, number][] = [

@@ -12,10 +12,16 @@ import type { CanonicalItem } from '../domain/items';
 import type { Micros } from '../domain/time';
 import { AMULET_PRICE, FEES, holdingFee, transferFee } from './economics';
 import type { User } from './identities';
-import type { Network } from './network';
+import type { NetworkContext } from './context';
 import { amuletRecord, damlMap, metadata, roundValue, timeLock } from './splice-values';
 import { TEMPLATES } from './templates';
 import type { ExerciseNode, TxBuilder } from './transaction';
+
+declare module './context' {
+  interface Subsystems {
+    readonly wallets: AmuletWallets;
+  }
+}
 
 export interface Holding {
   readonly cid: string;
@@ -67,7 +73,7 @@ const MAX_INPUTS = 8;
 export class AmuletWallets {
   private readonly holdings = new Map<string, Holding[]>();
 
-  constructor(private readonly net: Network) {}
+  constructor(private readonly net: NetworkContext) {}
 
   /** Opening balance of a user: whales hold millions, most users a few thousand. */
   genesisAmount(user: User): Decimal10 {

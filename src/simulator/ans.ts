@@ -13,10 +13,16 @@ import { FEES } from './economics';
 import { ANS_ENTRY_TICKS, ANS_RENEWAL_TICKS } from './governance';
 import type { TransferPlan } from './amulet';
 import type { User } from './identities';
-import type { Network } from './network';
+import type { NetworkContext } from './context';
 import { fieldlessResult, relTime } from './splice-values';
 import { TEMPLATES } from './templates';
 import type { ExerciseNode, TxBuilder } from './transaction';
+
+declare module './context' {
+  interface Subsystems {
+    readonly ans: Ans;
+  }
+}
 
 interface Entry {
   readonly name: string;
@@ -36,7 +42,7 @@ const RENEWAL_SHARE = 0.7;
 export class Ans {
   private readonly taken = new Set<string>();
 
-  constructor(private readonly net: Network) {}
+  constructor(private readonly net: NetworkContext) {}
 
   /** AnsRules_RequestEntry by a user who can afford the fee; the payment is collected a little later. */
   request(user: User): CanonicalItem | undefined {

@@ -10,10 +10,16 @@ import type { CanonicalItem } from '../domain/items';
 import type { Micros } from '../domain/time';
 import { ANS_ENTRY_FEE_USD, issuanceConfig, transferConfigUsd } from './economics';
 import type { SuperValidator, User } from './identities';
-import type { Network } from './network';
+import type { NetworkContext } from './context';
 import { damlMap, fieldlessResult, relTime, roundValue, textSet, tuple2 } from './splice-values';
 import { TEMPLATES } from './templates';
 import type { ExerciseNode, TxBuilder } from './transaction';
+
+declare module './context' {
+  interface Subsystems {
+    readonly gov: Governance;
+  }
+}
 
 export interface UpgradeSchedule {
   readonly time: Micros;
@@ -38,7 +44,7 @@ export class Governance {
   readonly featuredRights = new Map<string, string>();
   private readonly svWeights = new Map<string, number>();
 
-  constructor(private readonly net: Network) {
+  constructor(private readonly net: NetworkContext) {
     net.who.svs.forEach((sv, i) => this.svWeights.set(sv.party, 10_000 * (1 + (i % 3))));
   }
 

@@ -11,7 +11,7 @@ import { decimalOf, mulDecimal, type Decimal10 } from '../domain/decimal';
 import type { CanonicalItem } from '../domain/items';
 import { AMULET_PRICE, FEES } from './economics';
 import type { User } from './identities';
-import type { Network } from './network';
+import type { NetworkContext } from './context';
 import { amuletRecord, metadata, roundValue } from './splice-values';
 import { TEMPLATES } from './templates';
 
@@ -29,7 +29,7 @@ const RELEASE_SHARE = 0.6;
 export class Locks {
   private settlement = 0;
 
-  constructor(private readonly net: Network) {}
+  constructor(private readonly net: NetworkContext) {}
 
   /** A user locks 5–30% of its balance for an app provider for one to four ticks. */
   lock(user: User): CanonicalItem | undefined {

@@ -9,10 +9,10 @@ import type { CanonicalItem, CreatedEvent, TransactionUpdate } from '../domain/i
 import { formatInstant, IMPORT_RECORD_TIME, IMPORT_RECORD_TIME_ISO } from '../domain/time';
 import { lazyProtobufItem } from './item';
 import type { LedgerContract } from './ledger';
-import type { Network } from './network';
+import type { NetworkContext } from './context';
 import { eventMap, protobufCreatedEvent, renderCreatedEvent } from './transaction';
 
-export function importUpdate(net: Network, contract: LedgerContract): CanonicalItem {
+export function importUpdate(net: NetworkContext, contract: LedgerContract): CanonicalItem {
   const updateId = net.ids.updateId();
   const eventId = `${updateId}:0`;
   const created = renderCreatedEvent(contract, eventId);

@@ -12,9 +12,10 @@ import { Activities } from './activities';
 import { AmuletWallets } from './amulet';
 import { Ans } from './ans';
 import type { Clock } from './clock';
+import type { NetworkContext, SubmissionInfo, Submitter } from './context';
 import { Governance } from './governance';
 import { IdFactory } from './ids';
-import { createIdentities, type Identities, type Participant, type SuperValidator, type User } from './identities';
+import { createIdentities, type Identities, type SuperValidator, type User } from './identities';
 import { lazyProtobufItem } from './item';
 import { Ledger } from './ledger';
 import { importUpdate } from './migration';
@@ -28,17 +29,6 @@ import { renderTransaction, TxBuilder } from './transaction';
 import { acceptedVerdict } from './verdicts';
 import { Votes } from './votes';
 
-export interface Submitter {
-  readonly parties: readonly string[];
-  readonly participant: Participant;
-}
-
-export interface SubmissionInfo {
-  /** The featured app provider the transaction earns app activity for. */
-  readonly featuredProvider?: string;
-  /** Submitted by an external party: the transaction carries external_transaction_hash. */
-  readonly externallySigned?: boolean;
-}
 
 /** How long the synchronizer is down during a hard migration. */
 const MIGRATION_DOWNTIME: Micros = 30n * 60n * 1_000_000n;
@@ -46,7 +36,7 @@ const MIGRATION_DOWNTIME: Micros = 30n * 60n * 1_000_000n;
 /** Updates before the end of a migration at which the SVs vote to schedule the upgrade. */
 const UPGRADE_VOTE_LEAD = 40;
 
-export class Network {
+export class Network implements NetworkContext {
   readonly rng: Prng;
   readonly ids: IdFactory;
   readonly ledger = new Ledger();

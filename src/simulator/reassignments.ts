@@ -9,17 +9,23 @@
 import type { AssignEvent, CanonicalItem, ReassignmentUpdate, UnassignEvent } from '../domain/items';
 import type { Holding } from './amulet';
 import { lazyProtobufItem } from './item';
-import type { Network } from './network';
+import type { NetworkContext } from './context';
 import { formatRecordTime } from './time-format';
 import { protobufCreatedEvent, renderCreatedEvent } from './transaction';
+import { CONSISTENT_OFFSET } from '../domain/update-rendering';
+
+declare module './context' {
+  interface Subsystems {
+    readonly reassignments: Reassignments;
+  }
+}
 
 /** Scan renders the offset of every reassignment as this constant (reference §3.2). */
-const CONSISTENT_OFFSET = '000000000000000001';
 
 export class Reassignments {
   private pendingAssigns = 0;
 
-  constructor(private readonly net: Network) {}
+  constructor(private readonly net: NetworkContext) {}
 
   /** True between an unassign and its assign; a hard migration waits for the assign. */
   inFlight(): boolean {

@@ -15,10 +15,16 @@ import type { Micros } from '../domain/time';
 import { AMULET_PRICE, issuanceConfig, transferConfigUsd } from './economics';
 import { amuletRulesAction } from './governance';
 import type { SuperValidator } from './identities';
-import type { Network } from './network';
+import type { NetworkContext } from './context';
 import { fieldlessResult, relTime, roundValue } from './splice-values';
 import { TEMPLATES } from './templates';
 import type { ExerciseNode, TxBuilder } from './transaction';
+
+declare module './context' {
+  interface Subsystems {
+    readonly rounds: Rounds;
+  }
+}
 
 export interface OpenRound {
   readonly cid: string;
@@ -57,7 +63,7 @@ export class Rounds {
   private unclaimedRewards: { cid: string; amount: Decimal10 }[] = [];
   private nextTick: Micros | undefined;
 
-  constructor(private readonly net: Network) {}
+  constructor(private readonly net: NetworkContext) {}
 
   /** The open round transfers use: the newest one that has opened. */
   current(): OpenRound {

@@ -10,9 +10,15 @@ import { V, type DamlRecord } from '../domain/daml-value';
 import type { CanonicalItem } from '../domain/items';
 import type { Micros } from '../domain/time';
 import type { SuperValidator } from './identities';
-import type { Network } from './network';
+import type { NetworkContext } from './context';
 import { roundValue } from './splice-values';
 import { TEMPLATES } from './templates';
+
+declare module './context' {
+  interface Subsystems {
+    readonly svNodes: SvNodes;
+  }
+}
 
 interface NodeState {
   nodeStateCid: string;
@@ -26,7 +32,7 @@ interface NodeState {
 export class SvNodes {
   private readonly nodes = new Map<string, NodeState>();
 
-  constructor(private readonly net: Network) {}
+  constructor(private readonly net: NetworkContext) {}
 
   /** Creates every SV's node state and an empty status report. */
   bootstrap(founder: SuperValidator): CanonicalItem {

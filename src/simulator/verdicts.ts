@@ -8,7 +8,7 @@
 
 import type { AppActivityRecords, CanonicalItem, TrafficSummary, TransactionUpdate, TransactionView, Verdict } from '../domain/items';
 import type { User } from './identities';
-import type { Network, Submitter } from './network';
+import type { NetworkContext, Submitter } from './context';
 import { formatRecordTime } from './time-format';
 import { sortedParties, type TxNode } from './transaction';
 
@@ -61,7 +61,7 @@ function toTransactionView(v: DraftView): TransactionView {
 }
 
 /** One envelope per root view, costed by the events it carries. */
-function trafficSummary(net: Network, views: Views): TrafficSummary {
+function trafficSummary(net: NetworkContext, views: Views): TrafficSummary {
   const envelopes = views.rootViews.map((rootId) => {
     const ids: number[] = [];
     let events = 0;
@@ -78,7 +78,7 @@ function trafficSummary(net: Network, views: Views): TrafficSummary {
 }
 
 export function acceptedVerdict(
-  net: Network,
+  net: NetworkContext,
   update: TransactionUpdate,
   roots: readonly TxNode[],
   submitter: Submitter,
@@ -107,7 +107,7 @@ export function acceptedVerdict(
 }
 
 /** A transaction the mediator rejected (say, a double spend): a verdict, traffic, and no update. */
-export function rejectedItem(net: Network, user: User): CanonicalItem {
+export function rejectedItem(net: NetworkContext, user: User): CanonicalItem {
   const informees = sortedParties([net.who.dso, user.party]);
   const cost = 1200 + 650 * net.rng.int(2, 8) + net.rng.int(0, 399);
   return {

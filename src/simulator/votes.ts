@@ -12,10 +12,16 @@ import type { CanonicalItem } from '../domain/items';
 import type { Micros } from '../domain/time';
 import { dsoRulesAction, VOTE_REQUEST_TICKS, type UpgradeSchedule } from './governance';
 import type { SuperValidator } from './identities';
-import type { Network } from './network';
+import type { NetworkContext } from './context';
 import { damlMap, reason } from './splice-values';
 import { TEMPLATES } from './templates';
 import type { ExerciseNode, TxBuilder } from './transaction';
+
+declare module './context' {
+  interface Subsystems {
+    readonly votes: Votes;
+  }
+}
 
 type Outcome = 'accepted' | 'rejected' | 'expired';
 
@@ -38,7 +44,7 @@ const MAX_OPEN_VOTES = 2;
 export class Votes {
   private open = 0;
 
-  constructor(private readonly net: Network) {}
+  constructor(private readonly net: NetworkContext) {}
 
   /** A random governance vote: grant a featured app right or change an SV's reward weight. */
   randomRequest(): CanonicalItem | undefined {
