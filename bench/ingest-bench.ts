@@ -87,9 +87,13 @@ function runChild(url: string, updates: number, log: (line: string) => void): Pr
   const fifo = path.join(dir, 'feed.ndjson');
   execFileSync('mkfifo', [fifo]);
   const cli = path.join(__dirname, '..', 'src', 'cli.js');
-  const simulator = spawn(process.execPath, [cli, 'simulate', '--seed', String(SEED), '--updates', String(updates), '--migrations', String(MIGRATIONS), '--out', fifo], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const simulator = spawn(
+    process.execPath,
+    [cli, 'simulate', '--seed', String(SEED), '--updates', String(updates), '--migrations', String(MIGRATIONS), '--out', fifo],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   return new Promise<{ batches: BatchLine[]; done: DoneLine }>((resolve, reject) => {
     simulator.on('exit', (code) => code !== 0 && reject(new Error(`the simulator exited with ${code}`)));
     const child = spawn(process.execPath, [path.join(__dirname, 'ingest-child.js'), url, fifo], {
@@ -108,7 +112,9 @@ function runChild(url: string, updates: number, log: (line: string) => void): Pr
       batches.push(parsed);
       network += parsed.updates;
       if (network >= nextReport) {
-        log(`  worker: ${network} of ${updates} network updates, ${(parsed.atMs / 1000).toFixed(0)} s, ${Math.round(network / (parsed.atMs / 1000))}/s`);
+        log(
+          `  worker: ${network} of ${updates} network updates, ${(parsed.atMs / 1000).toFixed(0)} s, ${Math.round(network / (parsed.atMs / 1000))}/s`,
+        );
         while (nextReport <= network) nextReport += updates / 10;
       }
     });
@@ -141,8 +147,17 @@ async function writtenColumns(pool: pg.Pool, table: string): Promise<string[]> {
 }
 
 const WRITTEN_TABLES = [
-  'migrations', 'migration_synchronizers', 'updates', 'contracts', 'contract_stakeholders', 'verdicts',
-  'traffic_summaries', 'app_activity_records', 'acs_deltas', 'acs_snapshots', 'ingest_checkpoints',
+  'migrations',
+  'migration_synchronizers',
+  'updates',
+  'contracts',
+  'contract_stakeholders',
+  'verdicts',
+  'traffic_summaries',
+  'app_activity_records',
+  'acs_deltas',
+  'acs_snapshots',
+  'ingest_checkpoints',
 ];
 
 /** Dumps every written table with COPY TO, in storage order. */
@@ -312,22 +327,54 @@ export function formatIngestReport(server: string, r: IngestBenchReport): string
   const growth = r.last10.wallMsPerUpdate / r.first10.wallMsPerUpdate;
   const commitGrowth = r.last10.commitMsPerUpdate / r.first10.commitMsPerUpdate;
   const rows: [string, string, string, string][] = [
-    ['network updates ingested', `${fmt(r.networkUpdates)} (+ ${fmt(r.importUpdates)} import updates, counted apart), ${fmt(r.events)} events`, '', ''],
+    [
+      'network updates ingested',
+      `${fmt(r.networkUpdates)} (+ ${fmt(r.importUpdates)} import updates, counted apart), ${fmt(r.events)} events`,
+      '',
+      '',
+    ],
     ['updates/s', fmt(r.updatesPerSecond), '≥ 5,000', verdict(r.updatesPerSecond >= 5000)],
     ['events/s', fmt(r.eventsPerSecond), '', ''],
     ['raw COPY of the rows, as updates/s', fmt(r.rowsBaselineUpdatesPerSecond), '', ''],
     ['  ratio to it', `${fmt(ratioRows, 2)}×`, '≥ 0.6×', verdict(ratioRows >= 0.6)],
-    [`raw COPY of the feed (${fmt(r.feedSample)} updates), lines/s`, `${fmt(r.feedBaselineLinesPerSecond)} (${fmt(r.feedBaselineUpdatesPerSecond)} updates/s)`, '', ''],
+    [
+      `raw COPY of the feed (${fmt(r.feedSample)} updates), lines/s`,
+      `${fmt(r.feedBaselineLinesPerSecond)} (${fmt(r.feedBaselineUpdatesPerSecond)} updates/s)`,
+      '',
+      '',
+    ],
     ['  ratio to it', `${fmt(ratioFeed, 2)}×`, '≥ 1.0×', verdict(ratioFeed >= 1)],
     ['per-update wall time, first 10% after warm-up', `${fmt(r.first10.wallMsPerUpdate * 1000)} µs`, '', ''],
     ['per-update wall time, last 10%', `${fmt(r.last10.wallMsPerUpdate * 1000)} µs (${fmt(growth, 2)}×)`, '≤ 1.2×', verdict(growth <= 1.2)],
-    ['  of which commit, first / last 10%', `${fmt(r.first10.commitMsPerUpdate * 1000)} / ${fmt(r.last10.commitMsPerUpdate * 1000)} µs (${fmt(commitGrowth, 2)}×)`, '', ''],
-    ['database bytes per update', fmt(r.databaseBytesPerUpdate), `≤ input ${fmt(r.inputBytesPerUpdate)}`, verdict(r.databaseBytesPerUpdate <= r.inputBytesPerUpdate)],
-    ['worker peak RSS', `${mb(r.peakRssBytes)} (at 10/50/90%: ${r.rssAlong.map(mb).join(', ')})`, '≤ 300 MiB', verdict(r.peakRssBytes <= 300 * 2 ** 20)],
-    ['worker CPU time', `${fmt(r.cpuSeconds, 1)} s of ${fmt(r.seconds, 1)} s (${fmt((r.cpuSeconds / r.networkUpdates) * 1e6)} µs per update)`, '', ''],
+    [
+      '  of which commit, first / last 10%',
+      `${fmt(r.first10.commitMsPerUpdate * 1000)} / ${fmt(r.last10.commitMsPerUpdate * 1000)} µs (${fmt(commitGrowth, 2)}×)`,
+      '',
+      '',
+    ],
+    [
+      'database bytes per update',
+      fmt(r.databaseBytesPerUpdate),
+      `≤ input ${fmt(r.inputBytesPerUpdate)}`,
+      verdict(r.databaseBytesPerUpdate <= r.inputBytesPerUpdate),
+    ],
+    [
+      'worker peak RSS',
+      `${mb(r.peakRssBytes)} (at 10/50/90%: ${r.rssAlong.map(mb).join(', ')})`,
+      '≤ 300 MiB',
+      verdict(r.peakRssBytes <= 300 * 2 ** 20),
+    ],
+    [
+      'worker CPU time',
+      `${fmt(r.cpuSeconds, 1)} s of ${fmt(r.seconds, 1)} s (${fmt((r.cpuSeconds / r.networkUpdates) * 1e6)} µs per update)`,
+      '',
+      '',
+    ],
   ];
   const widths = [0, 1, 2].map((c) => Math.max(...rows.map((row) => row[c]!.length)));
-  const lines = rows.map((row) => `  ${row[0].padEnd(widths[0]!)}  ${row[1].padEnd(widths[1]!)}  ${row[2].padEnd(widths[2]!)}  ${row[3]}`.trimEnd());
+  const lines = rows.map((row) =>
+    `  ${row[0].padEnd(widths[0]!)}  ${row[1].padEnd(widths[1]!)}  ${row[2].padEnd(widths[2]!)}  ${row[3]}`.trimEnd(),
+  );
   const tables = Object.entries(r.tableBytes)
     .filter(([, bytes]) => bytes > 1 << 20)
     .map(([t, bytes]) => `${t} ${fmt(bytes / r.networkUpdates)}`)

@@ -107,7 +107,11 @@ export interface ReadBenchReport {
 
 const DURATION: Record<Scale, number> = { full: 20, quick: 3, tiny: 1 };
 /** Warm-up before each load: seconds, or (tiny, a CI smoke test) a number of requests. */
-const WARM_UP: Record<Scale, { seconds: number } | { amount: number }> = { full: { seconds: 3 }, quick: { seconds: 2 }, tiny: { amount: 250 } };
+const WARM_UP: Record<Scale, { seconds: number } | { amount: number }> = {
+  full: { seconds: 3 },
+  quick: { seconds: 2 },
+  tiny: { amount: 250 },
+};
 const CONNECTIONS = 50;
 const SEQUENTIAL: Record<Scale, number> = { full: 30, quick: 20, tiny: 10 };
 const PAGE_SIZE = 1000;
@@ -133,7 +137,13 @@ interface HttpResult {
 const newAgent = () => new http.Agent({ keepAlive: true, maxSockets: 4 });
 let agent = newAgent();
 
-function request(base: string, method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+function request(
+  base: string,
+  method: string,
+  pathname: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResult> {
   const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -141,7 +151,10 @@ function request(base: string, method: string, pathname: string, body?: unknown,
       {
         method,
         agent,
-        headers: { ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }), ...headers },
+        headers: {
+          ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+          ...headers,
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -175,7 +188,14 @@ function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
 }
 
 /** Starts `node <script> <args>` and waits until GET `readyPath` answers 200. */
-async function startChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, port: number, readyPath: string): Promise<RunningChild> {
+async function startChild(
+  name: string,
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  port: number,
+  readyPath: string,
+): Promise<RunningChild> {
   const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(child);
   let stderr = '';
@@ -195,7 +215,8 @@ async function startChild(name: string, script: string, args: string[], env: Nod
   };
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}): ${stderr.trim()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}): ${stderr.trim()}`);
     try {
       if ((await request(url, 'GET', readyPath)).status === 200) return { url, child, stop };
     } catch {
@@ -349,7 +370,9 @@ async function explainCalls(pool: pg.Pool, call: (db: Db) => Promise<unknown>): 
   for (const q of captured) {
     const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${q.sql}`, q.parameters as unknown[]);
     // Long party lists are cut: the plan's shape is what matters.
-    const plan = rows.map((r) => r['QUERY PLAN'].replace(/'\{[^}]{120,}\}'/g, (m) => `'{${m.slice(2, 60)}… ${m.split(',').length} items}'`));
+    const plan = rows.map((r) =>
+      r['QUERY PLAN'].replace(/'\{[^}]{120,}\}'/g, (m) => `'{${m.slice(2, 60)}… ${m.split(',').length} items}'`),
+    );
     out.push(`-- ${q.sql.replace(/\s+/g, ' ').slice(0, 160)}…\n${plan.join('\n')}`);
   }
   return out.join('\n\n');
@@ -385,7 +408,10 @@ async function timeAnnouncement(db: Db, pool: pg.Pool, migrationId: number): Pro
   for (let i = 0; i < ANNOUNCE_REPEATS + 1; i++) {
     const latest = await latestSnapshot(db, migrationId);
     if (!latest) throw new Error('no snapshot to announce again');
-    await pool.query('delete from acs_snapshots where migration_id = $1 and record_time = $2', [migrationId, formatRecordTime(latest.recordTime)]);
+    await pool.query('delete from acs_snapshots where migration_id = $1 and record_time = $2', [
+      migrationId,
+      formatRecordTime(latest.recordTime),
+    ]);
     const start = process.hrtime.bigint();
     const { taken } = await catchUpSnapshots(db);
     const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
@@ -401,7 +427,13 @@ async function timeColdStart(log: (line: string) => void): Promise<{ seconds: nu
   fs.chmodSync(dir, 0o755);
   const dataDir = path.join(dir, 'postgres');
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, EMBEDDED_PG_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    EMBEDDED_PG_DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+  };
   delete env.DATABASE_URL;
   delete env.EMBEDDED_PG_PORT;
   const start = process.hrtime.bigint();
@@ -416,7 +448,8 @@ async function timeColdStart(log: (line: string) => void): Promise<{ seconds: nu
     while (seconds === undefined) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`scan-indexer start exited: ${stderr.trim()}`);
       try {
-        if ((await request(`http://127.0.0.1:${port}`, 'GET', '/livez')).status === 200) seconds = Number(process.hrtime.bigint() - start) / 1e9;
+        if ((await request(`http://127.0.0.1:${port}`, 'GET', '/livez')).status === 200)
+          seconds = Number(process.hrtime.bigint() - start) / 1e9;
       } catch {
         // not listening yet
       }
@@ -479,8 +512,10 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
     await migrate(pool);
 
     // ---- the large data set
-    log(`building the ${scale} data set (${fmt(spec.activeAmulets)} live amulets of ${fmt(spec.owners)} owners, ${fmt(spec.historyAmulets)} archived, ` +
-      `a party with ${fmt(spec.heavyArchived)} archived and ${fmt(spec.heavyLive)} live, after ${fmt(spec.simulatorUpdates)} simulated updates)`);
+    log(
+      `building the ${scale} data set (${fmt(spec.activeAmulets)} live amulets of ${fmt(spec.owners)} owners, ${fmt(spec.historyAmulets)} archived, ` +
+        `a party with ${fmt(spec.heavyArchived)} archived and ${fmt(spec.heavyLive)} live, after ${fmt(spec.simulatorUpdates)} simulated updates)`,
+    );
     const info: DatasetInfo = await buildDataset(db, pool, spec, log);
     log(`  ${JSON.stringify(info.counts)}`);
     const migrationId = info.migrationId;
@@ -511,7 +546,11 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
         [info.updateIdSample],
       )
     ).rows[0]!;
-    const rowBytes = Object.fromEntries(Object.entries(sizes).filter(([k]) => k !== 'rows').map(([k, v]) => [k, Number(v)]));
+    const rowBytes = Object.fromEntries(
+      Object.entries(sizes)
+        .filter(([k]) => k !== 'rows')
+        .map(([k, v]) => [k, Number(v)]),
+    );
     const baselineRows = Number(sizes.rows);
 
     const ids = info.updateIdSample;
@@ -520,7 +559,14 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
     // ---- throughput: the bare server
     log(`baseline server: GET and POST by primary key, ${CONNECTIONS} connections, ${duration} s each`);
     const basePort = await freePort();
-    const base = await startChild('the baseline server', serverScript(), [], { PATH: process.env.PATH, DATABASE_URL: options.databaseUrl, PORT: String(basePort), HOST: '127.0.0.1' }, basePort, '/livez');
+    const base = await startChild(
+      'the baseline server',
+      serverScript(),
+      [],
+      { PATH: process.env.PATH, DATABASE_URL: options.databaseUrl, PORT: String(basePort), HOST: '127.0.0.1' },
+      basePort,
+      '/livez',
+    );
     running.push(base);
     await expectOk(request(base.url, 'GET', `/rows/${ids[0]}`), 'baseline GET');
     const baseGetNext = () => ({ path: `/rows/${randomId()}` });
@@ -535,7 +581,14 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
     // ---- the API server
     log(`API server (serve, LOG_LEVEL=${apiLogLevel})`);
     const apiPort = await freePort();
-    const api = await startChild('the API server', cliScript(), ['serve'], apiEnv(options.databaseUrl, apiPort, apiLogLevel), apiPort, '/readyz');
+    const api = await startChild(
+      'the API server',
+      cliScript(),
+      ['serve'],
+      apiEnv(options.databaseUrl, apiPort, apiLogLevel),
+      apiPort,
+      '/readyz',
+    );
     running.push(api);
     const token = await new SignJWT({ aud: participantAudience(knobs.LEDGER_PARTICIPANT_ID.default) })
       .setProtectedHeader({ alg: 'HS256' })
@@ -548,7 +601,10 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
       JSON.stringify({
         updateId,
         transactionFormat: {
-          eventFormat: { filtersForAnyParty: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] }, verbose: true },
+          eventFormat: {
+            filtersForAnyParty: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] },
+            verbose: true,
+          },
           transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
         },
       });
@@ -559,7 +615,14 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
     const throughput: [string, string, string, () => { path: string; body?: string }, Record<string, string>, LoadResult][] = [
       ['S4', 'GET /api/scan/v2/updates/{id}', 'GET', () => ({ path: `/api/scan/v2/updates/${randomId()}` }), {}, baseGet],
       ['S5', 'GET /api/scan/v0/events/{id}', 'GET', () => ({ path: `/api/scan/v0/events/${randomId()}` }), {}, baseGet],
-      ['L1', 'POST /v2/updates/transaction-by-id', 'POST', () => ({ path: '/v2/updates/transaction-by-id', body: l1Body(randomId()) }), auth, basePost],
+      [
+        'L1',
+        'POST /v2/updates/transaction-by-id',
+        'POST',
+        () => ({ path: '/v2/updates/transaction-by-id', body: l1Body(randomId()) }),
+        auth,
+        basePost,
+      ],
     ];
     for (const [id, what, method, next, headers, baseline] of throughput) {
       log(`${id} ${what}: ${CONNECTIONS} connections, ${duration} s`);
@@ -612,7 +675,10 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
       const bare = await sequential(async () => {
         await pool.query(bareSql, [migrationId, owners, info.latestSnapshot]);
       });
-      for (const [id, p] of [['S1', '/v0/holdings/summary'], ['S2', '/v1/holdings/summary']] as const) {
+      for (const [id, p] of [
+        ['S1', '/v0/holdings/summary'],
+        ['S2', '/v1/holdings/summary'],
+      ] as const) {
         const t = await sequential(scan(p, { ...snapshotRequest, owner_party_ids: owners }, id));
         const ratio = t.median / bare.median;
         const goal = n === 1000 ? '≤ 50 ms median and ≤ 1.5× bare SQL' : undefined;
@@ -635,17 +701,26 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
     });
     plans['bare SQL GROUP BY, 1,000 parties'] = (
       await pool.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${bareSql}`, [migrationId, thousand, info.latestSnapshot])
-    ).rows.map((r) => r['QUERY PLAN'].replace(/'\{[^}]{120,}\}'/g, (m) => `'{${m.slice(2, 60)}… ${m.split(',').length} items}'`)).join('\n');
+    ).rows
+      .map((r) => r['QUERY PLAN'].replace(/'\{[^}]{120,}\}'/g, (m) => `'{${m.slice(2, 60)}… ${m.split(',').length} items}'`))
+      .join('\n');
 
     // ---- holdings pages
     log(`S3 pages of ${fmt(thousand.length)} owners, page size ${PAGE_SIZE}`);
-    const s3 = (owners: string[], after?: string) => ({ ...snapshotRequest, page_size: PAGE_SIZE, owner_party_ids: owners, ...(after ? { after } : {}) });
+    const s3 = (owners: string[], after?: string) => ({
+      ...snapshotRequest,
+      page_size: PAGE_SIZE,
+      owner_party_ids: owners,
+      ...(after ? { after } : {}),
+    });
     type Page = { created_events: { contract_id: string; created_at: string }[]; next_page_token: string | null };
     const tokens: (string | undefined)[] = [undefined];
     let lastPageAfter: CreationKey | undefined;
     let contractsPaged = 0;
     for (;;) {
-      const page = JSON.parse((await expectOk(request(api.url, 'POST', '/api/scan/v2/holdings/state', s3(thousand, tokens[tokens.length - 1])), 'S3')).body) as Page;
+      const page = JSON.parse(
+        (await expectOk(request(api.url, 'POST', '/api/scan/v2/holdings/state', s3(thousand, tokens[tokens.length - 1])), 'S3')).body,
+      ) as Page;
       contractsPaged += page.created_events.length;
       if (!page.next_page_token) break;
       const last = page.created_events[page.created_events.length - 1]!;
@@ -681,10 +756,14 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
         note: `p99 ${deepest.p99.toFixed(1)} ms; ${fmt(bytes['S3 deepest full page'] ?? 0)} B`,
       });
     }
-    plans['S3 first page, 1,000 owners'] = await explainCalls(pool, (d) => holdingsPage(d, { migrationId, at, after: undefined, limit: PAGE_SIZE, owners: [...thousand].sort() }));
+    plans['S3 first page, 1,000 owners'] = await explainCalls(pool, (d) =>
+      holdingsPage(d, { migrationId, at, after: undefined, limit: PAGE_SIZE, owners: [...thousand].sort() }),
+    );
     if (lastPageAfter) {
       const after = lastPageAfter;
-      plans['S3 last page, 1,000 owners'] = await explainCalls(pool, (d) => holdingsPage(d, { migrationId, at, after, limit: PAGE_SIZE, owners: [...thousand].sort() }));
+      plans['S3 last page, 1,000 owners'] = await explainCalls(pool, (d) =>
+        holdingsPage(d, { migrationId, at, after, limit: PAGE_SIZE, owners: [...thousand].sort() }),
+      );
     }
 
     // ---- the history-heavy party
@@ -721,13 +800,17 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
     plans['S1 holdingsTotals, history-heavy party'] = await explainCalls(pool, async (d) => {
       await holdingsTotals(d, migrationId, at, heavy, (await earliestOpenRound(d)) ?? 0n);
     });
-    plans['S3 first page, history-heavy party'] = await explainCalls(pool, (d) => holdingsPage(d, { migrationId, at, after: undefined, limit: PAGE_SIZE, owners: heavy }));
+    plans['S3 first page, history-heavy party'] = await explainCalls(pool, (d) =>
+      holdingsPage(d, { migrationId, at, after: undefined, limit: PAGE_SIZE, owners: heavy }),
+    );
 
     // ---- unfiltered ACS, large state
     log('unfiltered /v0/state/acs first page on the large state');
     const acsBody = (t: string) => ({ migration_id: migrationId, record_time: t, record_time_match: 'exact', page_size: PAGE_SIZE });
     const acsLarge = await sequential(scan('/v0/state/acs', acsBody(recordTime), 'ACS large'));
-    plans['/v0/state/acs first page, large state'] = await explainCalls(pool, (d) => acsPage(d, { migrationId, at, after: undefined, limit: PAGE_SIZE, parties: [], templates: [] }));
+    plans['/v0/state/acs first page, large state'] = await explainCalls(pool, (d) =>
+      acsPage(d, { migrationId, at, after: undefined, limit: PAGE_SIZE, parties: [], templates: [] }),
+    );
     await api.stop();
     running.splice(running.indexOf(api), 1);
 
@@ -750,10 +833,19 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
       freshInfo = await buildDataset(freshDb, freshPool, fresh, log);
       const freshAt = formatDateTime(fromPgTimestamp(freshInfo.latestSnapshot));
       const freshPort = await freePort();
-      const freshApi = await startChild('the API server (fresh)', cliScript(), ['serve'], apiEnv(freshUrl, freshPort, apiLogLevel), freshPort, '/readyz');
+      const freshApi = await startChild(
+        'the API server (fresh)',
+        cliScript(),
+        ['serve'],
+        apiEnv(freshUrl, freshPort, apiLogLevel),
+        freshPort,
+        '/readyz',
+      );
       running.push(freshApi);
       acsFresh = await sequential(async () => {
-        bytes['ACS fresh'] = Buffer.byteLength((await expectOk(request(freshApi.url, 'POST', '/api/scan/v0/state/acs', acsBody(freshAt)), 'ACS fresh')).body);
+        bytes['ACS fresh'] = Buffer.byteLength(
+          (await expectOk(request(freshApi.url, 'POST', '/api/scan/v0/state/acs', acsBody(freshAt)), 'ACS fresh')).body,
+        );
       });
       await freshApi.stop();
       running.splice(running.indexOf(freshApi), 1);
@@ -792,7 +884,14 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
     // ---- cold start
     log('scan-indexer start on an empty data folder');
     const cold = await timeColdStart(log);
-    add({ measure: 'start on an empty data folder to /livez 200', figure: cold.seconds, unit: 's', goal: '≤ 30 s', met: cold.seconds <= 30, note: cold.note });
+    add({
+      measure: 'start on an empty data folder to /livez 200',
+      figure: cold.seconds,
+      unit: 's',
+      goal: '≤ 30 s',
+      met: cold.seconds <= 30,
+      note: cold.note,
+    });
 
     await pool.query(`drop table if exists ${BASELINE_TABLE}`);
     return {
@@ -817,7 +916,13 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
         rowBytes,
       },
       fresh: { spec: fresh, counts: freshInfo.counts, latestSnapshot: freshInfo.latestSnapshot },
-      settings: { connections: CONNECTIONS, durationSeconds: duration, sequentialRequests: SEQUENTIAL[scale], pageSize: PAGE_SIZE, apiLogLevel },
+      settings: {
+        connections: CONNECTIONS,
+        durationSeconds: duration,
+        sequentialRequests: SEQUENTIAL[scale],
+        pageSize: PAGE_SIZE,
+        apiLogLevel,
+      },
       measures,
       plans,
     };
@@ -848,7 +953,11 @@ function formatRow(row: MeasureRow): string {
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -866,7 +975,9 @@ export function formatReadBenchReport(report: ReadBenchReport, options: { plans?
       `${fmt(c.archivedAmulets ?? 0)} archived amulets (${fmt(c.archivedAmuletsInSomeSnapshot ?? 0)} in some snapshot: ${fmt(s.historyAmulets)} of the owners + ${fmt(s.heavyArchived)} of the history-heavy party, in addition), ` +
       `${fmt(c.activeContracts ?? 0)} active contracts, ${fmt(c.contractStakeholders ?? 0)} stakeholder rows, ${fmt(report.dataset.snapshots)} snapshots ` +
       `(latest ${report.dataset.latestSnapshot}), ${fmt(c.databaseMegabytes ?? 0)} MB`,
-    `Build: ${Object.entries(report.dataset.buildSeconds).map(([k, v]) => `${k} ${v.toFixed(1)} s`).join(', ')}`,
+    `Build: ${Object.entries(report.dataset.buildSeconds)
+      .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
+      .join(', ')}`,
     `Baseline rows: ${fmt(report.dataset.baselineRows)}, ${fmt(report.dataset.rowBytes.baseline_served ?? 0)} B served, ${fmt(report.dataset.rowBytes.baseline_stored ?? 0)} B stored; ` +
       `sampled updates: ${fmt(report.dataset.rowBytes.update_compact_json ?? 0)} B of compact JSON, ${fmt(report.dataset.rowBytes.update_stored ?? 0)} B stored`,
     `Load: ${report.settings.connections} connections × ${report.settings.durationSeconds} s (autocannon, from the bench process); latencies: ${report.settings.sequentialRequests} sequential requests after 3 warm-up; API LOG_LEVEL=${report.settings.apiLogLevel}`,
@@ -908,7 +1019,9 @@ async function main(): Promise<void> {
   const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
   try {
     const url = await ensureDatabase(adminUrl, name);
-    log(`read benchmark at scale ${scale} on ${databaseUrl ? 'DATABASE_URL' : `an embedded PostgreSQL (port ${embedded!.port})`}, database ${name}`);
+    log(
+      `read benchmark at scale ${scale} on ${databaseUrl ? 'DATABASE_URL' : `an embedded PostgreSQL (port ${embedded!.port})`}, database ${name}`,
+    );
     const report = await runReadBench({ databaseUrl: url, scale, log });
     console.log(`\n${formatReadBenchReport(report, { plans: args.includes('--explain') })}`);
   } finally {

@@ -67,7 +67,10 @@ export interface DatasetSpec {
   seed: number;
 }
 
-const BASE: Omit<DatasetSpec, 'owners' | 'activeAmulets' | 'historyAmulets' | 'heavyArchived' | 'heavyLive' | 'simulatorUpdates' | 'spanHours'> = {
+const BASE: Omit<
+  DatasetSpec,
+  'owners' | 'activeAmulets' | 'historyAmulets' | 'heavyArchived' | 'heavyLive' | 'simulatorUpdates' | 'spanHours'
+> = {
   lockedShare: 0.2,
   simulatorRate: 2,
   minLifetimeHours: 4,
@@ -313,7 +316,9 @@ function* syntheticItems(spec: DatasetSpec, network: Network, owners: string[]):
     const recordTime = formatRecordTime(network.start + BigInt(t));
     const updateId = `1220${sha(`readbench ${spec.seed} update ${k}`)}`;
     const contracts = cohortContracts(spec, e.cohort, owners);
-    const treeEvents = contracts.map((c, n) => (e.archive ? archivedEvent(updateId, n, c) : createdEvent(updateId, n, c, network, recordTime)));
+    const treeEvents = contracts.map((c, n) =>
+      e.archive ? archivedEvent(updateId, n, c) : createdEvent(updateId, n, c, network, recordTime),
+    );
     yield transaction(updateId, recordTime, network, treeEvents);
   }
 }
@@ -372,7 +377,9 @@ async function applySynthetic(db: Db, spec: DatasetSpec, net: Network, owners: s
     else if (count % 10 === 0) await yieldToEventLoop();
     if (Date.now() - lastLog > 15_000) {
       lastLog = Date.now();
-      log(`  synthetic history: ${count} transactions, ${contracts} contract events, ${Math.round(contracts / ((Date.now() - started) / 1000))} events/s`);
+      log(
+        `  synthetic history: ${count} transactions, ${contracts} contract events, ${Math.round(contracts / ((Date.now() - started) / 1000))} events/s`,
+      );
     }
   }
   if (planner.items > 0) await seal();
@@ -398,8 +405,14 @@ export async function datasetCounts(pool: pg.Pool): Promise<Record<string, numbe
   return {
     updates: await count(pool, 'select count(*) as n from updates'),
     contracts: await count(pool, 'select count(*) as n from contracts'),
-    activeAmulets: await count(pool, `select count(*) as n from contracts where amulet_owner is not null and archived_record_time = 'infinity'`),
-    archivedAmulets: await count(pool, `select count(*) as n from contracts where amulet_owner is not null and archived_record_time < 'infinity'`),
+    activeAmulets: await count(
+      pool,
+      `select count(*) as n from contracts where amulet_owner is not null and archived_record_time = 'infinity'`,
+    ),
+    archivedAmulets: await count(
+      pool,
+      `select count(*) as n from contracts where amulet_owner is not null and archived_record_time < 'infinity'`,
+    ),
     archivedAmuletsInSomeSnapshot: await count(
       pool,
       `select count(*) as n from contracts where amulet_owner is not null and archived_record_time < 'infinity' and archived_record_time > created_slot`,
@@ -425,7 +438,13 @@ export async function buildDataset(db: Db, pool: pg.Pool, spec: DatasetSpec, log
         {
           db,
           pool,
-          source: createSimulatorSource({ seed: spec.seed, mode: 'backfill', updates: spec.simulatorUpdates, ratePerSecond: spec.simulatorRate, migrations: 1 }),
+          source: createSimulatorSource({
+            seed: spec.seed,
+            mode: 'backfill',
+            updates: spec.simulatorUpdates,
+            ratePerSecond: spec.simulatorRate,
+            migrations: 1,
+          }),
           logger: createLogger('warn'),
           batchSize: 500,
           batchMaxWaitMs: 1000,

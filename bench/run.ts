@@ -58,7 +58,9 @@ function planFrom(args: string[]): Plan {
     warmUp: Math.min(defaults.warmUp, Math.floor(updates / 10)),
     simulatorUpdates: defaults.simulatorUpdates,
     parts: new Set(only ? [only] : all),
-    servers: new Set(value('--server') === 'embedded' ? ['embedded'] : value('--server') === 'external' ? ['external'] : ['embedded', 'external']),
+    servers: new Set(
+      value('--server') === 'embedded' ? ['embedded'] : value('--server') === 'external' ? ['external'] : ['embedded', 'external'],
+    ),
   };
 }
 
@@ -103,12 +105,19 @@ async function main(): Promise<void> {
       servers.push({ name: 'the embedded PostgreSQL', adminUrl: embedded.url, stop: () => embedded.stop() });
     }
     const { databaseUrl } = loadConfig();
-    if (databaseUrl && plan.servers.has('external')) servers.push({ name: `DATABASE_URL (${new URL(databaseUrl).host})`, adminUrl: databaseUrl, stop: () => Promise.resolve() });
+    if (databaseUrl && plan.servers.has('external'))
+      servers.push({ name: `DATABASE_URL (${new URL(databaseUrl).host})`, adminUrl: databaseUrl, stop: () => Promise.resolve() });
 
     for (const server of servers) {
       if (plan.parts.has('ingest')) {
         log(`ingest on ${server.name}:`);
-        const report = await runIngestBench({ adminUrl: server.adminUrl, updates: plan.updates, feedSample: plan.feedSample, warmUp: plan.warmUp, log });
+        const report = await runIngestBench({
+          adminUrl: server.adminUrl,
+          updates: plan.updates,
+          feedSample: plan.feedSample,
+          warmUp: plan.warmUp,
+          log,
+        });
         log(formatIngestReport(server.name, report));
       }
       if (plan.parts.has('reads')) {

@@ -56,7 +56,8 @@ async function simulate(args: string[]): Promise<number> {
   if (options.migrations < 1) throw new UsageError('--migrations must be at least 1');
   const out = values.out === '-' ? process.stdout : fs.createWriteStream(values.out);
   await writeNdjson(options, out);
-  if (out !== process.stdout) await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((err?: Error | null) => (err ? reject(err) : resolve())));
+  if (out !== process.stdout)
+    await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((err?: Error | null) => (err ? reject(err) : resolve())));
   return 0;
 }
 
@@ -77,7 +78,7 @@ async function runService(command: 'start' | 'serve' | 'ingest', config: Config,
     },
   );
   const code = await Promise.race([exit, shutdown.finished]);
-  return typeof code === 'number' ? code : (process.exitCode as number | undefined) ?? 0;
+  return typeof code === 'number' ? code : ((process.exitCode as number | undefined) ?? 0);
 }
 
 async function importFile(file: string | undefined, config: Config, logger: Logger, shutdown: Shutdown): Promise<number> {

@@ -167,7 +167,9 @@ export async function serve(config: Config, logger: Logger, shutdown: Shutdown, 
   const database = await openMigratedDatabase(config, logger, shutdown);
   const metrics = createMetrics();
   // The ledger routes refuse to start without authentication, except in the demo (embedded database).
-  const ledgerAuth = options.api ? await prepareLedgerAuth(config, { db: database.db, embedded: database.embedded !== undefined }) : undefined;
+  const ledgerAuth = options.api
+    ? await prepareLedgerAuth(config, { db: database.db, embedded: database.embedded !== undefined })
+    : undefined;
   const app = createApp(
     { config: ledgerAuth?.config ?? config, db: database.db, pool: database.pool, logger, metrics, migrationFiles: readMigrationFiles() },
     { interfaces: options.api },

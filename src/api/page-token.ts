@@ -44,7 +44,11 @@ export class PageTokens {
   constructor(private readonly key: () => Promise<Buffer>) {}
 
   private async mac(payload: string): Promise<Buffer> {
-    return crypto.createHmac('sha256', await this.key()).update(MAC_DOMAIN).update(payload).digest();
+    return crypto
+      .createHmac('sha256', await this.key())
+      .update(MAC_DOMAIN)
+      .update(payload)
+      .digest();
   }
 
   async encode(scope: TokenScope, position: Json): Promise<string> {
@@ -69,14 +73,16 @@ export class PageTokens {
     } catch {
       throw altered;
     }
-    if (body.v !== VERSION) throw new PageTokenError(`Invalid page token in '${field}': it comes from an incompatible version of this service.`);
+    if (body.v !== VERSION)
+      throw new PageTokenError(`Invalid page token in '${field}': it comes from an incompatible version of this service.`);
     if (body.o !== scope.operation || body.r !== requestDigest(scope.request)) {
       throw new PageTokenError(
         `Invalid page token in '${field}': it was issued for a different request. Repeat the request that returned it, changing only '${field}'.`,
       );
     }
     const parsed = position.safeParse(body.p);
-    if (!parsed.success) throw new PageTokenError(`Invalid page token in '${field}': it comes from an incompatible version of this service.`);
+    if (!parsed.success)
+      throw new PageTokenError(`Invalid page token in '${field}': it comes from an incompatible version of this service.`);
     return parsed.data;
   }
 }

@@ -20,7 +20,7 @@ function member(template: string, value: Json | undefined, path: string[]): Json
   let v = value;
   for (const key of path) {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new PayloadShapeError(template, path.join('.'), 'a record');
-    v = (v)[key];
+    v = v[key];
   }
   return v;
 }
@@ -68,7 +68,8 @@ export function readDsoRules(payload: Json): DsoRulesFacts {
   let nextScheduledUpgrade: UpgradeSchedule | null = null;
   if (schedule !== null && schedule !== undefined) {
     const migrationId = Number(text(t, schedule, ['migrationId']));
-    if (!Number.isSafeInteger(migrationId)) throw new PayloadShapeError(t, 'config.nextScheduledSynchronizerUpgrade.migrationId', 'an Int64');
+    if (!Number.isSafeInteger(migrationId))
+      throw new PayloadShapeError(t, 'config.nextScheduledSynchronizerUpgrade.migrationId', 'an Int64');
     nextScheduledUpgrade = { time: parseTimestamp(text(t, schedule, ['time'])), migrationId };
   }
   return { dso: text(t, payload, ['dso']), svs, nextScheduledUpgrade };

@@ -10,8 +10,7 @@ export type TransactionShape = 'TRANSACTION_SHAPE_ACS_DELTA' | 'TRANSACTION_SHAP
 
 /** A template or interface reference: `#<package-name>:<Module>:<Entity>` or `<package-id>:<Module>:<Entity>`. */
 export type IdentifierRef =
-  | { by: 'package-name'; packageName: string; qualifiedName: string }
-  | { by: 'package-id'; packageId: string; qualifiedName: string };
+  { by: 'package-name'; packageName: string; qualifiedName: string } | { by: 'package-id'; packageId: string; qualifiedName: string };
 
 export type CumulativeFilter =
   | { kind: 'wildcard'; includeCreatedEventBlob: boolean }
@@ -70,13 +69,17 @@ export interface EventTemplate extends TemplateKey {
 function refersTo(ref: IdentifierRef, template: EventTemplate): boolean {
   if (ref.qualifiedName !== template.qualifiedName) return false;
   // A package-id reference names one package version: without a package store we cannot map it to its package name.
-  return ref.by === 'package-name' ? ref.packageName === template.packageName : template.templateId === `${ref.packageId}:${ref.qualifiedName}`;
+  return ref.by === 'package-name'
+    ? ref.packageName === template.packageName
+    : template.templateId === `${ref.packageId}:${ref.qualifiedName}`;
 }
 
 /** The known interface an interface reference names, if any (see ledger-interfaces.ts). */
 export function knownInterface(ref: IdentifierRef): KnownInterface | undefined {
   return KNOWN_INTERFACES.find(
-    (i) => i.qualifiedName === ref.qualifiedName && (ref.by === 'package-name' ? i.packageName === ref.packageName : i.packageId === ref.packageId),
+    (i) =>
+      i.qualifiedName === ref.qualifiedName &&
+      (ref.by === 'package-name' ? i.packageName === ref.packageName : i.packageId === ref.packageId),
   );
 }
 
@@ -106,4 +109,3 @@ export function matchFilters(filters: Filters, template: EventTemplate): FilterM
   }
   return matched ? { includeCreatedEventBlob, views } : undefined;
 }
-

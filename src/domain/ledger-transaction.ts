@@ -139,7 +139,11 @@ interface Node {
 }
 
 /** The nodes in node-id (pre-)order, with witnesses and last descendants. */
-function nodesOf(update: TransactionUpdate, stakeholders: (contractId: string) => readonly string[], signatories: (contractId: string) => readonly string[]): Node[] {
+function nodesOf(
+  update: TransactionUpdate,
+  stakeholders: (contractId: string) => readonly string[],
+  signatories: (contractId: string) => readonly string[],
+): Node[] {
   const nodes: Node[] = [];
   const visit = (eventId: string, inherited: ReadonlySet<string>): number => {
     const event = update.events_by_id[eventId];
@@ -148,7 +152,12 @@ function nodesOf(update: TransactionUpdate, stakeholders: (contractId: string) =
       event.event_type === 'created_event'
         ? [...event.signatories, ...event.observers]
         : [...event.acting_parties, ...(event.consuming ? stakeholders(event.contract_id) : signatories(event.contract_id))];
-    const node: Node = { nodeId: nodeIdOf(eventId), event, witnesses: new Set([...inherited, ...informees]), lastDescendant: nodeIdOf(eventId) };
+    const node: Node = {
+      nodeId: nodeIdOf(eventId),
+      event,
+      witnesses: new Set([...inherited, ...informees]),
+      lastDescendant: nodeIdOf(eventId),
+    };
     nodes.push(node);
     if (event.event_type === 'exercised_event') {
       for (const child of event.child_event_ids) node.lastDescendant = Math.max(node.lastDescendant, visit(child, node.witnesses));
@@ -235,11 +244,24 @@ export function toJsTransaction(stored: StoredTransaction, format: TransactionFo
     const common = { offset, nodeId: node.nodeId, contractId: e.contract_id, templateId: e.template_id };
     const implementedInterfaces = seen.match.views.map(interfaceIdOf);
     if (e.event_type === 'created_event') {
-      events.push({ CreatedEvent: createdEvent(e, common, seen, template, stored.contracts.get(e.contract_id), acsVisibility !== undefined) });
+      events.push({
+        CreatedEvent: createdEvent(e, common, seen, template, stored.contracts.get(e.contract_id), acsVisibility !== undefined),
+      });
     } else if (format.shape === 'TRANSACTION_SHAPE_ACS_DELTA') {
-      events.push({ ArchivedEvent: { ...common, witnessParties: seen.witnessParties, packageName: e.package_name, implementedInterfaces } });
+      events.push({
+        ArchivedEvent: { ...common, witnessParties: seen.witnessParties, packageName: e.package_name, implementedInterfaces },
+      });
     } else {
-      events.push({ ExercisedEvent: exercisedEvent(e, common, seen, node.lastDescendant, e.consuming ? implementedInterfaces : [], acsVisibility !== undefined) });
+      events.push({
+        ExercisedEvent: exercisedEvent(
+          e,
+          common,
+          seen,
+          node.lastDescendant,
+          e.consuming ? implementedInterfaces : [],
+          acsVisibility !== undefined,
+        ),
+      });
     }
   }
   if (events.length === 0) return undefined;
@@ -263,7 +285,14 @@ export function toJsTransaction(stored: StoredTransaction, format: TransactionFo
 
 type Common = Pick<JsCreatedEvent, 'offset' | 'nodeId' | 'contractId' | 'templateId'>;
 
-function createdEvent(e: CreatedEvent, common: Common, seen: Visibility, template: EventTemplate, contract: StoredContract | undefined, acsDelta: boolean): JsCreatedEvent {
+function createdEvent(
+  e: CreatedEvent,
+  common: Common,
+  seen: Visibility,
+  template: EventTemplate,
+  contract: StoredContract | undefined,
+  acsDelta: boolean,
+): JsCreatedEvent {
   return {
     ...common,
     contractKey: null,
@@ -281,7 +310,14 @@ function createdEvent(e: CreatedEvent, common: Common, seen: Visibility, templat
   };
 }
 
-function exercisedEvent(e: ExercisedEvent, common: Common, seen: Visibility, lastDescendantNodeId: number, implementedInterfaces: string[], acsDelta: boolean): JsExercisedEvent {
+function exercisedEvent(
+  e: ExercisedEvent,
+  common: Common,
+  seen: Visibility,
+  lastDescendantNodeId: number,
+  implementedInterfaces: string[],
+  acsDelta: boolean,
+): JsExercisedEvent {
   return {
     ...common,
     interfaceId: e.interface_id,

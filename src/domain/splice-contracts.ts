@@ -142,10 +142,7 @@ export function contractFacts(key: TemplateKey, args: Json): ContractFacts {
         lockExpiresAt: text(args, ['lock', 'expiresAt']),
       };
     }
-    if (
-      key.packageName === 'splice-amulet' &&
-      /^Splice\.Round:(Open|Summarizing|Issuing|Closed)MiningRound$/.test(key.qualifiedName)
-    ) {
+    if (key.packageName === 'splice-amulet' && /^Splice\.Round:(Open|Summarizing|Issuing|Closed)MiningRound$/.test(key.qualifiedName)) {
       return { ...facts, roundNumber: int(args, ['round', 'number']) };
     }
     if (is(key, SPLICE.ansEntry.packageName, SPLICE.ansEntry.qualifiedName)) {

@@ -13,15 +13,17 @@ export const IMPORT_RECORD_TIME_ISO = '0001-01-01T00:00:00.000000Z';
 const MICROS_PER_SECOND = 1_000_000n;
 
 export class InvalidTimestampError extends Error {
-  constructor(readonly input: string, reason: string) {
+  constructor(
+    readonly input: string,
+    reason: string,
+  ) {
     super(`Invalid timestamp '${input}': ${reason}`);
     this.name = 'InvalidTimestampError';
   }
 }
 
 // YYYY-MM-DD[T ]HH:MM[:SS[.fraction]] followed by Z, +HH[:MM] or -HH[:MM].
-const ISO_PATTERN =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
+const ISO_PATTERN = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
 
 function daysFromCivil(year: number, month: number, day: number): number {
   // Howard Hinnant's algorithm: proleptic Gregorian date to days since 1970-01-01.
@@ -89,7 +91,8 @@ export const LATEST_TIMESTAMP: Micros = 253402300799999999n; // 9999-12-31T23:59
 /** Like parseTimestamp, but also refuses instants outside 0001-01-01 … 9999-12-31 (UTC), which PostgreSQL cannot store. */
 export function parseStorableTimestamp(input: string): Micros {
   const t = parseTimestamp(input);
-  if (t < IMPORT_RECORD_TIME || t > LATEST_TIMESTAMP) throw new InvalidTimestampError(input, 'outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z');
+  if (t < IMPORT_RECORD_TIME || t > LATEST_TIMESTAMP)
+    throw new InvalidTimestampError(input, 'outside 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z');
   return t;
 }
 

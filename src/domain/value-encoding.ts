@@ -82,8 +82,7 @@ export function toProtobufJson(v: DamlValue): Json {
       return { list: v.elements.length === 0 ? {} : { elements: v.elements.map(toProtobufJson) } };
     case 'textMap':
       return {
-        textMap:
-          v.entries.length === 0 ? {} : { entries: v.entries.map(([key, value]) => ({ key, value: toProtobufJson(value) })) },
+        textMap: v.entries.length === 0 ? {} : { entries: v.entries.map(([key, value]) => ({ key, value: toProtobufJson(value) })) },
       };
     case 'genMap':
       return {

@@ -14,17 +14,9 @@ import { snapshotSlot } from '../domain/snapshot-schedule';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, type Micros } from '../domain/time';
 import { AppendedRows, type AcsDeltaRow } from '../store/ingest-repository';
-import type {
-  ArchiveRow,
-  BatchRows,
-  ContractRow,
-  RangeRow,
-  ReassignmentRow,
-  UpdateRow,
-} from '../store/ingest-repository';
+import type { ArchiveRow, BatchRows, ContractRow, RangeRow, ReassignmentRow, UpdateRow } from '../store/ingest-repository';
 import { encodePayload } from '../store/update-payload';
 import { SourceItemError, type SourceItem } from './source';
-
 
 export interface PlanInput {
   items: SourceItem[];
@@ -85,7 +77,6 @@ interface Delta {
   maxCreatedAt: Micros | undefined;
   archived: number;
 }
-
 
 function synchronizerOf(update: Update): string {
   if (isTransaction(update)) return update.synchronizer_id;
@@ -162,17 +153,15 @@ export class BatchPlanner {
     if (!lastSource) throw new Error('a batch needs at least one item');
     this.rows.migrations = [...this.migrations].map(([migration_id, last_import_update_id]) => ({ migration_id, last_import_update_id }));
     this.rows.ranges = [...this.ranges.values()].map(({ min: _min, max: _max, ...row }) => row);
-    this.rows.acsDeltas = [...this.deltas.values()].map(
-      (d): AcsDeltaRow => ({
-        migration_id: d.migrationId,
-        slot: d.slot,
-        contract_count: d.contracts,
-        unlocked_amulet: formatDecimal(d.unlocked),
-        locked_amulet: formatDecimal(d.locked),
-        max_created_at: d.maxCreatedAt === undefined ? null : formatRecordTime(d.maxCreatedAt),
-        archived_count: d.archived,
-      }),
-    );
+    this.rows.acsDeltas = [...this.deltas.values()].map((d): AcsDeltaRow => ({
+      migration_id: d.migrationId,
+      slot: d.slot,
+      contract_count: d.contracts,
+      unlocked_amulet: formatDecimal(d.unlocked),
+      locked_amulet: formatDecimal(d.locked),
+      max_created_at: d.maxCreatedAt === undefined ? null : formatRecordTime(d.maxCreatedAt),
+      archived_count: d.archived,
+    }));
     return {
       rows: this.rows,
       last: this.last,
@@ -261,10 +250,18 @@ export class BatchPlanner {
     // Traffic and activity belong to the event; written once, with the first of its parts.
     if (updateIsNew || (!item.update && verdictIsNew)) {
       if (item.traffic_summary) {
-        this.rows.appended.trafficSummary({ ...sideKey, total_traffic_cost: item.traffic_summary.total_traffic_cost, json: source.texts?.trafficSummary ?? JSON.stringify(item.traffic_summary) });
+        this.rows.appended.trafficSummary({
+          ...sideKey,
+          total_traffic_cost: item.traffic_summary.total_traffic_cost,
+          json: source.texts?.trafficSummary ?? JSON.stringify(item.traffic_summary),
+        });
       }
       if (item.app_activity_records) {
-        this.rows.appended.appActivityRecords({ ...sideKey, round_number: item.app_activity_records.round_number, json: source.texts?.appActivityRecords ?? JSON.stringify(item.app_activity_records) });
+        this.rows.appended.appActivityRecords({
+          ...sideKey,
+          round_number: item.app_activity_records.round_number,
+          json: source.texts?.appActivityRecords ?? JSON.stringify(item.app_activity_records),
+        });
       }
     }
   }
@@ -283,7 +280,9 @@ export class BatchPlanner {
     const texts = external_transaction_hash === undefined ? source.texts : undefined;
     const compact = texts?.update ?? JSON.stringify(served);
     let protobuf: string | null = texts?.updateProtobuf ?? null;
-    const protobufItem = item.update_protobuf_json ?? (protobuf === null && source.texts?.updateProtobuf ? (JSON.parse(source.texts.updateProtobuf) as Update) : undefined);
+    const protobufItem =
+      item.update_protobuf_json ??
+      (protobuf === null && source.texts?.updateProtobuf ? (JSON.parse(source.texts.updateProtobuf) as Update) : undefined);
     if (protobuf === null && protobufItem) {
       const { external_transaction_hash: _hash, ...servedProtobuf } = protobufItem as TransactionUpdate;
       protobuf = JSON.stringify(servedProtobuf);
@@ -355,7 +354,10 @@ export class BatchPlanner {
 
   private checkCounter(source: SourceItem, contract: ContractRow, counter: number): void {
     if (!Number.isSafeInteger(counter) || counter < contract.reassignment_counter) {
-      this.fail(source, `reassignment_counter ${counter} of ${contract.contract_id} is below its previous ${contract.reassignment_counter}`);
+      this.fail(
+        source,
+        `reassignment_counter ${counter} of ${contract.contract_id} is below its previous ${contract.reassignment_counter}`,
+      );
     }
   }
 
@@ -387,12 +389,7 @@ export class BatchPlanner {
   }
 
   /** Walks the tree in pre-order, so a create precedes the consumption of its contract. */
-  private applyTransaction(
-    source: SourceItem,
-    tx: TransactionUpdate,
-    key: StreamKey,
-    isImport: boolean,
-  ): void {
+  private applyTransaction(source: SourceItem, tx: TransactionUpdate, key: StreamKey, isImport: boolean): void {
     const events = tx.events_by_id;
     const visited = new Set<string>();
     const stack = [...tx.root_event_ids].reverse();
@@ -447,12 +444,7 @@ export class BatchPlanner {
     this.archiveOrigins.set(k, { origin: source.origin, updateId });
   }
 
-  private contractRow(
-    source: SourceItem,
-    event: CreatedEvent,
-    key: StreamKey,
-    createdInUpdateId: string | null,
-  ): ContractRow {
+  private contractRow(source: SourceItem, event: CreatedEvent, key: StreamKey, createdInUpdateId: string | null): ContractRow {
     let qualifiedName: string;
     let facts: ReturnType<typeof contractFacts>;
     try {

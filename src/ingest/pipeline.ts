@@ -159,7 +159,10 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       if (got.result.done) break;
       const sourceItem = got.result.value;
       const key = itemKey(sourceItem.item);
-      const ids = [...idsOf(sourceItem, 'update').map((id) => idHash(`u${id}`)), ...idsOf(sourceItem, 'verdict').map((id) => idHash(`v${id}`))];
+      const ids = [
+        ...idsOf(sourceItem, 'update').map((id) => idHash(`u${id}`)),
+        ...idsOf(sourceItem, 'verdict').map((id) => idHash(`v${id}`)),
+      ];
       const maybeStored =
         key !== undefined &&
         ((storedMax !== undefined && compareStreamKeys(key, storedMax) <= 0) ||

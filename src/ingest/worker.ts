@@ -95,7 +95,11 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
           nextSnapshot = (await catchUpSnapshots(db, log)).nextDue;
         }
         log.debug(
-          { items: plan.items, position: applied.checkpoint.position, recordTime: applied.last ? formatRecordTime(applied.last.recordTime) : null },
+          {
+            items: plan.items,
+            position: applied.checkpoint.position,
+            recordTime: applied.last ? formatRecordTime(applied.last.recordTime) : null,
+          },
           'batch applied',
         );
         options.onBatch?.(applied);

@@ -41,7 +41,6 @@ export function keyOfCheckpoint(checkpoint: Checkpoint | undefined): StreamKey |
   return { migrationId: checkpoint.migrationId, recordTime: checkpoint.recordTime };
 }
 
-
 /** An item's stream key, or undefined when it has none (the planner then names what is wrong). */
 export function itemKey(item: CanonicalItem): StreamKey | undefined {
   if (typeof item !== 'object' || item === null) return undefined;
@@ -76,7 +75,11 @@ export async function markStoredItems(db: Db, planner: BatchPlanner, items: Sour
 function writeError(plan: Plan, err: unknown): unknown {
   if (err instanceof DuplicateContractError) {
     const origin = plan.createOrigins.get(contractKey(err.migrationId, err.contractId));
-    return new SourceItemError(origin?.origin ?? plan.lastOrigin, origin?.updateId, `contract ${err.contractId} is created again in the same migration`);
+    return new SourceItemError(
+      origin?.origin ?? plan.lastOrigin,
+      origin?.updateId,
+      `contract ${err.contractId} is created again in the same migration`,
+    );
   }
   if (err instanceof DuplicateKeyError) return new SourceItemError(plan.lastOrigin, undefined, `a row is written twice: ${err.message}`);
   return err;
@@ -132,7 +135,11 @@ export async function commitPlan(db: Db, stream: string, plan: Plan, expectedPos
         updates: plan.updates,
         counts: plan.counts,
         durationMs: 0,
-        latest: plan.rows.ranges.map((r) => ({ migrationId: r.migration_id, synchronizerId: r.synchronizer_id, recordTime: r.max_record_time })),
+        latest: plan.rows.ranges.map((r) => ({
+          migrationId: r.migration_id,
+          synchronizerId: r.synchronizer_id,
+          recordTime: r.max_record_time,
+        })),
       };
     });
     applied.durationMs = performance.now() - started;

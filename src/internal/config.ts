@@ -32,8 +32,7 @@ const csv = z.string().transform((s) =>
 
 export const knobs = {
   DATABASE_URL: {
-    description:
-      'PostgreSQL connection URL. When unset, an embedded PostgreSQL is started with its data in EMBEDDED_PG_DATA_DIR.',
+    description: 'PostgreSQL connection URL. When unset, an embedded PostgreSQL is started with its data in EMBEDDED_PG_DATA_DIR.',
     default: '',
     expects: 'a postgres:// or postgresql:// URL, or unset',
     schema: optionalString.pipe(
@@ -116,26 +115,32 @@ export const knobs = {
   },
   ANS_NAME_ACRONYM: {
     description:
-      'Acronym of the name service (the Scan app\'s spliceInstanceNames.nameServiceNameAcronym), lowercased in the names of the ANS entries the DSO provides: dso.cns and, per SV, e.g. digital-asset-1.sv.cns for CNS.',
+      "Acronym of the name service (the Scan app's spliceInstanceNames.nameServiceNameAcronym), lowercased in the names of the ANS entries the DSO provides: dso.cns and, per SV, e.g. digital-asset-1.sv.cns for CNS.",
     default: 'CNS',
     expects: 'a non-empty name such as CNS',
     schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
   },
   SCAN_SV_USER: {
-    description: 'The SV user this Scan serves as, reported by /v0/dso (sv_user; the Scan app\'s svUser).',
+    description: "The SV user this Scan serves as, reported by /v0/dso (sv_user; the Scan app's svUser).",
     default: 'scan-indexer',
     expects: 'a non-empty user name',
     schema: z.string().min(1),
   },
   SCAN_SV_PARTY_ID: {
     description:
-      'The SV party this Scan serves as, reported by /v0/dso (sv_party_id). Unset: the first SV of the live DsoRules (the Scan app reports its own SV user\'s party).',
+      "The SV party this Scan serves as, reported by /v0/dso (sv_party_id). Unset: the first SV of the live DsoRules (the Scan app reports its own SV user's party).",
     default: '',
     expects: 'a party id <name>::<fingerprint>, or unset',
-    schema: optionalString.pipe(z.string().regex(/^.+::.+$/).optional()),
+    schema: optionalString.pipe(
+      z
+        .string()
+        .regex(/^.+::.+$/)
+        .optional(),
+    ),
   },
   SCAN_INITIAL_ROUND: {
-    description: 'The round the network bootstrapped from, reported by /v0/dso (initial_round; the Scan app reads it from its SV user\'s metadata).',
+    description:
+      "The round the network bootstrapped from, reported by /v0/dso (initial_round; the Scan app reads it from its SV user's metadata).",
     default: '0',
     expects: 'a non-negative integer',
     schema: z.string().regex(/^\d+$/),
@@ -161,7 +166,7 @@ export const knobs = {
   },
   ROLL_FORWARD_LSU_UPGRADE_TIME: {
     description:
-      'Roll-forward LSU served by /v0/roll-forward-lsu (the Scan app\'s rollForwardLsu configuration): the upgrade time. Set all three ROLL_FORWARD_LSU_* variables or none.',
+      "Roll-forward LSU served by /v0/roll-forward-lsu (the Scan app's rollForwardLsu configuration): the upgrade time. Set all three ROLL_FORWARD_LSU_* variables or none.",
     default: '',
     expects: 'an ISO 8601 date-time such as 2026-03-01T12:00:00Z, or unset',
     schema: optionalString.pipe(z.iso.datetime({ offset: true }).optional()),
@@ -191,7 +196,8 @@ export const knobs = {
     schema: nonNegativeInt,
   },
   SIMULATOR_MODE: {
-    description: 'live releases simulated updates as the wall clock reaches their record time; backfill produces them as fast as they are written.',
+    description:
+      'live releases simulated updates as the wall clock reaches their record time; backfill produces them as fast as they are written.',
     default: 'live',
     expects: 'live or backfill',
     schema: z.enum(['live', 'backfill']),
@@ -360,11 +366,9 @@ export interface Config {
     readonly svPartyId: string | undefined;
     readonly initialRound: string;
     readonly lsu:
-      | { readonly topologyFreezeTime: string; readonly upgradeTime: string; readonly successorSynchronizerId: string }
-      | undefined;
+      { readonly topologyFreezeTime: string; readonly upgradeTime: string; readonly successorSynchronizerId: string } | undefined;
     readonly rollForwardLsu:
-      | { readonly upgradeTime: string; readonly currentSynchronizerId: string; readonly successorSynchronizerId: string }
-      | undefined;
+      { readonly upgradeTime: string; readonly currentSynchronizerId: string; readonly successorSynchronizerId: string } | undefined;
   };
   readonly source: KnobValue<'SOURCE'>;
   readonly simulator: {
@@ -419,17 +423,29 @@ function allOrNone<K extends KnobName>(get: Getter, family: string, names: reado
   const values = names.map((name) => [name, get(name)] as const);
   const missing = values.filter(([, v]) => v === undefined).map(([k]) => k);
   if (missing.length === names.length) return undefined;
-  if (missing.length > 0) throw new ConfigError(`Invalid configuration: ${missing.join(' and ')} must be set too: set all three ${family} variables or none.`);
+  if (missing.length > 0)
+    throw new ConfigError(`Invalid configuration: ${missing.join(' and ')} must be set too: set all three ${family} variables or none.`);
   return Object.fromEntries(values) as unknown as Record<K, string>;
 }
 
 function lsu(get: Getter): Config['scanApp']['lsu'] {
   const v = allOrNone(get, 'LSU_*', ['LSU_TOPOLOGY_FREEZE_TIME', 'LSU_UPGRADE_TIME', 'LSU_SUCCESSOR_SYNCHRONIZER_ID'] as const);
-  return v && Object.freeze({ topologyFreezeTime: v.LSU_TOPOLOGY_FREEZE_TIME, upgradeTime: v.LSU_UPGRADE_TIME, successorSynchronizerId: v.LSU_SUCCESSOR_SYNCHRONIZER_ID });
+  return (
+    v &&
+    Object.freeze({
+      topologyFreezeTime: v.LSU_TOPOLOGY_FREEZE_TIME,
+      upgradeTime: v.LSU_UPGRADE_TIME,
+      successorSynchronizerId: v.LSU_SUCCESSOR_SYNCHRONIZER_ID,
+    })
+  );
 }
 
 function rollForwardLsu(get: Getter): Config['scanApp']['rollForwardLsu'] {
-  const v = allOrNone(get, 'ROLL_FORWARD_LSU_*', ['ROLL_FORWARD_LSU_UPGRADE_TIME', 'ROLL_FORWARD_LSU_CURRENT_SYNCHRONIZER_ID', 'ROLL_FORWARD_LSU_SUCCESSOR_SYNCHRONIZER_ID'] as const);
+  const v = allOrNone(get, 'ROLL_FORWARD_LSU_*', [
+    'ROLL_FORWARD_LSU_UPGRADE_TIME',
+    'ROLL_FORWARD_LSU_CURRENT_SYNCHRONIZER_ID',
+    'ROLL_FORWARD_LSU_SUCCESSOR_SYNCHRONIZER_ID',
+  ] as const);
   return (
     v &&
     Object.freeze({

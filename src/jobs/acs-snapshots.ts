@@ -27,7 +27,10 @@ export async function catchUpSnapshots(db: Db, logger?: Logger): Promise<CatchUp
     for (const t of due) {
       previous = await takeSnapshot(db, span.migrationId, previous, t);
       taken.push({ migrationId: span.migrationId, recordTime: formatRecordTime(t) });
-      logger?.info({ migrationId: span.migrationId, recordTime: formatRecordTime(t), contracts: previous.contractCount }, 'ACS snapshot announced');
+      logger?.info(
+        { migrationId: span.migrationId, recordTime: formatRecordTime(t), contracts: previous.contractCount },
+        'ACS snapshot announced',
+      );
     }
     // Only the newest migration still grows; an ended one's next slot would be passed by every later batch.
     if (span.migrationId === newest) nextDue = nextSnapshotTime(span.first, previous?.recordTime);

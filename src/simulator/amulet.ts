@@ -128,7 +128,10 @@ export class AmuletWallets {
       const arg = V.record({ receiver: V.party(user.party), amount: V.numeric(amount), openRound: V.contractId(round.cid) });
       const tapNode = tx.exercise(null, net.gov.amuletRulesCid, 'AmuletRules_DevNet_Tap', arg, [user.party]);
       const mint = tx.exercise(tapNode, net.gov.amuletRulesCid, 'AmuletRules_Mint', arg, [dso, user.party]);
-      const cid = tx.create(mint, TEMPLATES.amulet, amuletRecord(dso, user.party, amount, round.number, FEES.holdingFeeRate), [dso, user.party]);
+      const cid = tx.create(mint, TEMPLATES.amulet, amuletRecord(dso, user.party, amount, round.number, FEES.holdingFeeRate), [
+        dso,
+        user.party,
+      ]);
       this.add({ cid, owner: user.party, amount, createdRound: round.number, away: false });
       const amuletSum = V.record({ amulet: V.contractId(cid), amuletPrice: V.numeric(AMULET_PRICE), round: roundValue(round.number) });
       mint.result = V.record({ amuletSum });
@@ -228,11 +231,12 @@ export class AmuletWallets {
     const outputCids = spec.outputs.map((o) => {
       const amulet = amuletRecord(dso, o.receiver, o.amount, round, FEES.holdingFeeRate);
       if (o.lock) {
-        const cid = tx.create(node, TEMPLATES.lockedAmulet, V.record({ amulet, lock: timeLock(o.lock.holders, o.lock.expiresAt, o.lock.context) }), [
-          dso,
-          o.receiver,
-          ...o.lock.holders,
-        ]);
+        const cid = tx.create(
+          node,
+          TEMPLATES.lockedAmulet,
+          V.record({ amulet, lock: timeLock(o.lock.holders, o.lock.expiresAt, o.lock.context) }),
+          [dso, o.receiver, ...o.lock.holders],
+        );
         createdAmulets.push(V.variant('TransferResultLockedAmulet', V.contractId(cid)));
         return cid;
       }
@@ -244,7 +248,10 @@ export class AmuletWallets {
 
     let changeCid: string | null = null;
     if (plan.change > 0n) {
-      changeCid = tx.create(node, TEMPLATES.amulet, amuletRecord(dso, spec.sender, plan.change, round, FEES.holdingFeeRate), [dso, spec.sender]);
+      changeCid = tx.create(node, TEMPLATES.amulet, amuletRecord(dso, spec.sender, plan.change, round, FEES.holdingFeeRate), [
+        dso,
+        spec.sender,
+      ]);
       this.add({ cid: changeCid, owner: spec.sender, amount: plan.change, createdRound: round, away: false });
     }
 
@@ -265,7 +272,14 @@ export class AmuletWallets {
   }
 
   /** issueRewards: a validator reward coupon for the sender, an app reward coupon for the provider. */
-  private issueRewards(tx: TxBuilder, node: ExerciseNode, spec: TransferSpec, round: number, usageFees: Decimal10, featured: boolean): void {
+  private issueRewards(
+    tx: TxBuilder,
+    node: ExerciseNode,
+    spec: TransferSpec,
+    round: number,
+    usageFees: Decimal10,
+    featured: boolean,
+  ): void {
     const net = this.net;
     const dso = net.who.dso;
     const validatorCid = tx.create(

@@ -177,7 +177,14 @@ export class Ans {
       );
       this.payAndBurn(tx, rulesNode, plan);
       const lifetime = net.ticks(ANS_ENTRY_TICKS);
-      const renewNode = tx.exercise(rulesNode, entry.entryCid, 'AnsEntry_Renew', V.record({ extension: relTime(lifetime) }), [entry.user.party, dso], true);
+      const renewNode = tx.exercise(
+        rulesNode,
+        entry.entryCid,
+        'AnsEntry_Renew',
+        V.record({ extension: relTime(lifetime) }),
+        [entry.user.party, dso],
+        true,
+      );
       entry.expiresAt += lifetime;
       entry.entryCid = this.createEntry(tx, renewNode, entry);
       const newEntry = V.contractId(entry.entryCid);

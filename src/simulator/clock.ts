@@ -31,4 +31,3 @@ export class SimulatedClock implements Clock {
     this.now += micros;
   }
 }
-

@@ -222,7 +222,13 @@ export class Governance {
   grantFeaturedAppRight(tx: TxBuilder, parent: ExerciseNode | null, provider: string): void {
     const dso = this.net.who.dso;
     const node = tx.exercise(parent, this.dsoRulesCid, 'DsoRules_GrantFeaturedAppRight', V.record({ provider: V.party(provider) }), [dso]);
-    const cid = tx.create(node, TEMPLATES.featuredAppRight, V.record({ dso: V.party(dso), provider: V.party(provider) }), [dso], [provider]);
+    const cid = tx.create(
+      node,
+      TEMPLATES.featuredAppRight,
+      V.record({ dso: V.party(dso), provider: V.party(provider) }),
+      [dso],
+      [provider],
+    );
     this.featuredRights.set(provider, cid);
     node.result = V.record({ featuredAppRight: V.contractId(cid) });
   }
@@ -232,12 +238,20 @@ export class Governance {
     const net = this.net;
     return net.submit(net.userSubmitter(provider), (tx) => {
       const dso = net.who.dso;
-      const node = tx.exercise(null, this.amuletRulesCid, 'AmuletRules_DevNet_FeatureApp', V.record({ provider: V.party(provider.party) }), [
-        provider.party,
-      ]);
-      const cid = tx.create(node, TEMPLATES.featuredAppRight, V.record({ dso: V.party(dso), provider: V.party(provider.party) }), [dso], [
-        provider.party,
-      ]);
+      const node = tx.exercise(
+        null,
+        this.amuletRulesCid,
+        'AmuletRules_DevNet_FeatureApp',
+        V.record({ provider: V.party(provider.party) }),
+        [provider.party],
+      );
+      const cid = tx.create(
+        node,
+        TEMPLATES.featuredAppRight,
+        V.record({ dso: V.party(dso), provider: V.party(provider.party) }),
+        [dso],
+        [provider.party],
+      );
       this.featuredRights.set(provider.party, cid);
       node.result = V.record({ featuredAppRightCid: V.contractId(cid) });
     });

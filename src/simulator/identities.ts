@@ -65,8 +65,30 @@ const SV_NAMES = [
 ];
 
 const USER_NAMES = [
-  'alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'niaj',
-  'olivia', 'peggy', 'rupert', 'sybil', 'trent', 'victor', 'walter', 'yara', 'zoe', 'quentin', 'uma', 'xavier',
+  'alice',
+  'bob',
+  'carol',
+  'dave',
+  'erin',
+  'frank',
+  'grace',
+  'heidi',
+  'ivan',
+  'judy',
+  'mallory',
+  'niaj',
+  'olivia',
+  'peggy',
+  'rupert',
+  'sybil',
+  'trent',
+  'victor',
+  'walter',
+  'yara',
+  'zoe',
+  'quentin',
+  'uma',
+  'xavier',
 ];
 
 const APP_NAMES = ['splitwell', 'tradex', 'payflow', 'vaultline', 'nodeworks'];
@@ -99,9 +121,11 @@ export function createIdentities(ids: IdFactory, rng: Prng, counts: IdentityCoun
   }
 
   const hostOf = (i: number): Participant => validators[i % validators.length] as Participant;
-  const appProviders: User[] = APP_NAMES.slice(0, Math.max(1, Math.min(APP_NAMES.length, Math.ceil(counts.users / 40)))).map(
-    (name, i) => ({ party: ids.uid(name), participant: hostOf(i), whale: false }),
-  );
+  const appProviders: User[] = APP_NAMES.slice(0, Math.max(1, Math.min(APP_NAMES.length, Math.ceil(counts.users / 40)))).map((name, i) => ({
+    party: ids.uid(name),
+    participant: hostOf(i),
+    whale: false,
+  }));
   const users: User[] = [...appProviders];
   for (let i = 0; users.length < counts.users + appProviders.length; i++) {
     const base = USER_NAMES[i % USER_NAMES.length] as string;

@@ -13,7 +13,12 @@ const CONTRACT_ID_SUFFIX_TAG = [0xca, 0x10, 0x12, 0x20];
 
 export class IdFactory {
   private readonly fingerprintBuf = Buffer.from([...FINGERPRINT_PREFIX, ...new Array<number>(32).fill(0)]);
-  private readonly contractIdBuf = Buffer.from([0x00, ...new Array<number>(32).fill(0), ...CONTRACT_ID_SUFFIX_TAG, ...new Array<number>(32).fill(0)]);
+  private readonly contractIdBuf = Buffer.from([
+    0x00,
+    ...new Array<number>(32).fill(0),
+    ...CONTRACT_ID_SUFFIX_TAG,
+    ...new Array<number>(32).fill(0),
+  ]);
 
   constructor(private readonly rng: Prng) {}
 

@@ -42,7 +42,13 @@ export class Locks {
     const plan = net.wallets.plan({
       sender: user.party,
       provider: provider.party,
-      outputs: [{ receiver: user.party, amount, lock: { holders: [provider.party], expiresAt, context: `allocation for settlement ${++this.settlement}` } }],
+      outputs: [
+        {
+          receiver: user.party,
+          amount,
+          lock: { holders: [provider.party], expiresAt, context: `allocation for settlement ${++this.settlement}` },
+        },
+      ],
     });
     if (!plan) return undefined;
     return net.submit(net.userSubmitter(user), (tx) => {
@@ -52,7 +58,9 @@ export class Locks {
         const lockedFor = expiresAt - net.now;
         net.after(lockedFor / 4n + BigInt(net.rng.int(0, Number(lockedFor / 2n))), () => this.release(locked, 'LockedAmulet_Unlock'));
       } else {
-        net.at(expiresAt + BigInt(net.rng.int(1, Number(net.settings.tickMicros / 2n))), () => this.release(locked, 'LockedAmulet_OwnerExpireLock'));
+        net.at(expiresAt + BigInt(net.rng.int(1, Number(net.settings.tickMicros / 2n))), () =>
+          this.release(locked, 'LockedAmulet_OwnerExpireLock'),
+        );
       }
       if (net.gov.featuredRights.has(provider.party)) return { featuredProvider: provider.party };
     });
@@ -67,7 +75,10 @@ export class Locks {
       const dso = net.who.dso;
       const round = net.rounds.current();
       const node = tx.exercise(null, locked.cid, choice, V.record({ openRoundCid: V.contractId(round.cid) }), acting, true);
-      const cid = tx.create(node, TEMPLATES.amulet, amuletRecord(dso, owner, locked.amount, locked.createdRound, FEES.holdingFeeRate), [dso, owner]);
+      const cid = tx.create(node, TEMPLATES.amulet, amuletRecord(dso, owner, locked.amount, locked.createdRound, FEES.holdingFeeRate), [
+        dso,
+        owner,
+      ]);
       net.wallets.add({ cid, owner, amount: locked.amount, createdRound: locked.createdRound, away: false });
       node.result = V.record({
         amuletSum: V.record({ amulet: V.contractId(cid), amuletPrice: V.numeric(AMULET_PRICE), round: roundValue(round.number) }),

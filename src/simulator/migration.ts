@@ -31,5 +31,8 @@ export function importUpdate(net: NetworkContext, contract: LedgerContract): Can
     root_event_ids: [eventId],
     events_by_id: eventsById(created),
   };
-  return lazyProtobufItem(compact, null, null, null, () => ({ ...compact, events_by_id: eventsById(protobufCreatedEvent(created, contract)) }));
+  return lazyProtobufItem(compact, null, null, null, () => ({
+    ...compact,
+    events_by_id: eventsById(protobufCreatedEvent(created, contract)),
+  }));
 }

@@ -29,7 +29,6 @@ import { renderTransaction, TxBuilder } from './transaction';
 import { acceptedVerdict } from './verdicts';
 import { Votes } from './votes';
 
-
 /** How long the synchronizer is down during a hard migration. */
 const MIGRATION_DOWNTIME: Micros = 30n * 60n * 1_000_000n;
 
@@ -149,7 +148,13 @@ export class Network implements NetworkContext {
       },
       tx.roots,
     );
-    const { verdict, trafficSummary, appActivityRecords } = acceptedVerdict(this, rendered.compact, tx.roots, submitter, info.featuredProvider);
+    const { verdict, trafficSummary, appActivityRecords } = acceptedVerdict(
+      this,
+      rendered.compact,
+      tx.roots,
+      submitter,
+      info.featuredProvider,
+    );
     return lazyProtobufItem(rendered.compact, verdict, trafficSummary, appActivityRecords, rendered.protobuf);
   }
 

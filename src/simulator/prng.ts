@@ -26,7 +26,6 @@ function splitmix32(state: number): [number, number] {
   return [next, (z ^ (z >>> 16)) >>> 0];
 }
 
-
 export class Prng {
   private a: number;
   private b: number;

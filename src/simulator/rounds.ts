@@ -178,12 +178,21 @@ export class Rounds {
         null,
         net.gov.dsoRulesCid,
         'DsoRules_AdvanceOpenMiningRounds',
-        V.record({ amuletRulesCid: V.contractId(net.gov.amuletRulesCid), ...cids, amuletPriceVoteCids: V.list([]), sv: V.some(V.party(sv.party)) }),
+        V.record({
+          amuletRulesCid: V.contractId(net.gov.amuletRulesCid),
+          ...cids,
+          amuletPriceVoteCids: V.list([]),
+          sv: V.some(V.party(sv.party)),
+        }),
         [sv.party],
       );
-      const inner = tx.exercise(outer, net.gov.amuletRulesCid, 'AmuletRules_AdvanceOpenMiningRounds', V.record({ amuletPrice: V.numeric(AMULET_PRICE), ...cids }), [
-        dso,
-      ]);
+      const inner = tx.exercise(
+        outer,
+        net.gov.amuletRulesCid,
+        'AmuletRules_AdvanceOpenMiningRounds',
+        V.record({ amuletPrice: V.numeric(AMULET_PRICE), ...cids }),
+        [dso],
+      );
       tx.archive(inner, oldest.cid, [dso]);
       const summarizingCid = tx.create(
         inner,
@@ -271,10 +280,20 @@ export class Rounds {
         null,
         net.gov.dsoRulesCid,
         'DsoRules_MiningRound_Close',
-        V.record({ amuletRulesCid: V.contractId(net.gov.amuletRulesCid), issuingRoundCid: V.contractId(round.cid), sv: V.some(V.party(sv.party)) }),
+        V.record({
+          amuletRulesCid: V.contractId(net.gov.amuletRulesCid),
+          issuingRoundCid: V.contractId(round.cid),
+          sv: V.some(V.party(sv.party)),
+        }),
         [sv.party],
       );
-      const inner = tx.exercise(outer, net.gov.amuletRulesCid, 'AmuletRules_MiningRound_Close', V.record({ issuingRoundCid: V.contractId(round.cid) }), [dso]);
+      const inner = tx.exercise(
+        outer,
+        net.gov.amuletRulesCid,
+        'AmuletRules_MiningRound_Close',
+        V.record({ issuingRoundCid: V.contractId(round.cid) }),
+        [dso],
+      );
       tx.archive(inner, round.cid, [dso]);
       const cid = tx.create(
         inner,
@@ -371,7 +390,13 @@ export class Rounds {
         V.record({ amuletRulesCid: V.contractId(net.gov.amuletRulesCid), unclaimedRewardCids: cids, sv: V.some(V.party(sv.party)) }),
         [sv.party],
       );
-      const inner = tx.exercise(outer, net.gov.amuletRulesCid, 'AmuletRules_MergeUnclaimedRewards', V.record({ unclaimedRewardCids: cids }), [dso]);
+      const inner = tx.exercise(
+        outer,
+        net.gov.amuletRulesCid,
+        'AmuletRules_MergeUnclaimedRewards',
+        V.record({ unclaimedRewardCids: cids }),
+        [dso],
+      );
       let total = 0n;
       for (const r of merged) {
         tx.archive(inner, r.cid, [dso]);

@@ -59,8 +59,7 @@ export const amuletRecord = (
   initialAmount: Decimal10,
   createdRound: number,
   ratePerRound: Decimal10,
-): DamlRecord =>
-  V.record({ dso: V.party(dso), owner: V.party(owner), amount: expiringAmount(initialAmount, createdRound, ratePerRound) });
+): DamlRecord => V.record({ dso: V.party(dso), owner: V.party(owner), amount: expiringAmount(initialAmount, createdRound, ratePerRound) });
 
 /** Splice.Expiry.TimeLock */
 export const timeLock = (holders: readonly string[], expiresAt: Micros, context: string | null): DamlRecord =>

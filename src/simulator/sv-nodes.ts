@@ -170,10 +170,7 @@ export class SvNodes {
     return V.record({
       cometBft: V.record({
         nodes: V.genMap([
-          [
-            V.text(sv.cometBftNodeId),
-            V.record({ validatorPubKey: V.text(sv.cometBftPubKey), votingPower: V.int64(state.votingPower) }),
-          ],
+          [V.text(sv.cometBftNodeId), V.record({ validatorPubKey: V.text(sv.cometBftPubKey), votingPower: V.int64(state.votingPower) })],
         ]),
         governanceKeys: V.list([V.record({ pubKey: V.text(sv.cometBftPubKey) })]),
         sequencingKeys: V.list([V.record({ pubKey: V.text(sv.cometBftPubKey) })]),

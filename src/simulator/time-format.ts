@@ -7,7 +7,12 @@
  * The output is exactly that of domain/time.ts.
  */
 
-import { formatDateTime as formatDateTimeGeneral, formatInstant as formatInstantGeneral, formatRecordTime as formatRecordTimeGeneral, type Micros } from '../domain/time';
+import {
+  formatDateTime as formatDateTimeGeneral,
+  formatInstant as formatInstantGeneral,
+  formatRecordTime as formatRecordTimeGeneral,
+  type Micros,
+} from '../domain/time';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const SLOTS = 8;

@@ -141,7 +141,11 @@ function createdAtText(micros: Micros): string {
 }
 
 /** The created event of a contract in compact_json (the arguments rendered again unless given). */
-export function renderCreatedEvent(contract: LedgerContract, eventId: string, compactArguments: Json = toCompactJson(contract.arguments)): CreatedEvent {
+export function renderCreatedEvent(
+  contract: LedgerContract,
+  eventId: string,
+  compactArguments: Json = toCompactJson(contract.arguments),
+): CreatedEvent {
   return {
     event_type: 'created_event',
     event_id: eventId,

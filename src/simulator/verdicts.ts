@@ -123,7 +123,15 @@ export function rejectedItem(net: NetworkContext, user: User): CanonicalItem {
       verdict_result: 'VERDICT_RESULT_REJECTED',
       mediator_group: 0,
       transaction_views: {
-        views: [{ view_id: 0, informees, confirming_parties: [{ parties: informees, threshold: informees.length }], sub_views: [], view_hash: '' }],
+        views: [
+          {
+            view_id: 0,
+            informees,
+            confirming_parties: [{ parties: informees, threshold: informees.length }],
+            sub_views: [],
+            view_hash: '',
+          },
+        ],
         root_views: [0],
       },
     },

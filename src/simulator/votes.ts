@@ -94,13 +94,7 @@ export class Votes {
     );
   }
 
-  private request(
-    action: DamlValue,
-    why: DamlRecord,
-    execute: VoteRequest['execute'],
-    outcome: Outcome,
-    urgent = false,
-  ): CanonicalItem {
+  private request(action: DamlValue, why: DamlRecord, execute: VoteRequest['execute'], outcome: Outcome, urgent = false): CanonicalItem {
     const net = this.net;
     const requester = net.randomSv();
     const vote: VoteRequest = {

@@ -99,8 +99,7 @@ export function toActiveContract(r: ContractRow): ActiveContract {
 export const afterKey = (after: CreationKey | undefined): RawBuilder<unknown> =>
   after ? sql`and (created_at, contract_id) > (${ts(after.createdAt)}, ${after.contractId})` : sql``;
 
-export const activeAt = (at: Micros): RawBuilder<unknown> =>
-  sql`created_record_time <= ${ts(at)} and archived_record_time > ${ts(at)}`;
+export const activeAt = (at: Micros): RawBuilder<unknown> => sql`created_record_time <= ${ts(at)} and archived_record_time > ${ts(at)}`;
 
 /** Contracts in some snapshot: the predicate of the partial ACS indexes. */
 export const IN_SOME_SNAPSHOT = sql`archived_record_time > created_slot`;

@@ -169,9 +169,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     });
   } catch (err) {
     const detail = logs.join('').split('\n').filter(Boolean).slice(-5).join(' | ');
-    throw new Error(`embedded PostgreSQL failed to start in ${dataDir}: ${(err as Error)?.message ?? String(err)}${detail ? ` (${detail})` : ''}`, {
-      cause: err,
-    });
+    throw new Error(
+      `embedded PostgreSQL failed to start in ${dataDir}: ${(err as Error)?.message ?? String(err)}${detail ? ` (${detail})` : ''}`,
+      {
+        cause: err,
+      },
+    );
   }
 
   let stopped = false;

@@ -73,7 +73,13 @@ export interface OwnerTotals extends HoldingsTotals {
  * of contracts_holdings_totals: each owner's active holdings and those
  * archived since the snapshot.
  */
-export async function holdingsTotals(db: Db, migrationId: number, at: Micros, owners: string[], asOfRound?: bigint): Promise<OwnerTotals[]> {
+export async function holdingsTotals(
+  db: Db,
+  migrationId: number,
+  at: Micros,
+  owners: string[],
+  asOfRound?: bigint,
+): Promise<OwnerTotals[]> {
   const fee = sql.raw(HOLDING_FEE_SQL);
   const t = formatRecordTime(at);
   const fees =

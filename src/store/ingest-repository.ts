@@ -29,7 +29,10 @@ type Trx = Transaction<Database>;
  */
 // command_id stays null: no source gives it (the ledger API's commandId is therefore "").
 // json_compact and json_protobuf are the text columns of rows written before payload existed.
-export type UpdateRow = Omit<Selectable<UpdatesTable>, 'ingested_at' | 'ingest_seq' | 'command_id' | 'json_compact' | 'json_protobuf' | 'payload' | 'payload_compact_length'> & {
+export type UpdateRow = Omit<
+  Selectable<UpdatesTable>,
+  'ingested_at' | 'ingest_seq' | 'command_id' | 'json_compact' | 'json_protobuf' | 'payload' | 'payload_compact_length'
+> & {
   payload: Buffer;
   payload_compact_length: number;
 };
@@ -136,11 +139,35 @@ const UPDATE_COLUMNS = [
   { name: 'payload_compact_length', type: 'int4' },
 ] as const satisfies readonly { name: keyof UpdateRow; type: BinaryType }[];
 const VERDICT_COLUMNS = [
-  'update_id', 'migration_id', 'record_time', 'domain_id', 'finalization_time', 'submitting_parties',
-  'submitting_participant_uid', 'verdict_result', 'mediator_group', 'round_number', 'root_views', 'json',
+  'update_id',
+  'migration_id',
+  'record_time',
+  'domain_id',
+  'finalization_time',
+  'submitting_parties',
+  'submitting_participant_uid',
+  'verdict_result',
+  'mediator_group',
+  'round_number',
+  'root_views',
+  'json',
 ] as const satisfies readonly (keyof VerdictRow)[];
-const TRAFFIC_COLUMNS = ['migration_id', 'record_time', 'synchronizer_id', 'update_id', 'total_traffic_cost', 'json'] as const satisfies readonly (keyof TrafficRow)[];
-const APP_ACTIVITY_COLUMNS = ['migration_id', 'record_time', 'synchronizer_id', 'update_id', 'round_number', 'json'] as const satisfies readonly (keyof AppActivityRow)[];
+const TRAFFIC_COLUMNS = [
+  'migration_id',
+  'record_time',
+  'synchronizer_id',
+  'update_id',
+  'total_traffic_cost',
+  'json',
+] as const satisfies readonly (keyof TrafficRow)[];
+const APP_ACTIVITY_COLUMNS = [
+  'migration_id',
+  'record_time',
+  'synchronizer_id',
+  'update_id',
+  'round_number',
+  'json',
+] as const satisfies readonly (keyof AppActivityRow)[];
 
 /**
  * The rows of a batch that never change once planned (updates, verdicts,
@@ -317,15 +344,45 @@ async function copy(connection: WriteConnection, rows: CopyData): Promise<void> 
 }
 
 const CONTRACT_COLUMNS = [
-  'migration_id', 'contract_id', 'template_id', 'package_name', 'qualified_name', 'create_arguments', 'created_at',
-  'signatories', 'observers', 'created_in_update_id', 'created_event_id', 'created_record_time', 'archived_record_time',
-  'archived_in_update_id', 'synchronizer_id', 'reassignment_counter', 'dso_party', 'amulet_owner', 'amulet_initial_amount',
-  'amulet_created_round', 'amulet_rate_per_round', 'amulet_locked', 'lock_holders', 'lock_expires_at', 'round_number',
-  'ans_name', 'ans_user', 'ans_expires_at',
+  'migration_id',
+  'contract_id',
+  'template_id',
+  'package_name',
+  'qualified_name',
+  'create_arguments',
+  'created_at',
+  'signatories',
+  'observers',
+  'created_in_update_id',
+  'created_event_id',
+  'created_record_time',
+  'archived_record_time',
+  'archived_in_update_id',
+  'synchronizer_id',
+  'reassignment_counter',
+  'dso_party',
+  'amulet_owner',
+  'amulet_initial_amount',
+  'amulet_created_round',
+  'amulet_rate_per_round',
+  'amulet_locked',
+  'lock_holders',
+  'lock_expires_at',
+  'round_number',
+  'ans_name',
+  'ans_user',
+  'ans_expires_at',
 ] as const satisfies readonly (keyof ContractRow)[];
 
 const STAKEHOLDER_COLUMNS = [
-  'migration_id', 'party', 'created_at', 'contract_id', 'package_name', 'qualified_name', 'created_record_time', 'archived_record_time',
+  'migration_id',
+  'party',
+  'created_at',
+  'contract_id',
+  'package_name',
+  'qualified_name',
+  'created_record_time',
+  'archived_record_time',
 ] as const;
 
 /** The parties of contract_stakeholders rows: each signatory or observer once. */
@@ -338,7 +395,9 @@ function stakeholdersOf(c: Pick<ContractRow, 'signatories' | 'observers'>): stri
  * after its creation (migration 20261123_002). The stakeholder rows of others are never read.
  */
 function inSomeSnapshot(c: Pick<ContractRow, 'created_record_time' | 'archived_record_time'>): boolean {
-  return c.archived_record_time === 'infinity' || parseTimestamp(c.archived_record_time) > snapshotSlot(parseTimestamp(c.created_record_time));
+  return (
+    c.archived_record_time === 'infinity' || parseTimestamp(c.archived_record_time) > snapshotSlot(parseTimestamp(c.created_record_time))
+  );
 }
 
 function contractCopies(contracts: ContractRow[]): { contracts: CopyRows; stakeholders: CopyRows } {
@@ -348,7 +407,16 @@ function contractCopies(contracts: ContractRow[]): { contracts: CopyRows; stakeh
     rows.add(CONTRACT_COLUMNS.map((k) => c[k]));
     if (!inSomeSnapshot(c)) continue;
     for (const party of stakeholdersOf(c)) {
-      stakeholders.add([c.migration_id, party, c.created_at, c.contract_id, c.package_name, c.qualified_name, c.created_record_time, c.archived_record_time]);
+      stakeholders.add([
+        c.migration_id,
+        party,
+        c.created_at,
+        c.contract_id,
+        c.package_name,
+        c.qualified_name,
+        c.created_record_time,
+        c.archived_record_time,
+      ]);
     }
   }
   return { contracts: rows, stakeholders };
@@ -428,7 +496,8 @@ async function writeAssignedContracts(connection: WriteConnection, contracts: Co
       archived_count: sign < 0 ? 1 : 0,
     });
     if (r.inserted) deltas.push(delta(slotOf(r.created_record_time), 1, r.created_at));
-    if (r.archived_here && (r.inserted || r.archived_record_time !== 'infinity')) deltas.push(delta(slotOf(r.archived_record_time), -1, null));
+    if (r.archived_here && (r.inserted || r.archived_record_time !== 'infinity'))
+      deltas.push(delta(slotOf(r.archived_record_time), -1, null));
   }
   return deltas;
 }
@@ -494,8 +563,17 @@ function archiveParams(archives: ArchiveRow[], deltas: AcsDeltaRow[]): unknown[]
   const col = <K extends keyof ArchiveRow>(k: K) => archives.map((a) => a[k]);
   const dcol = <K extends keyof AcsDeltaRow>(k: K) => deltas.map((d) => d[k]);
   return [
-    col('migration_id'), col('contract_id'), col('record_time'), col('update_id'), col('slot'),
-    dcol('migration_id'), dcol('slot'), dcol('contract_count'), dcol('unlocked_amulet'), dcol('locked_amulet'), dcol('max_created_at'),
+    col('migration_id'),
+    col('contract_id'),
+    col('record_time'),
+    col('update_id'),
+    col('slot'),
+    dcol('migration_id'),
+    dcol('slot'),
+    dcol('contract_count'),
+    dcol('unlocked_amulet'),
+    dcol('locked_amulet'),
+    dcol('max_created_at'),
     dcol('archived_count'),
   ];
 }
@@ -531,7 +609,10 @@ export async function explainWriterStatements(
     await client.query(BEGIN_WRITE);
     const explain = async (text: string, params: unknown[]) =>
       (await client.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, buffers, format json) ${text}`, params)).rows[0]!['QUERY PLAN'];
-    return { archive: await explain(ARCHIVE_SQL, archiveParams(rows.archives, [])), reassign: await explain(REASSIGN_SQL, reassignParams(rows.reassignments)) };
+    return {
+      archive: await explain(ARCHIVE_SQL, archiveParams(rows.archives, [])),
+      reassign: await explain(REASSIGN_SQL, reassignParams(rows.reassignments)),
+    };
   } finally {
     await client.query('rollback');
     client.release();
@@ -582,7 +663,13 @@ export async function writeBatch(connection: WriteConnection, rows: BatchRows): 
          min_record_time = least(migration_synchronizers.min_record_time, excluded.min_record_time),
          max_record_time = greatest(migration_synchronizers.max_record_time, excluded.max_record_time),
          update_count = migration_synchronizers.update_count + excluded.update_count`,
-      [r.map((x) => x.migration_id), r.map((x) => x.synchronizer_id), r.map((x) => x.min_record_time), r.map((x) => x.max_record_time), r.map((x) => x.update_count)],
+      [
+        r.map((x) => x.migration_id),
+        r.map((x) => x.synchronizer_id),
+        r.map((x) => x.min_record_time),
+        r.map((x) => x.max_record_time),
+        r.map((x) => x.update_count),
+      ],
     );
   }
   return { unmatchedArchives };

@@ -42,7 +42,11 @@ export async function findMigrationInfo(db: Db, migrationId: number): Promise<Mi
   return {
     migrationId,
     previousMigrationId: previous?.previous == null ? undefined : Number(previous.previous),
-    recordTimeRanges: ranges.map((r) => ({ synchronizerId: r.synchronizer_id, min: fromPgTimestamp(r.min_record_time), max: fromPgTimestamp(r.max_record_time) })),
+    recordTimeRanges: ranges.map((r) => ({
+      synchronizerId: r.synchronizer_id,
+      min: fromPgTimestamp(r.min_record_time),
+      max: fromPgTimestamp(r.max_record_time),
+    })),
     lastImportUpdateId: migration.last_import_update_id ?? undefined,
     complete: migration.complete,
     importUpdatesComplete: migration.import_updates_complete,

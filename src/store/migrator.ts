@@ -29,7 +29,10 @@ export class MigrationError extends Error {
 }
 
 export function readMigrationFiles(dir = defaultDir): MigrationFile[] {
-  const names = fs.readdirSync(dir).filter((n) => n.endsWith('.sql')).sort();
+  const names = fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.sql'))
+    .sort();
   return names.map((name) => {
     if (!FILE_PATTERN.test(name)) {
       throw new MigrationError(`migration file name ${name} does not match YYYYMMDD_NNN_description.sql`);
@@ -45,9 +48,7 @@ export interface MigrationStatus {
 }
 
 async function appliedChecksums(client: pg.ClientBase): Promise<Map<string, string>> {
-  const exists = await client.query<{ present: boolean }>(
-    "select to_regclass('schema_migrations') is not null as present",
-  );
+  const exists = await client.query<{ present: boolean }>("select to_regclass('schema_migrations') is not null as present");
   if (!exists.rows[0]?.present) return new Map();
   const rows = await client.query<{ name: string; checksum: string }>('select name, checksum from schema_migrations');
   return new Map(rows.rows.map((r) => [r.name, r.checksum]));

@@ -33,7 +33,10 @@ export async function findDsoPartyId(db: Db): Promise<string | undefined> {
 
 /** The highest migration id with ingested data, if any. */
 export async function findLastMigrationId(db: Db): Promise<number | undefined> {
-  const row = await db.selectFrom('migrations').select((eb) => eb.fn.max('migration_id').as('max')).executeTakeFirst();
+  const row = await db
+    .selectFrom('migrations')
+    .select((eb) => eb.fn.max('migration_id').as('max'))
+    .executeTakeFirst();
   return row?.max === null || row?.max === undefined ? undefined : Number(row.max);
 }
 

@@ -7,7 +7,12 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema';
 
-const TEXT_TYPES: number[] = [pg.types.builtins.TIMESTAMPTZ, pg.types.builtins.TIMESTAMP, pg.types.builtins.DATE, pg.types.builtins.NUMERIC];
+const TEXT_TYPES: number[] = [
+  pg.types.builtins.TIMESTAMPTZ,
+  pg.types.builtins.TIMESTAMP,
+  pg.types.builtins.DATE,
+  pg.types.builtins.NUMERIC,
+];
 const INT8: number = pg.types.builtins.INT8;
 
 function parseInt8(value: string): number {

@@ -3,7 +3,14 @@ import { fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
 
 export interface IngestStatus {
-  streams: { stream: string; position: string; migrationId: number | null; recordTime: Micros | null; itemsApplied: number; updatedAt: Micros }[];
+  streams: {
+    stream: string;
+    position: string;
+    migrationId: number | null;
+    recordTime: Micros | null;
+    itemsApplied: number;
+    updatedAt: Micros;
+  }[];
   migrations: { migrationId: number; updates: number; lastRecordTime: Micros | null; snapshots: number; lastSnapshot: Micros | null }[];
 }
 
@@ -21,9 +28,21 @@ export async function readIngestStatus(db: Db): Promise<IngestStatus> {
           .select((e) => e.fn.coalesce(e.fn.sum<number>('s.update_count'), e.lit(0)).as('n'))
           .whereRef('s.migration_id', '=', 'm.migration_id')
           .as('updates'),
-        eb.selectFrom('migration_synchronizers as s').select((e) => e.fn.max('s.max_record_time').as('t')).whereRef('s.migration_id', '=', 'm.migration_id').as('last_record_time'),
-        eb.selectFrom('acs_snapshots as a').select((e) => e.fn.countAll<number>().as('n')).whereRef('a.migration_id', '=', 'm.migration_id').as('snapshots'),
-        eb.selectFrom('acs_snapshots as a').select((e) => e.fn.max('a.record_time').as('t')).whereRef('a.migration_id', '=', 'm.migration_id').as('last_snapshot'),
+        eb
+          .selectFrom('migration_synchronizers as s')
+          .select((e) => e.fn.max('s.max_record_time').as('t'))
+          .whereRef('s.migration_id', '=', 'm.migration_id')
+          .as('last_record_time'),
+        eb
+          .selectFrom('acs_snapshots as a')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('a.migration_id', '=', 'm.migration_id')
+          .as('snapshots'),
+        eb
+          .selectFrom('acs_snapshots as a')
+          .select((e) => e.fn.max('a.record_time').as('t'))
+          .whereRef('a.migration_id', '=', 'm.migration_id')
+          .as('last_snapshot'),
       ])
       .orderBy('m.migration_id')
       .execute(),

@@ -24,7 +24,8 @@ export function encodePayload(compactJson: string, protobufJson: string | null):
   const text = protobufJson === null ? compactJson : compactJson + protobufJson;
   const compactLength = Buffer.byteLength(compactJson, 'utf8');
   // JSON is mostly ASCII, whose UTF-8 bytes are its Latin-1 bytes: a copy, not an encoding.
-  const ascii = compactLength === compactJson.length && (protobufJson === null || Buffer.byteLength(protobufJson, 'utf8') === protobufJson.length);
+  const ascii =
+    compactLength === compactJson.length && (protobufJson === null || Buffer.byteLength(protobufJson, 'utf8') === protobufJson.length);
   return { payload: zlib.deflateRawSync(Buffer.from(text, ascii ? 'latin1' : 'utf8'), { level: LEVEL }), compactLength };
 }
 

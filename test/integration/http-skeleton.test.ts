@@ -92,7 +92,10 @@ describe('HTTP skeleton', () => {
 
   it('serves the last migration id from the database, at least the configured one', async () => {
     expect(await request(api.url, 'GET', '/api/scan/v0/migrations/last')).toMatchObject({ status: 200, text: '{"migration_id":2}' });
-    await t.db.insertInto('migrations').values([{ migration_id: 1 }, { migration_id: 5 }]).execute();
+    await t.db
+      .insertInto('migrations')
+      .values([{ migration_id: 1 }, { migration_id: 5 }])
+      .execute();
     expect(await request(api.url, 'GET', '/api/scan/v0/migrations/last')).toMatchObject({ status: 200, text: '{"migration_id":5}' });
   });
 
@@ -102,7 +105,10 @@ describe('HTTP skeleton', () => {
     expect(none.json).toEqual({ error: 'No DSO party is known yet: no DsoRules contract has been ingested.' });
 
     await setNetworkFact(t.db, 'dso_party_id', 'DSO::1220fromfacts');
-    expect(await request(api.url, 'GET', '/api/scan/v0/dso-party-id')).toMatchObject({ status: 200, text: '{"dso_party_id":"DSO::1220fromfacts"}' });
+    expect(await request(api.url, 'GET', '/api/scan/v0/dso-party-id')).toMatchObject({
+      status: 200,
+      text: '{"dso_party_id":"DSO::1220fromfacts"}',
+    });
 
     await insertDsoRules(t, 0, 'DSO::1220archived', true);
     await insertDsoRules(t, 3, DSO);
@@ -111,7 +117,11 @@ describe('HTTP skeleton', () => {
 
   it('round-trips a microsecond record time through the database to the response unchanged', async () => {
     // Through the real writer: record times go in as items and come out of S6.
-    await t.db.insertInto('migrations').values([{ migration_id: 1 }, { migration_id: 5 }]).onConflict((oc) => oc.doNothing()).execute();
+    await t.db
+      .insertInto('migrations')
+      .values([{ migration_id: 1 }, { migration_id: 5 }])
+      .onConflict((oc) => oc.doNothing())
+      .execute();
     await applyBatch(t.db, 'm4', [{ item: transaction('m4-a', '2024-01-01T00:00:00.000000Z', [], 4, SYNC), position: '1', origin: 't' }]);
     await applyBatch(t.db, 'm4', [{ item: transaction('m4-b', '2024-01-02T00:00:00.000000Z', [], 4, SYNC), position: '2', origin: 't' }]);
     await applyBatch(
@@ -161,7 +171,9 @@ describe('HTTP skeleton', () => {
   it('exports request metrics labelled by route template, never by raw path', async () => {
     const res = await request(api.url, 'GET', '/metrics');
     expect(res.status).toBe(200);
-    expect(res.text).toMatch(/scan_indexer_http_requests_total\{method="GET",route="\/api\/scan\/v0\/dso-party-id",status_code="404"\} \d+/);
+    expect(res.text).toMatch(
+      /scan_indexer_http_requests_total\{method="GET",route="\/api\/scan\/v0\/dso-party-id",status_code="404"\} \d+/,
+    );
     expect(res.text).toMatch(/route="unmatched",status_code="404"/);
     expect(res.text).not.toMatch(/route="\/nope"/);
   });

@@ -92,7 +92,14 @@ describe('migrator', () => {
     expect([a.code, b.code]).toEqual([0, 0]);
     const outputs = [a.out.trim(), b.out.trim()].sort();
     // One applied everything; the other found the schema current.
-    expect(outputs).toEqual([`applied ${readMigrationFiles().map((f) => f.name).join(', ')}`, 'the database schema is current'].sort());
+    expect(outputs).toEqual(
+      [
+        `applied ${readMigrationFiles()
+          .map((f) => f.name)
+          .join(', ')}`,
+        'the database schema is current',
+      ].sort(),
+    );
     expect(await appliedNames(t)).toEqual(readMigrationFiles().map((f) => f.name));
   });
 });

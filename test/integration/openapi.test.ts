@@ -19,7 +19,8 @@ function routedOperations(app: Express): string[] {
     for (const layer of stack) {
       if (layer.route && typeof layer.route.path === 'string') {
         const path = `${prefix}${layer.route.path}`.replace(/:([A-Za-z_]+)/g, '{$1}');
-        for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') found.push(`${method.toUpperCase()} ${path}`);
+        for (const [method, on] of Object.entries(layer.route.methods))
+          if (on && method !== '_all') found.push(`${method.toUpperCase()} ${path}`);
       } else if (layer.handle?.stack) {
         walk(layer.handle.stack, prefix + (typeof layer.rawPath === 'string' ? layer.rawPath.replace(/\/$/, '') : ''));
       }

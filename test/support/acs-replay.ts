@@ -38,7 +38,7 @@ export function acsAt(items: CanonicalItem[], at: Key): Map<string, ReplayedCont
     if (key.migration !== at.migration) continue;
     const u = item.update!;
     if ('events_by_id' in u) {
-      const events = Object.values((u).events_by_id);
+      const events = Object.values(u.events_by_id);
       const imported = u.record_time === IMPORT_TIME;
       for (const e of events) {
         if (e.event_type === 'created_event') active.set(e.contract_id, { event: e, createdInUpdateId: imported ? null : u.update_id });
@@ -69,7 +69,9 @@ export function recordTimeText(t: bigint): string {
 export function dateTimeText(iso: string): string {
   const t = micros(iso);
   const whole = new Date(Number(t / 1000n)).toISOString().slice(0, 19);
-  const fraction = String(t % 1_000_000n).padStart(6, '0').replace(/0+$/, '');
+  const fraction = String(t % 1_000_000n)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}Z` : `${whole}Z`;
 }
 
@@ -141,7 +143,8 @@ export function decimalText(v: bigint): string {
 }
 
 type Obj = Record<string, unknown>;
-const isTemplate = (e: CreatedEvent, entity: string) => e.package_name === 'splice-amulet' && e.template_id.endsWith(`:Splice.Amulet:${entity}`);
+const isTemplate = (e: CreatedEvent, entity: string) =>
+  e.package_name === 'splice-amulet' && e.template_id.endsWith(`:Splice.Amulet:${entity}`);
 
 export function holdingOf(c: ReplayedContract): Holding | undefined {
   const e = c.event;
@@ -181,7 +184,11 @@ export function summaries(acs: Map<string, ReplayedContract>, owners: string[], 
     const h = holdingOf(c);
     if (!h || !owners.includes(h.owner)) continue;
     let s = byOwner.get(h.owner);
-    if (!s) byOwner.set(h.owner, (s = { party_id: h.owner, unlocked: 0n, locked: 0n, feesUnlocked: 0n, feesLocked: 0n, first: micros(c.event.created_at) }));
+    if (!s)
+      byOwner.set(
+        h.owner,
+        (s = { party_id: h.owner, unlocked: 0n, locked: 0n, feesUnlocked: 0n, feesLocked: 0n, first: micros(c.event.created_at) }),
+      );
     const f = fee(h, round);
     if (h.locked) {
       s.locked += h.initial;

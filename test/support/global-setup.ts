@@ -3,7 +3,6 @@ import { resolveTestServer, type TestServer } from './postgres-server';
 import { ensureTemplateDatabase } from './template-database';
 
 declare global {
-   
   var __scanIndexerTestServer: TestServer | undefined;
 }
 

@@ -13,7 +13,11 @@ export function created(updateId: string, n: number, contractId: string, amount?
     template_id: amount ? `${PKG}:Splice.Amulet:Amulet` : `${PKG}:Splice.Example:Note`,
     package_name: amount ? 'splice-amulet' : 'example',
     create_arguments: amount
-      ? { dso: DSO, owner: 'alice::1220', amount: { initialAmount: amount, createdAt: { number: '1' }, ratePerRound: { rate: '0.0000190259' } } }
+      ? {
+          dso: DSO,
+          owner: 'alice::1220',
+          amount: { initialAmount: amount, createdAt: { number: '1' }, ratePerRound: { rate: '0.0000190259' } },
+        }
       : { dso: DSO, text: contractId },
     created_at: '2025-01-01T00:00:00Z',
     signatories: [DSO],
@@ -22,7 +26,13 @@ export function created(updateId: string, n: number, contractId: string, amount?
 }
 
 /** A consuming Archive of `contractId`, by default of the example Note template. */
-export function archived(updateId: string, n: number, contractId: string, templateId = `${PKG}:Splice.Example:Note`, packageName = 'example'): TreeEvent {
+export function archived(
+  updateId: string,
+  n: number,
+  contractId: string,
+  templateId = `${PKG}:Splice.Example:Note`,
+  packageName = 'example',
+): TreeEvent {
   return {
     event_type: 'exercised_event',
     event_id: `${updateId}:${n}`,
@@ -40,7 +50,13 @@ export function archived(updateId: string, n: number, contractId: string, templa
 }
 
 /** A transaction whose events are all roots. */
-export function transaction(updateId: string, recordTime: string, events: TreeEvent[], migrationId = 0, synchronizerId = SYNC): CanonicalItem {
+export function transaction(
+  updateId: string,
+  recordTime: string,
+  events: TreeEvent[],
+  migrationId = 0,
+  synchronizerId = SYNC,
+): CanonicalItem {
   return {
     update: {
       update_id: updateId,
@@ -59,11 +75,29 @@ export function transaction(updateId: string, recordTime: string, events: TreeEv
 }
 
 /** A reassignment of contract `contractId` (created by `created(…)`) to or from SYNC. */
-export function reassignment(updateId: string, recordTime: string, kind: 'assign' | 'unassign', contractId: string, counter: number): CanonicalItem {
-  const common = { submitter: DSO, source_synchronizer: 'other::1220', target_synchronizer: SYNC, migration_id: 0, unassign_id: `un-${contractId}-${counter}`, reassignment_counter: counter };
+export function reassignment(
+  updateId: string,
+  recordTime: string,
+  kind: 'assign' | 'unassign',
+  contractId: string,
+  counter: number,
+): CanonicalItem {
+  const common = {
+    submitter: DSO,
+    source_synchronizer: 'other::1220',
+    target_synchronizer: SYNC,
+    migration_id: 0,
+    unassign_id: `un-${contractId}-${counter}`,
+    reassignment_counter: counter,
+  };
   const event =
     kind === 'assign'
       ? { ...common, created_event: created(updateId, 0, contractId) as Extract<TreeEvent, { event_type: 'created_event' }> }
       : { ...common, source_synchronizer: SYNC, target_synchronizer: 'other::1220', contract_id: contractId };
-  return { update: { update_id: updateId, offset: '000000000000000001', record_time: recordTime, event }, verdict: null, traffic_summary: null, app_activity_records: null };
+  return {
+    update: { update_id: updateId, offset: '000000000000000001', record_time: recordTime, event },
+    verdict: null,
+    traffic_summary: null,
+    app_activity_records: null,
+  };
 }

@@ -47,7 +47,14 @@ export function replay(items: CanonicalItem[]): Replay {
       for (const e of events) {
         if (e.event_type === 'created_event') {
           const viaUpdate = u.record_time !== IMPORT_TIME;
-          const contract = { migrationId: u.migration_id, event: e, synchronizerId: u.synchronizer_id, order: order++, recordTime: u.record_time, viaUpdate };
+          const contract = {
+            migrationId: u.migration_id,
+            event: e,
+            synchronizerId: u.synchronizer_id,
+            order: order++,
+            recordTime: u.record_time,
+            viaUpdate,
+          };
           live.set(`${u.migration_id}/${e.contract_id}`, contract);
         }
       }
@@ -85,7 +92,8 @@ export function replay(items: CanonicalItem[]): Replay {
 
 function ingestionOrder(a: LiveContract, b: LiveContract): number {
   if (a.recordTime !== b.recordTime) return a.recordTime < b.recordTime ? -1 : 1;
-  if (!a.viaUpdate && !b.viaUpdate && a.event.contract_id !== b.event.contract_id) return a.event.contract_id < b.event.contract_id ? -1 : 1;
+  if (!a.viaUpdate && !b.viaUpdate && a.event.contract_id !== b.event.contract_id)
+    return a.event.contract_id < b.event.contract_id ? -1 : 1;
   return a.order - b.order;
 }
 

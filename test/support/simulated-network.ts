@@ -14,7 +14,10 @@ export function simulatedItems(options: SimulatorOptions): CanonicalItem[] {
   return [...generateItems(options)];
 }
 
-export function writeItems(items: CanonicalItem[], file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'items-')), 'items.ndjson')): string {
+export function writeItems(
+  items: CanonicalItem[],
+  file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'items-')), 'items.ndjson'),
+): string {
   fs.writeFileSync(file, items.map((i) => `${JSON.stringify(i)}\n`).join(''));
   return file;
 }
@@ -22,7 +25,14 @@ export function writeItems(items: CanonicalItem[], file = path.join(fs.mkdtempSy
 /** Ingests items as the service does: written to NDJSON and run through the worker to the end. */
 export async function ingestThroughWorker(database: { db: Db; pool: pg.Pool }, items: CanonicalItem[]): Promise<void> {
   await runWorker(
-    { db: database.db, pool: database.pool, source: createFileSource(writeItems(items)), logger: createLogger('silent'), batchSize: 100, batchMaxWaitMs: 100 },
+    {
+      db: database.db,
+      pool: database.pool,
+      source: createFileSource(writeItems(items)),
+      logger: createLogger('silent'),
+      batchSize: 100,
+      batchMaxWaitMs: 100,
+    },
     new AbortController().signal,
   );
 }

@@ -30,9 +30,16 @@ export async function withAdminClient<T>(adminUrl: string, run: (client: pg.Clie
 /** Creates the template if this set of migrations has none yet; returns its name. */
 export async function ensureTemplateDatabase(adminUrl: string): Promise<string> {
   const files = readMigrationFiles();
-  const digest = crypto.createHash('sha256').update(files.map((f) => f.checksum).join(',')).digest('hex').slice(0, 16);
+  const digest = crypto
+    .createHash('sha256')
+    .update(files.map((f) => f.checksum).join(','))
+    .digest('hex')
+    .slice(0, 16);
   const template = `scan_indexer_template_${digest}`;
-  const exists = await withAdminClient(adminUrl, async (c) => (await c.query('select 1 from pg_database where datname = $1', [template])).rowCount);
+  const exists = await withAdminClient(
+    adminUrl,
+    async (c) => (await c.query('select 1 from pg_database where datname = $1', [template])).rowCount,
+  );
   if (exists) return template;
 
   const building = `${template}_build_${process.pid}`;

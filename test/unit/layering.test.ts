@@ -19,17 +19,24 @@ function cruise(files: Record<string, string>): Violation[] {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-layers-'));
   try {
     fs.copyFileSync(path.join(projectRoot, '.dependency-cruiser.cjs'), path.join(dir, '.dependency-cruiser.cjs'));
-    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'commonjs', moduleResolution: 'node' } }));
+    fs.writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'commonjs', moduleResolution: 'node' } }),
+    );
     for (const [file, text] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
       fs.writeFileSync(path.join(dir, file), text);
     }
     let output: string;
     try {
-      output = execFileSync(path.join(projectRoot, 'node_modules/.bin/depcruise'), ['src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
-        cwd: dir,
-        encoding: 'utf8',
-      });
+      output = execFileSync(
+        path.join(projectRoot, 'node_modules/.bin/depcruise'),
+        ['src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'],
+        {
+          cwd: dir,
+          encoding: 'utf8',
+        },
+      );
     } catch (err) {
       // depcruise exits non-zero when it finds violations; its report is on standard output all the same.
       output = (err as { stdout: string }).stdout;

@@ -38,7 +38,11 @@ export async function prepareLedgerAuth(config: Config, database: { db: Db; embe
     hs256Secret: secret,
     adminUsers: Object.freeze([...config.ledger.adminUsers, DEMO_ADMIN_USER]),
   });
-  let jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(DEMO_ADMIN_USER).setIssuedAt().setExpirationTime(DEMO_TOKEN_LIFETIME);
+  let jwt = new SignJWT({})
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(DEMO_ADMIN_USER)
+    .setIssuedAt()
+    .setExpirationTime(DEMO_TOKEN_LIFETIME);
   // Without a configured audience, Canton's rule binds the token to this participant (verifier.ts).
   jwt = jwt.setAudience(config.ledger.audience ?? participantAudience(config.ledger.participantId));
   const devToken = await jwt.sign(new TextEncoder().encode(secret));

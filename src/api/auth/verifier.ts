@@ -118,7 +118,10 @@ function checkParticipantBinding(payload: JWTPayload, participantId: string): vo
     const scope = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
     const scp = Array.isArray(payload.scp) ? payload.scp : [];
     if (!scope.includes(LEDGER_API_SCOPE) && !scp.includes(LEDGER_API_SCOPE)) {
-      throw new AuthFailure(401, `invalid token: neither a participant audience (${PARTICIPANT_AUDIENCE_PREFIX}…) nor the ${LEDGER_API_SCOPE} scope`);
+      throw new AuthFailure(
+        401,
+        `invalid token: neither a participant audience (${PARTICIPANT_AUDIENCE_PREFIX}…) nor the ${LEDGER_API_SCOPE} scope`,
+      );
     }
     boundTo = audience;
   }
@@ -147,7 +150,9 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
     }
     return keys;
   };
-  const algorithms = [...new Set([...(secret ? ['HS256'] : []), ...(publicKey ? [publicKey.alg] : []), ...(jwks ? ['RS256', 'ES256', 'ES512'] : [])])];
+  const algorithms = [
+    ...new Set([...(secret ? ['HS256'] : []), ...(publicKey ? [publicKey.alg] : []), ...(jwks ? ['RS256', 'ES256', 'ES512'] : [])]),
+  ];
   const options = { algorithms, audience: settings.audience, clockTolerance: CLOCK_LEEWAY_SECONDS, requiredClaims: ['exp'] };
   const admins = new Set(settings.adminUsers);
   // A Map, not the record: a subject such as "constructor" or "__proto__" must not find Object.prototype's members.
@@ -202,7 +207,9 @@ export function authSettingsFromConfig(ledger: Config['ledger']): AuthSettings |
       publicKeyPem = fs.readFileSync(ledger.publicKeyFile, 'utf8');
       readPublicKey(publicKeyPem);
     } catch (err) {
-      throw new ConfigError(`Invalid configuration: LEDGER_AUTH_PUBLIC_KEY_FILE=${JSON.stringify(ledger.publicKeyFile)}: ${(err as Error).message}.`);
+      throw new ConfigError(
+        `Invalid configuration: LEDGER_AUTH_PUBLIC_KEY_FILE=${JSON.stringify(ledger.publicKeyFile)}: ${(err as Error).message}.`,
+      );
     }
   }
   if (!ledger.hs256Secret && !publicKeyPem && !ledger.jwksUrl) return undefined;

@@ -57,9 +57,16 @@ export const ledgerErrors = {
   missingField: (field: string) =>
     new LedgerApiError(400, 'MISSING_FIELD', 8, 3, `The submitted command is missing a mandatory field: ${field}`, { field_name: field }),
   invalidField: (field: string, message: string) =>
-    new LedgerApiError(400, 'INVALID_FIELD', 8, 3, `The submitted command has a field with invalid value: Invalid field ${field}: ${message}`, {
-      field_name: field,
-    }),
+    new LedgerApiError(
+      400,
+      'INVALID_FIELD',
+      8,
+      3,
+      `The submitted command has a field with invalid value: Invalid field ${field}: ${message}`,
+      {
+        field_name: field,
+      },
+    ),
   invalidArgument: (message: string) => new LedgerApiError(400, 'INVALID_ARGUMENT', 8, 3, `${INVALID_ARGUMENTS}${message}`),
   updateNotFound: (updateId: string) =>
     new LedgerApiError(404, 'UPDATE_NOT_FOUND', 11, 5, 'Update not found, or not visible.', {}, [['ErrorResource(UPDATE_ID)', updateId]]),

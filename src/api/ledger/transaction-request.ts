@@ -198,7 +198,10 @@ export function requestedReadRights(body: Body): { parties: string[]; anyParty: 
   checkRequestForm(body);
   const ef = body.transactionFormat?.eventFormat;
   if (!body.transactionFormat) return { parties: body.requestingParties ?? [], anyParty: false };
-  return { parties: Object.keys(ef?.filtersByParty ?? {}), anyParty: ef?.filtersForAnyParty !== undefined && ef?.filtersForAnyParty !== null };
+  return {
+    parties: Object.keys(ef?.filtersByParty ?? {}),
+    anyParty: ef?.filtersForAnyParty !== undefined && ef?.filtersForAnyParty !== null,
+  };
 }
 
 /** Step 2: the request's transaction format, or the LedgerError Canton gives. */

@@ -29,10 +29,23 @@ const operational: Paths = {
         '200': json(
           object({
             streams: array(
-              object({ stream: str(), position: str(), migration_id: nullable(int64()), record_time: nullable(str()), items_applied: int64(), updated_at: str() }),
+              object({
+                stream: str(),
+                position: str(),
+                migration_id: nullable(int64()),
+                record_time: nullable(str()),
+                items_applied: int64(),
+                updated_at: str(),
+              }),
             ),
             migrations: array(
-              object({ migration_id: int64(), updates: int64(), last_record_time: nullable(str()), snapshots: int64(), last_snapshot: nullable(str()) }),
+              object({
+                migration_id: int64(),
+                updates: int64(),
+                last_record_time: nullable(str()),
+                snapshots: int64(),
+                last_snapshot: nullable(str()),
+              }),
             ),
           }),
         ),
@@ -40,7 +53,10 @@ const operational: Paths = {
     },
   },
   '/metrics': {
-    get: { summary: 'Prometheus metrics.', responses: { '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } } },
+    get: {
+      summary: 'Prometheus metrics.',
+      responses: { '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    },
   },
   '/docs/openapi.json': { get: { summary: 'This document.', responses: { '200': json({ type: 'object' }) } } },
 };
@@ -51,7 +67,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
     info: {
       title: 'scan-indexer',
       version,
-      description: 'Splice Scan API (/api/scan), validator scan-proxy (/api/validator) and two Canton JSON Ledger API v2 operations (/v2), answered from PostgreSQL.',
+      description:
+        'Splice Scan API (/api/scan), validator scan-proxy (/api/validator) and two Canton JSON Ledger API v2 operations (/v2), answered from PostgreSQL.',
     },
     paths: {
       ...operational,

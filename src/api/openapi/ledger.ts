@@ -9,10 +9,15 @@ const cumulativeFilter = object({
     oneOf: [
       object({ Empty: object({}) }),
       object({ WildcardFilter: object({ value: object({ includeCreatedEventBlob: bool() }, ['includeCreatedEventBlob']) }) }),
-      object({ TemplateFilter: object({ value: object({ templateId: str(), includeCreatedEventBlob: bool() }, ['includeCreatedEventBlob']) }) }),
+      object({
+        TemplateFilter: object({ value: object({ templateId: str(), includeCreatedEventBlob: bool() }, ['includeCreatedEventBlob']) }),
+      }),
       object({
         InterfaceFilter: object({
-          value: object({ interfaceId: str(), includeInterfaceView: bool(), includeCreatedEventBlob: bool() }, ['includeInterfaceView', 'includeCreatedEventBlob']),
+          value: object({ interfaceId: str(), includeInterfaceView: bool(), includeCreatedEventBlob: bool() }, [
+            'includeInterfaceView',
+            'includeCreatedEventBlob',
+          ]),
         }),
       }),
     ],
@@ -40,16 +45,14 @@ export const ledgerSchemas: Record<string, Schema> = {
     { filtersByParty: { type: 'object', additionalProperties: ref('Filters') }, filtersForAnyParty: ref('Filters'), verbose: bool() },
     ['filtersByParty', 'filtersForAnyParty', 'verbose'],
   ),
-  TransactionFormat: object(
-    {
-      eventFormat: ref('EventFormat'),
-      transactionShape: {
-        type: 'string',
-        enum: ['TRANSACTION_SHAPE_UNSPECIFIED', 'TRANSACTION_SHAPE_ACS_DELTA', 'TRANSACTION_SHAPE_LEDGER_EFFECTS'],
-        description: 'Missing or TRANSACTION_SHAPE_UNSPECIFIED is a 400 MISSING_FIELD, as in Canton.',
-      },
+  TransactionFormat: object({
+    eventFormat: ref('EventFormat'),
+    transactionShape: {
+      type: 'string',
+      enum: ['TRANSACTION_SHAPE_UNSPECIFIED', 'TRANSACTION_SHAPE_ACS_DELTA', 'TRANSACTION_SHAPE_LEDGER_EFFECTS'],
+      description: 'Missing or TRANSACTION_SHAPE_UNSPECIFIED is a 400 MISSING_FIELD, as in Canton.',
     },
-  ),
+  }),
   JsTransaction: object(
     {
       updateId: str(),
@@ -75,7 +78,10 @@ export const ledgerPaths = {
       deprecated: true,
       security: auth,
       requestBody: jsonBody(
-        object({ updateId: str(), requestingParties: array(str()), transactionFormat: ref('TransactionFormat') }, ['requestingParties', 'transactionFormat']),
+        object({ updateId: str(), requestingParties: array(str()), transactionFormat: ref('TransactionFormat') }, [
+          'requestingParties',
+          'transactionFormat',
+        ]),
       ),
       responses: {
         '200': json(object({ transaction: ref('JsTransaction') })),
@@ -92,7 +98,10 @@ export const ledgerPaths = {
     get: {
       summary: 'L2: the participant id (LEDGER_PARTICIPANT_ID).',
       security: auth,
-      responses: { '200': json(object({ participantId: str() })), default: ledgerError('A LedgerError: 401 unauthenticated, 403 permission denied.') },
+      responses: {
+        '200': json(object({ participantId: str() })),
+        default: ledgerError('A LedgerError: 401 unauthenticated, 403 permission denied.'),
+      },
     },
   },
   '/v2/version': {

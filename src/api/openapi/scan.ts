@@ -1,5 +1,21 @@
 /** The Scan API (/api/scan) part of the OpenAPI document. */
-import { array, bool, dateTime, decimal, int32, int64, json, jsonBody, nullable, object, pathParam, queryParam, ref, str, type Schema } from './builders';
+import {
+  array,
+  bool,
+  dateTime,
+  decimal,
+  int32,
+  int64,
+  json,
+  jsonBody,
+  nullable,
+  object,
+  pathParam,
+  queryParam,
+  ref,
+  str,
+  type Schema,
+} from './builders';
 
 const scanError = (description: string) => json(ref('ErrorResponse'), description);
 const errors = (...statuses: number[]) =>
@@ -20,7 +36,12 @@ const errors = (...statuses: number[]) =>
     ]),
   );
 
-const encodingParam = queryParam('daml_value_encoding', ref('DamlValueEncoding'), false, 'Encoding of create_arguments, choice_argument and exercise_result.');
+const encodingParam = queryParam(
+  'daml_value_encoding',
+  ref('DamlValueEncoding'),
+  false,
+  'Encoding of create_arguments, choice_argument and exercise_result.',
+);
 
 const snapshotSelection = {
   migration_id: int64(),
@@ -44,7 +65,12 @@ export const scanSchemas: Record<string, Schema> = {
     accumulated_holding_fees_total: decimal(),
     total_available_coin: decimal(),
   }),
-  HoldingsSummaryV1: object({ party_id: str(), total_unlocked_coin: decimal(), total_locked_coin: decimal(), total_coin_holdings: decimal() }),
+  HoldingsSummaryV1: object({
+    party_id: str(),
+    total_unlocked_coin: decimal(),
+    total_locked_coin: decimal(),
+    total_coin_holdings: decimal(),
+  }),
   ActiveContract: object(
     {
       created_in_update_id: nullable(str('Null for contracts imported from a prior migration.')),
@@ -104,9 +130,21 @@ export const scanPaths = {
     post: {
       summary: 'S1: holdings per owner at a snapshot, with holding fees (deprecated: use /v1/holdings/summary).',
       deprecated: true,
-      requestBody: jsonBody(object({ ...snapshotSelection, owner_party_ids: array(str(), { minItems: 1 }), as_of_round: int64() }, ['record_time_match', 'as_of_round'])),
+      requestBody: jsonBody(
+        object({ ...snapshotSelection, owner_party_ids: array(str(), { minItems: 1 }), as_of_round: int64() }, [
+          'record_time_match',
+          'as_of_round',
+        ]),
+      ),
       responses: {
-        '200': json(object({ record_time: dateTime(), migration_id: int64(), computed_as_of_round: int64(), summaries: array(ref('HoldingsSummary')) })),
+        '200': json(
+          object({
+            record_time: dateTime(),
+            migration_id: int64(),
+            computed_as_of_round: int64(),
+            summaries: array(ref('HoldingsSummary')),
+          }),
+        ),
         ...errors(400, 404, 500),
       },
     },
@@ -115,17 +153,25 @@ export const scanPaths = {
     post: {
       summary: 'S2: holdings per owner at a snapshot. Any number of contracts.',
       requestBody: jsonBody(object({ ...snapshotSelection, owner_party_ids: array(str(), { minItems: 1 }) }, ['record_time_match'])),
-      responses: { '200': json(object({ record_time: dateTime(), migration_id: int64(), summaries: array(ref('HoldingsSummaryV1')) })), ...errors(400, 404, 500) },
+      responses: {
+        '200': json(object({ record_time: dateTime(), migration_id: int64(), summaries: array(ref('HoldingsSummaryV1')) })),
+        ...errors(400, 404, 500),
+      },
     },
   },
   '/v2/holdings/state': {
     post: {
       summary: 'S3: the amulets and locked amulets owned by the parties at a snapshot, paged in creation order.',
       requestBody: jsonBody(
-        object({ ...snapshotSelection, after: str('next_page_token of the previous page.'), page_size: int32(), owner_party_ids: array(str(), { minItems: 1 }) }, [
-          'record_time_match',
-          'after',
-        ]),
+        object(
+          {
+            ...snapshotSelection,
+            after: str('next_page_token of the previous page.'),
+            page_size: int32(),
+            owner_party_ids: array(str(), { minItems: 1 }),
+          },
+          ['record_time_match', 'after'],
+        ),
       ),
       responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
     },
@@ -135,10 +181,15 @@ export const scanPaths = {
       summary: 'The older path of /v2/holdings/state, answered in the v2 shape (ActiveContract items, string page token).',
       deprecated: true,
       requestBody: jsonBody(
-        object({ ...snapshotSelection, after: str('next_page_token of the previous page.'), page_size: int32(), owner_party_ids: array(str(), { minItems: 1 }) }, [
-          'record_time_match',
-          'after',
-        ]),
+        object(
+          {
+            ...snapshotSelection,
+            after: str('next_page_token of the previous page.'),
+            page_size: int32(),
+            owner_party_ids: array(str(), { minItems: 1 }),
+          },
+          ['record_time_match', 'after'],
+        ),
       ),
       responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
     },
@@ -147,12 +198,16 @@ export const scanPaths = {
     post: {
       summary: 'The ACS at a snapshot, filtered by stakeholder and template, paged in creation order.',
       requestBody: jsonBody(
-        object({ ...snapshotSelection, after: str(), page_size: int32(), party_ids: array(str()), templates: array(str('package_name:Module:Entity')) }, [
-          'record_time_match',
-          'after',
-          'party_ids',
-          'templates',
-        ]),
+        object(
+          {
+            ...snapshotSelection,
+            after: str(),
+            page_size: int32(),
+            party_ids: array(str()),
+            templates: array(str('package_name:Module:Entity')),
+          },
+          ['record_time_match', 'after', 'party_ids', 'templates'],
+        ),
       ),
       responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
     },
@@ -174,7 +229,9 @@ export const scanPaths = {
   '/v2/updates': {
     post: {
       summary: 'Update history in (migration_id, record_time) order.',
-      requestBody: jsonBody(object({ page_size: int32(), after: cursor, daml_value_encoding: ref('DamlValueEncoding') }, ['after', 'daml_value_encoding'])),
+      requestBody: jsonBody(
+        object({ page_size: int32(), after: cursor, daml_value_encoding: ref('DamlValueEncoding') }, ['after', 'daml_value_encoding']),
+      ),
       responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500, 501, 503) },
     },
   },
@@ -195,7 +252,9 @@ export const scanPaths = {
   '/v0/events': {
     post: {
       summary: 'Events (update, verdict, traffic summary, app activity) in (migration_id, record_time) order.',
-      requestBody: jsonBody(object({ page_size: int32(), after: cursor, daml_value_encoding: ref('DamlValueEncoding') }, ['after', 'daml_value_encoding'])),
+      requestBody: jsonBody(
+        object({ page_size: int32(), after: cursor, daml_value_encoding: ref('DamlValueEncoding') }, ['after', 'daml_value_encoding']),
+      ),
       responses: { '200': json(object({ events: array(ref('EventHistoryItem')) })), ...errors(400, 500, 501, 503) },
     },
   },
@@ -236,7 +295,12 @@ export const scanPaths = {
             migration_id: int64(),
             after_update_id: str(),
             limit: int32(),
-            daml_value_encoding: { type: 'string', enum: ['compact_json', 'protobuf_json'], default: 'protobuf_json', description: 'As the Scan app: protobuf_json unless asked.' },
+            daml_value_encoding: {
+              type: 'string',
+              enum: ['compact_json', 'protobuf_json'],
+              default: 'protobuf_json',
+              description: 'As the Scan app: protobuf_json unless asked.',
+            },
           },
           ['daml_value_encoding'],
         ),
@@ -252,16 +316,27 @@ export const scanPaths = {
     },
   },
   '/v0/closed-rounds': {
-    get: { summary: 'S9: closed mining rounds still in post-close processing, by round number.', responses: { '200': json(object({ rounds: array(ref('Contract')) })) } },
+    get: {
+      summary: 'S9: closed mining rounds still in post-close processing, by round number.',
+      responses: { '200': json(object({ rounds: array(ref('Contract')) })) },
+    },
   },
   '/v0/admin/sv/voterequests': {
-    get: { summary: 'S10: all active vote requests.', responses: { '200': json(object({ dso_rules_vote_requests: array(ref('Contract')) })) } },
+    get: {
+      summary: 'S10: all active vote requests.',
+      responses: { '200': json(object({ dso_rules_vote_requests: array(ref('Contract')) })) },
+    },
   },
   '/v0/lsu': {
     get: {
       summary: 'S11: the next logical synchronizer upgrade, or null.',
       responses: {
-        '200': json(object({ lsu: nullable(object({ topologyFreezeTime: dateTime(), upgradeTime: dateTime(), successorPhysicalSynchronizerId: str() })) }, ['lsu'])),
+        '200': json(
+          object(
+            { lsu: nullable(object({ topologyFreezeTime: dateTime(), upgradeTime: dateTime(), successorPhysicalSynchronizerId: str() })) },
+            ['lsu'],
+          ),
+        ),
       },
     },
   },
@@ -270,9 +345,14 @@ export const scanPaths = {
       summary: 'S12: the roll-forward LSU, or null.',
       responses: {
         '200': json(
-          object({ rollForwardLsu: nullable(object({ upgradeTime: dateTime(), currentPhysicalSynchronizerId: str(), successorPhysicalSynchronizerId: str() })) }, [
-            'rollForwardLsu',
-          ]),
+          object(
+            {
+              rollForwardLsu: nullable(
+                object({ upgradeTime: dateTime(), currentPhysicalSynchronizerId: str(), successorPhysicalSynchronizerId: str() }),
+              ),
+            },
+            ['rollForwardLsu'],
+          ),
         ),
       },
     },
@@ -288,7 +368,10 @@ export const scanPaths = {
   '/v0/migrations/schedule': {
     get: {
       summary: 'S14: the scheduled synchronizer upgrade.',
-      responses: { '200': json(object({ time: dateTime(), migration_id: int64() })), '404': { description: 'No migration is scheduled (empty body).' } },
+      responses: {
+        '200': json(object({ time: dateTime(), migration_id: int64() })),
+        '404': { description: 'No migration is scheduled (empty body).' },
+      },
     },
   },
   '/v0/migrations/last': {
@@ -300,28 +383,52 @@ export const scanPaths = {
   '/v0/amulet-rules': {
     post: {
       summary: 'The live AmuletRules; contract is null when it is the one the client has cached.',
-      requestBody: jsonBody(object({ cached_amulet_rules_contract_id: nullable(str()), cached_amulet_rules_domain_id: nullable(str()) }, ['cached_amulet_rules_contract_id', 'cached_amulet_rules_domain_id'])),
+      requestBody: jsonBody(
+        object({ cached_amulet_rules_contract_id: nullable(str()), cached_amulet_rules_domain_id: nullable(str()) }, [
+          'cached_amulet_rules_contract_id',
+          'cached_amulet_rules_domain_id',
+        ]),
+      ),
       responses: { '200': json(object({ amulet_rules_update: ref('MaybeCachedContractWithState') })), ...errors(400, 500) },
     },
   },
   '/v0/external-party-amulet-rules': {
     post: {
       summary: 'The live ExternalPartyAmuletRules; contract is null when cached.',
-      requestBody: jsonBody(object({ cached_external_party_amulet_rules_contract_id: nullable(str()), cached_external_party_amulet_rules_domain_id: nullable(str()) }, ['cached_external_party_amulet_rules_contract_id', 'cached_external_party_amulet_rules_domain_id'])),
-      responses: { '200': json(object({ external_party_amulet_rules_update: ref('MaybeCachedContractWithState') })), ...errors(400, 404, 500) },
+      requestBody: jsonBody(
+        object(
+          {
+            cached_external_party_amulet_rules_contract_id: nullable(str()),
+            cached_external_party_amulet_rules_domain_id: nullable(str()),
+          },
+          ['cached_external_party_amulet_rules_contract_id', 'cached_external_party_amulet_rules_domain_id'],
+        ),
+      ),
+      responses: {
+        '200': json(object({ external_party_amulet_rules_update: ref('MaybeCachedContractWithState') })),
+        ...errors(400, 404, 500),
+      },
     },
   },
   '/v0/ans-rules': {
     post: {
       summary: 'The live AnsRules; contract is null when cached.',
-      requestBody: jsonBody(object({ cached_ans_rules_contract_id: nullable(str()), cached_ans_rules_domain_id: nullable(str()) }, ['cached_ans_rules_contract_id', 'cached_ans_rules_domain_id'])),
+      requestBody: jsonBody(
+        object({ cached_ans_rules_contract_id: nullable(str()), cached_ans_rules_domain_id: nullable(str()) }, [
+          'cached_ans_rules_contract_id',
+          'cached_ans_rules_domain_id',
+        ]),
+      ),
       responses: { '200': json(object({ ans_rules_update: ref('MaybeCachedContractWithState') })), ...errors(400, 500) },
     },
   },
   '/v0/open-and-issuing-mining-rounds': {
     post: {
-      summary: 'The live open and issuing mining rounds keyed by contract id, in round order (contract null for cached ones), and how long to cache them.',
-      requestBody: jsonBody(object({ cached_open_mining_round_contract_ids: array(str()), cached_issuing_round_contract_ids: array(str()) })),
+      summary:
+        'The live open and issuing mining rounds keyed by contract id, in round order (contract null for cached ones), and how long to cache them.',
+      requestBody: jsonBody(
+        object({ cached_open_mining_round_contract_ids: array(str()), cached_issuing_round_contract_ids: array(str()) }),
+      ),
       responses: {
         '200': json(
           object({
@@ -335,7 +442,10 @@ export const scanPaths = {
     },
   },
   '/v0/dso': {
-    get: { summary: 'The DSO: rules, the newest of three consecutive open rounds, SV node states, voting threshold.', responses: { '200': json(ref('GetDsoInfoResponse')), ...errors(404, 500) } },
+    get: {
+      summary: 'The DSO: rules, the newest of three consecutive open rounds, SV node states, voting threshold.',
+      responses: { '200': json(ref('GetDsoInfoResponse')), ...errors(404, 500) },
+    },
   },
   '/v0/ans-entries': {
     get: {
@@ -345,13 +455,24 @@ export const scanPaths = {
     },
   },
   '/v0/ans-entries/by-party/{party}': {
-    get: { summary: 'The first ANS entry of a party by name (the DSO and SVs have their own).', parameters: [pathParam('party')], responses: { '200': json(object({ entry: ref('AnsEntry') })), ...errors(400, 404, 500) } },
+    get: {
+      summary: 'The first ANS entry of a party by name (the DSO and SVs have their own).',
+      parameters: [pathParam('party')],
+      responses: { '200': json(object({ entry: ref('AnsEntry') })), ...errors(400, 404, 500) },
+    },
   },
   '/v0/ans-entries/by-name/{name}': {
-    get: { summary: 'The ANS entry of a name.', parameters: [pathParam('name')], responses: { '200': json(object({ entry: ref('AnsEntry') })), ...errors(404, 500) } },
+    get: {
+      summary: 'The ANS entry of a name.',
+      parameters: [pathParam('name')],
+      responses: { '200': json(object({ entry: ref('AnsEntry') })), ...errors(404, 500) },
+    },
   },
   '/v0/featured-apps': {
-    get: { summary: 'The live FeaturedAppRight contracts.', responses: { '200': json(object({ featured_apps: array(ref('Contract')) })), ...errors(500) } },
+    get: {
+      summary: 'The live FeaturedAppRight contracts.',
+      responses: { '200': json(object({ featured_apps: array(ref('Contract')) })), ...errors(500) },
+    },
   },
   '/v0/featured-apps/{provider_party_id}': {
     get: {

@@ -15,7 +15,9 @@ export const validatorPaths = {
       summary: 'V1: open and issuing mining rounds, by round number.',
       security: [{ bearerAuth: [] }],
       responses: {
-        '200': json(object({ open_mining_rounds: array(ref('ContractWithState')), issuing_mining_rounds: array(ref('ContractWithState')) })),
+        '200': json(
+          object({ open_mining_rounds: array(ref('ContractWithState')), issuing_mining_rounds: array(ref('ContractWithState')) }),
+        ),
         '401': unauthorized,
       },
     },
@@ -33,10 +35,18 @@ export const validatorPaths = {
     },
   },
   '/v0/scan-proxy/dso-party-id': {
-    get: { summary: 'The DSO party.', security: [{ bearerAuth: [] }], responses: { '200': json(object({ dso_party_id: str() })), '401': unauthorized, ...failure(404) } },
+    get: {
+      summary: 'The DSO party.',
+      security: [{ bearerAuth: [] }],
+      responses: { '200': json(object({ dso_party_id: str() })), '401': unauthorized, ...failure(404) },
+    },
   },
   '/v0/scan-proxy/dso': {
-    get: { summary: "The Scan app's GET /v0/dso.", security: [{ bearerAuth: [] }], responses: { '200': json(ref('GetDsoInfoResponse')), '401': unauthorized, ...failure(404) } },
+    get: {
+      summary: "The Scan app's GET /v0/dso.",
+      security: [{ bearerAuth: [] }],
+      responses: { '200': json(ref('GetDsoInfoResponse')), '401': unauthorized, ...failure(404) },
+    },
   },
   '/v0/scan-proxy/featured-apps/{provider_party_id}': {
     get: {
@@ -47,7 +57,11 @@ export const validatorPaths = {
     },
   },
   '/v0/scan-proxy/amulet-rules': {
-    get: { summary: 'The live AmuletRules, always whole.', security: [{ bearerAuth: [] }], responses: { '200': json(object({ amulet_rules: ref('ContractWithState') })), '401': unauthorized } },
+    get: {
+      summary: 'The live AmuletRules, always whole.',
+      security: [{ bearerAuth: [] }],
+      responses: { '200': json(object({ amulet_rules: ref('ContractWithState') })), '401': unauthorized },
+    },
   },
   '/v0/scan-proxy/ans-rules': {
     post: {

@@ -12,7 +12,15 @@ import type { ApiContext } from '../context';
 import { pageLimit } from '../page-limit';
 import type { PageTokens, TokenScope } from '../page-token';
 import { parseInput } from '../validation';
-import { AcsRequest, partyList, quotedQuery, quotedRecordTime, SnapshotAfterQuery, SnapshotBeforeQuery, templateList } from './snapshot-input';
+import {
+  AcsRequest,
+  partyList,
+  quotedQuery,
+  quotedRecordTime,
+  SnapshotAfterQuery,
+  SnapshotBeforeQuery,
+  templateList,
+} from './snapshot-input';
 import { pagePosition, sendPage, snapshotAtOrBeforeOrFail } from './snapshot-service';
 import { sendJson } from '../json-response';
 

@@ -105,7 +105,9 @@ const prettyParty = (party: string) => {
 /** GET /v0/dso (HttpScanHandler.getDsoInfo), each part read in the Scan app's order with its 404. */
 export async function dsoInfo(db: Db, config: Config): Promise<DsoInfo> {
   const open = await listLiveContracts(db, SPLICE.openMiningRound);
-  const latest = latestOfOpenRoundTriple(open.map((contract) => ({ contract, payload: payloadOf(contract), synchronizerId: contract.synchronizerId })));
+  const latest = latestOfOpenRoundTriple(
+    open.map((contract) => ({ contract, payload: payloadOf(contract), synchronizerId: contract.synchronizerId })),
+  );
   if (!latest) throw notFound('No active OpenMiningRound contract');
   const rules = await rulesContract(db, SPLICE.amuletRules, notFound('No active AmuletRules contract'));
   const dso = await dsoRules(db);

@@ -17,7 +17,9 @@ export function scanRouter(context: ApiContext): Router {
   router.use(networkRoutes(context));
   router.use(migrationRoutes(context));
   // One page-token signer for every paged operation (its key is loaded once).
-  const tokens = context.config.pageTokenSecret ? pageTokensWithKey(Buffer.from(context.config.pageTokenSecret, 'utf8')) : pageTokensFor(context.db);
+  const tokens = context.config.pageTokenSecret
+    ? pageTokensWithKey(Buffer.from(context.config.pageTokenSecret, 'utf8'))
+    : pageTokensFor(context.db);
   router.use(holdingsRoutes(context, tokens));
   router.use(acsRoutes(context, tokens));
   router.use(stateRoutes(context));

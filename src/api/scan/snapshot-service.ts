@@ -38,7 +38,9 @@ export async function exactSnapshotOrFail(db: Db, migrationId: number, recordTim
 }
 
 export function resolveSnapshot(db: Db, migrationId: number, recordTime: Micros, match: Match, quoted: Quoted): Promise<Micros> {
-  return match === 'exact' ? exactSnapshotOrFail(db, migrationId, recordTime) : snapshotAtOrBeforeOrFail(db, migrationId, recordTime, quoted);
+  return match === 'exact'
+    ? exactSnapshotOrFail(db, migrationId, recordTime)
+    : snapshotAtOrBeforeOrFail(db, migrationId, recordTime, quoted);
 }
 
 const Position = z.object({

@@ -34,7 +34,10 @@ import {
 const contractId = z.string({ error: 'expected a contract id string' });
 const nullable = <T extends z.ZodType>(t: T) => t.nullish();
 
-const AmuletRulesRequest = z.object({ cached_amulet_rules_contract_id: nullable(contractId), cached_amulet_rules_domain_id: nullable(z.string()) });
+const AmuletRulesRequest = z.object({
+  cached_amulet_rules_contract_id: nullable(contractId),
+  cached_amulet_rules_domain_id: nullable(z.string()),
+});
 const ExternalRulesRequest = z.object({
   cached_external_party_amulet_rules_contract_id: nullable(contractId),
   cached_external_party_amulet_rules_domain_id: nullable(z.string()),
@@ -88,7 +91,9 @@ export function stateRoutes({ db, config }: ApiContext): Router {
   router.post('/v0/external-party-amulet-rules', async (req, res) => {
     const body = parseInput(ExternalRulesRequest, req.body, 'body');
     const rules = await externalPartyAmuletRules(db);
-    sendJson(res, { external_party_amulet_rules_update: maybeCachedContractJson(rules, body.cached_external_party_amulet_rules_contract_id) });
+    sendJson(res, {
+      external_party_amulet_rules_update: maybeCachedContractJson(rules, body.cached_external_party_amulet_rules_contract_id),
+    });
   });
 
   router.post('/v0/ans-rules', async (req, res) => {
@@ -101,7 +106,8 @@ export function stateRoutes({ db, config }: ApiContext): Router {
     const body = parseInput(RoundsRequest, req.body, 'body');
     // The newest Scan's bound on request lists (HttpRequestLimits, reference §1.2).
     for (const [field, ids] of Object.entries(body)) {
-      if (ids.length > MAX_CACHED_IDS) throw badRequest(`Expected '${field}' to contain at most ${MAX_CACHED_IDS} items, but contained ${ids.length}.`);
+      if (ids.length > MAX_CACHED_IDS)
+        throw badRequest(`Expected '${field}' to contain at most ${MAX_CACHED_IDS} items, but contained ${ids.length}.`);
     }
     const rounds = await miningRounds(db);
     // No round at all: the Scan app's minimum of nothing is a 500.

@@ -37,7 +37,6 @@ import { pageLimit } from '../page-limit';
 import { parseInput } from '../validation';
 import { int64 } from './params';
 
-
 const ENCODINGS = ['compact_json', 'protobuf_json'] as const;
 const encoding = z.enum(ENCODINGS, { error: `expected one of ${ENCODINGS.join(', ')}` });
 
@@ -86,7 +85,10 @@ async function confirmHistoryComplete(context: ApiContext): Promise<void> {
 /** The stored rendering, or a 501 when the source gave no protobuf_json for it (never a mislabelled compact one). */
 function storedJson(u: StoredUpdate): string {
   if (u.json === null) {
-    throw new HttpError(501, `protobuf_json is not available for update ${u.updateId}: it was ingested without that encoding. Use compact_json.`);
+    throw new HttpError(
+      501,
+      `protobuf_json is not available for update ${u.updateId}: it was ingested without that encoding. Use compact_json.`,
+    );
   }
   return u.json;
 }
@@ -159,9 +161,23 @@ export function updateRoutes(context: ApiContext): Router {
   router.post('/v0/backfilling/import-updates', async (req, res) => {
     const body = parseInput(ImportUpdatesRequest, req.body, 'body');
     const limit = pageLimit(body.limit);
-    const updates = await listImportUpdates(db, body.migration_id, body.after_update_id, limit, body.daml_value_encoding ?? 'protobuf_json');
+    const updates = await listImportUpdates(
+      db,
+      body.migration_id,
+      body.after_update_id,
+      limit,
+      body.daml_value_encoding ?? 'protobuf_json',
+    );
     // UpdateHistoryItem (v1): the constant offset; import updates carry no external hash.
-    sendJson(res, new RawJson(jsonArrayObject('transactions', updates.map((u) => toV1Transaction(v2Item(u))))));
+    sendJson(
+      res,
+      new RawJson(
+        jsonArrayObject(
+          'transactions',
+          updates.map((u) => toV1Transaction(v2Item(u))),
+        ),
+      ),
+    );
   });
 
   router.post('/v0/history/bulk/checksums', () => {

@@ -122,7 +122,7 @@ function members(text: string): { key: string; start: number; end: number }[] | 
   const scanner = new Scanner(text);
   const found = [];
   try {
-    for (let at = 1; ; ) {
+    for (let at = 1; ;) {
       if (text.charCodeAt(at) !== QUOTE) return undefined;
       const keyEnd = scanner.string(at);
       if (text.charCodeAt(keyEnd) !== COLON) return undefined;

@@ -117,7 +117,9 @@ export function createLedgerSource(options: LedgerSourceOptions): Source {
     for (;;) {
       const end = await ledgerEnd(signal);
       if (end < offset) {
-        throw new Error(`Checkpoint offset ${offset} is after the ledger end ${end} of ${base}: is this the participant the checkpoint came from?`);
+        throw new Error(
+          `Checkpoint offset ${offset} is after the ledger end ${end} of ${base}: is this the participant the checkpoint came from?`,
+        );
       }
       while (offset < end) {
         const page = await updatesPage(offset, end, signal);
@@ -126,7 +128,8 @@ export function createLedgerSource(options: LedgerSourceOptions): Source {
           try {
             converted = convertUpdatesResponse(response, options.migrationId);
           } catch (err) {
-            if (err instanceof LedgerConversionError) throw new SourceItemError(`${base}/v2/updates after offset ${offset}`, err.updateId, err.message);
+            if (err instanceof LedgerConversionError)
+              throw new SourceItemError(`${base}/v2/updates after offset ${offset}`, err.updateId, err.message);
             throw err;
           }
           const origin = `${base}/v2/updates offset ${converted.offset}`;

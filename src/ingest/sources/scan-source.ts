@@ -273,7 +273,12 @@ export function createScanSource(options: ScanSourceOptions): Source {
         if (protobuf) item.update_protobuf_json = protobuf;
       }
     }
-    return { items, migrations, full: received.length >= pageSize, last: last && { migrationId: last.migrationId, recordTime: last.recordTime } };
+    return {
+      items,
+      migrations,
+      full: received.length >= pageSize,
+      last: last && { migrationId: last.migrationId, recordTime: last.recordTime },
+    };
   }
 
   /** Runs a request against the current URL, moving round-robin to the next one while they keep failing. */
@@ -325,7 +330,10 @@ export function createScanSource(options: ScanSourceOptions): Source {
       compact = [];
       for (const raw of protobuf) {
         const id = String(raw.update_id);
-        const body = await http.json({ method: 'GET', url: `${url}/api/scan/v2/updates/${encodeURIComponent(id)}?daml_value_encoding=compact_json` }, signal);
+        const body = await http.json(
+          { method: 'GET', url: `${url}/api/scan/v2/updates/${encodeURIComponent(id)}?daml_value_encoding=compact_json` },
+          signal,
+        );
         compact.push(object(body, `GET /v2/updates/${id}`));
       }
     }
@@ -340,7 +348,11 @@ export function createScanSource(options: ScanSourceOptions): Source {
         const recordTime = timestamp(raw, 'record_time', path);
         const m = integer(raw, 'migration_id', path);
         if (recordTime !== IMPORT_RECORD_TIME || m !== migrationId) {
-          throw new SourceItemError(itemOrigin, updateId, `not an import update of migration ${migrationId} (migration ${m}, record time ${formatRecordTime(recordTime)})`);
+          throw new SourceItemError(
+            itemOrigin,
+            updateId,
+            `not an import update of migration ${migrationId} (migration ${m}, record time ${formatRecordTime(recordTime)})`,
+          );
         }
       } catch (err) {
         if (err instanceof ShapeError) throw new SourceItemError(itemOrigin, updateId, err.message);
@@ -354,7 +366,11 @@ export function createScanSource(options: ScanSourceOptions): Source {
         origin: itemOrigin,
       };
     });
-    return { items, full: compact.length >= pageSize, lastId: compact.length ? String(compact[compact.length - 1]!.update_id) : afterUpdateId };
+    return {
+      items,
+      full: compact.length >= pageSize,
+      lastId: compact.length ? String(compact[compact.length - 1]!.update_id) : afterUpdateId,
+    };
   }
 
   /**

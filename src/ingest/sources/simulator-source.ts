@@ -34,7 +34,9 @@ export function createSimulatorSource(options: SimulatorSourceOptions): Source {
     stream: `simulator:seed=${options.seed}`,
     async *read(from: string | undefined, signal: AbortSignal): AsyncIterable<SourceItem> {
       const [startText, countText] = from === undefined ? [] : from.split('|');
-      const start = startText ? parseTimestamp(startText) : (options.startTime ?? (options.mode === 'live' ? nowMicros() : DEFAULT_START_TIME));
+      const start = startText
+        ? parseTimestamp(startText)
+        : (options.startTime ?? (options.mode === 'live' ? nowMicros() : DEFAULT_START_TIME));
       const skip = countText ? Number(countText) : 0;
       const items = generateItems({
         seed: options.seed,

@@ -13,7 +13,11 @@ import { simulatedItems, writeItems } from '../../support/simulated-network';
 
 const cli = path.join(projectRoot, 'dist/src/cli.js');
 
-function runImport(file: string, databaseUrl: string, killAfterMs?: number): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+function runImport(
+  file: string,
+  databaseUrl: string,
+  killAfterMs?: number,
+): Promise<{ code: number | null; signal: string | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [cli, 'import', file], {
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'error', INGEST_BATCH_SIZE: '40' },
@@ -57,9 +61,21 @@ describe('ingestion gives identical results however it is interrupted', () => {
     const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
     const grown = path.join(path.dirname(file), 'grown.ndjson');
     const middle = Math.floor(lines.length / 2);
-    fs.writeFileSync(grown, lines.slice(0, middle).map((l) => `${l}\n`).join(''));
+    fs.writeFileSync(
+      grown,
+      lines
+        .slice(0, middle)
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     expect(await runImport(grown, halves.url)).toMatchObject({ code: 0 });
-    fs.appendFileSync(grown, lines.slice(middle).map((l) => `${l}\n`).join(''));
+    fs.appendFileSync(
+      grown,
+      lines
+        .slice(middle)
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     expect(await runImport(grown, halves.url)).toMatchObject({ code: 0 });
     expect(await dumpTables(halves.db)).toEqual(expected);
 

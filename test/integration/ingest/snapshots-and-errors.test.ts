@@ -60,7 +60,12 @@ describe('bad input stops with a precise error and applies nothing of its batch'
   afterEach(async () => destroyTestDatabase(t));
 
   const counts = async () =>
-    (await sql<{ updates: number; contracts: number }>`select (select count(*)::int from updates) as updates, (select count(*)::int from contracts) as contracts`.execute(t.db)).rows[0];
+    (
+      await sql<{
+        updates: number;
+        contracts: number;
+      }>`select (select count(*)::int from updates) as updates, (select count(*)::int from contracts) as contracts`.execute(t.db)
+    ).rows[0];
 
   it('an archive of an unknown contract', async () => {
     const batch = asSource([
@@ -74,15 +79,24 @@ describe('bad input stops with a precise error and applies nothing of its batch'
   });
 
   it('an archive of a contract archived in an earlier batch', async () => {
-    await applyBatch(t.db, 'test', asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')]), transaction('u2', '2025-01-01T10:00:01.000000Z', [archived('u2', 0, 'c1')])]));
-    await expect(applyBatch(t.db, 'test', asSource([transaction('u3', '2025-01-01T10:00:02.000000Z', [archived('u3', 0, 'c1')])], 3))).rejects.toThrow(
-      'test:3 (update u3): archive of contract c1, which is unknown or already archived in migration 0',
+    await applyBatch(
+      t.db,
+      'test',
+      asSource([
+        transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')]),
+        transaction('u2', '2025-01-01T10:00:01.000000Z', [archived('u2', 0, 'c1')]),
+      ]),
     );
+    await expect(
+      applyBatch(t.db, 'test', asSource([transaction('u3', '2025-01-01T10:00:02.000000Z', [archived('u3', 0, 'c1')])], 3)),
+    ).rejects.toThrow('test:3 (update u3): archive of contract c1, which is unknown or already archived in migration 0');
   });
 
   it('an item out of order, across batches', async () => {
     await applyBatch(t.db, 'test', asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')])]));
-    await expect(applyBatch(t.db, 'test', asSource([transaction('u0', '2025-01-01T09:59:59.999999Z', [created('u0', 0, 'c0')])], 2))).rejects.toThrow(
+    await expect(
+      applyBatch(t.db, 'test', asSource([transaction('u0', '2025-01-01T09:59:59.999999Z', [created('u0', 0, 'c0')])], 2)),
+    ).rejects.toThrow(
       'test:2 (update u0): out of order: (migration 0, 2025-01-01T09:59:59.999999Z) comes after (migration 0, 2025-01-01T10:00:00.000000Z)',
     );
     expect(await counts()).toEqual({ updates: 1, contracts: 1 });
@@ -91,16 +105,21 @@ describe('bad input stops with a precise error and applies nothing of its batch'
   it('a dangling event reference and a contract created twice', async () => {
     const dangling = transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')]);
     (dangling.update as { root_event_ids: string[] }).root_event_ids.push('u1:7');
-    await expect(applyBatch(t.db, 'test', asSource([dangling]))).rejects.toThrow('test:1 (update u1): event id u1:7 is referenced but not in events_by_id');
+    await expect(applyBatch(t.db, 'test', asSource([dangling]))).rejects.toThrow(
+      'test:1 (update u1): event id u1:7 is referenced but not in events_by_id',
+    );
 
     await applyBatch(t.db, 'test', asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')])]));
-    await expect(applyBatch(t.db, 'test', asSource([transaction('u2', '2025-01-01T10:00:01.000000Z', [created('u2', 0, 'c1')])], 2))).rejects.toThrow(
-      'test:2 (update u2): contract c1 is created again in the same migration',
-    );
+    await expect(
+      applyBatch(t.db, 'test', asSource([transaction('u2', '2025-01-01T10:00:01.000000Z', [created('u2', 0, 'c1')])], 2)),
+    ).rejects.toThrow('test:2 (update u2): contract c1 is created again in the same migration');
   });
 
   it('re-applying an applied item is a no-op', async () => {
-    const items = asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')]), transaction('u2', '2025-01-01T10:00:01.000000Z', [archived('u2', 0, 'c1')])]);
+    const items = asSource([
+      transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')]),
+      transaction('u2', '2025-01-01T10:00:01.000000Z', [archived('u2', 0, 'c1')]),
+    ]);
     await applyBatch(t.db, 'stream-a', items);
     await applyBatch(t.db, 'stream-b', items);
     expect(await counts()).toEqual({ updates: 2, contracts: 1 });
@@ -113,15 +132,30 @@ describe('bad input stops with a precise error and applies nothing of its batch'
   });
 
   it('keeps reassignments and an archive of a stored contract in one batch', async () => {
-    await applyBatch(t.db, 'test', asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1'), created('u1', 1, 'c2')])]));
-    await applyBatch(t.db, 'test', asSource([
-      reassignment('r1', '2025-01-01T10:00:01.000000Z', 'unassign', 'c1', 1),
-      reassignment('r2', '2025-01-01T10:00:02.000000Z', 'assign', 'c1', 1),
-      reassignment('r3', '2025-01-01T10:00:03.000000Z', 'unassign', 'c2', 1),
-      reassignment('r4', '2025-01-01T10:00:04.000000Z', 'assign', 'c2', 1),
-      transaction('u2', '2025-01-01T10:00:05.000000Z', [archived('u2', 0, 'c2')]),
-    ], 2));
-    const rows = await t.db.selectFrom('contracts').select(['contract_id', 'synchronizer_id', 'reassignment_counter', 'archived_in_update_id']).orderBy('contract_id').execute();
+    await applyBatch(
+      t.db,
+      'test',
+      asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1'), created('u1', 1, 'c2')])]),
+    );
+    await applyBatch(
+      t.db,
+      'test',
+      asSource(
+        [
+          reassignment('r1', '2025-01-01T10:00:01.000000Z', 'unassign', 'c1', 1),
+          reassignment('r2', '2025-01-01T10:00:02.000000Z', 'assign', 'c1', 1),
+          reassignment('r3', '2025-01-01T10:00:03.000000Z', 'unassign', 'c2', 1),
+          reassignment('r4', '2025-01-01T10:00:04.000000Z', 'assign', 'c2', 1),
+          transaction('u2', '2025-01-01T10:00:05.000000Z', [archived('u2', 0, 'c2')]),
+        ],
+        2,
+      ),
+    );
+    const rows = await t.db
+      .selectFrom('contracts')
+      .select(['contract_id', 'synchronizer_id', 'reassignment_counter', 'archived_in_update_id'])
+      .orderBy('contract_id')
+      .execute();
     expect(rows).toEqual([
       { contract_id: 'c1', synchronizer_id: 'global-domain::1220aaaa', reassignment_counter: 1, archived_in_update_id: null },
       { contract_id: 'c2', synchronizer_id: 'global-domain::1220aaaa', reassignment_counter: 1, archived_in_update_id: 'u2' },
@@ -134,9 +168,9 @@ describe('bad input stops with a precise error and applies nothing of its batch'
     // The same batch again, from a writer that did not see its commit: already applied, nothing written.
     const again = await applyBatch(t.db, 'test', batch, null);
     expect(again.updates).toBe(0);
-    await expect(applyBatch(t.db, 'test', asSource([transaction('u2', '2025-01-01T10:00:01.000000Z', [created('u2', 0, 'c2')])], 2), null)).rejects.toBeInstanceOf(
-      CheckpointConflictError,
-    );
+    await expect(
+      applyBatch(t.db, 'test', asSource([transaction('u2', '2025-01-01T10:00:01.000000Z', [created('u2', 0, 'c2')])], 2), null),
+    ).rejects.toBeInstanceOf(CheckpointConflictError);
     expect(await counts()).toEqual({ updates: 1, contracts: 1 });
   });
 });

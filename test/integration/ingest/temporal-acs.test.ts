@@ -30,7 +30,7 @@ function replay(items: CanonicalItem[], at: Key): Set<string> {
     if (key.migration !== at.migration || !item.update) continue;
     const u = item.update;
     if ('events_by_id' in u) {
-      const events = Object.values((u).events_by_id);
+      const events = Object.values(u.events_by_id);
       for (const e of events) if (e.event_type === 'created_event') active.add(e.contract_id);
       for (const e of events) if (e.event_type === 'exercised_event' && e.consuming) active.delete(e.contract_id);
     } else if ('created_event' in u.event) {
@@ -47,7 +47,14 @@ describe('temporal ACS', () => {
   beforeAll(async () => {
     const controller = new AbortController();
     await runWorker(
-      { db: t.db, pool: t.pool, source: createFileSource(writeItems(items)), logger: createLogger('silent'), batchSize: 64, batchMaxWaitMs: 100 },
+      {
+        db: t.db,
+        pool: t.pool,
+        source: createFileSource(writeItems(items)),
+        logger: createLogger('silent'),
+        batchSize: 64,
+        batchMaxWaitMs: 100,
+      },
       controller.signal,
     );
   });
@@ -56,7 +63,7 @@ describe('temporal ACS', () => {
     const keys = items.map(keyOf);
     // Deterministic sample: every item's key is a candidate; also the import point of migration 1.
     let seed = 12345;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const samples: Key[] = [{ migration: 1, time: '0001-01-01T00:00:00.000000Z' }, keys[keys.length - 1]!];
     for (let i = 0; i < 25; i++) samples.push(keys[Math.floor(random() * keys.length)]!);
     let nonEmpty = 0;

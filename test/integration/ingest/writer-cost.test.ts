@@ -61,7 +61,10 @@ describe('writer cost per row does not grow with the tables', () => {
   let round = 0;
   function targets(count: number): number[] {
     round += 1;
-    return Array.from({ length: count }, (_, k) => Math.floor(((k + 0.5) * stored) / count / ACTIVE_EVERY) * ACTIVE_EVERY - ACTIVE_EVERY * round);
+    return Array.from(
+      { length: count },
+      (_, k) => Math.floor(((k + 0.5) * stored) / count / ACTIVE_EVERY) * ACTIVE_EVERY - ACTIVE_EVERY * round,
+    );
   }
 
   async function costPerRow(count: number): Promise<{ archive: number; reassign: number; indexes: string[] }> {
@@ -73,14 +76,21 @@ describe('writer cost per row does not grow with the tables', () => {
       update_id: `archive-${i}`,
       slot: '2026-01-01T00:00:00.000000Z',
     }));
-    const reassignments: ReassignmentRow[] = ids.map((i) => ({ migration_id: 0, contract_id: contractId(i + ACTIVE_EVERY / 2), synchronizer_id: null, reassignment_counter: 1 }));
+    const reassignments: ReassignmentRow[] = ids.map((i) => ({
+      migration_id: 0,
+      contract_id: contractId(i + ACTIVE_EVERY / 2),
+      synchronizer_id: null,
+      reassignment_counter: 1,
+    }));
     const explained = await explainWriterStatements(t.db, { archives, reassignments });
     // Every target was found and archived: the measure is of real work.
     expect((planOf(explained.archive) as unknown as { 'Actual Rows': number })['Actual Rows']).toBe(count);
     return {
       archive: blocksOf(explained.archive) / count,
       reassign: blocksOf(explained.reassign) / count,
-      indexes: [...nodes(planOf(explained.archive)), ...nodes(planOf(explained.reassign))].flatMap((n) => (n['Index Name'] ? [n['Index Name']] : [])),
+      indexes: [...nodes(planOf(explained.archive)), ...nodes(planOf(explained.reassign))].flatMap((n) =>
+        n['Index Name'] ? [n['Index Name']] : [],
+      ),
     };
   }
 

@@ -24,7 +24,15 @@ describe('writer lock', () => {
   const t = useTestDatabase();
 
   it('keeps a second worker on standby until the first stops, then it resumes at the checkpoint', async () => {
-    const options = { db: t.db, pool: t.pool, source: tickingSource(), logger: createLogger('silent'), batchSize: 5, batchMaxWaitMs: 50, lockPollMs: 50 };
+    const options = {
+      db: t.db,
+      pool: t.pool,
+      source: tickingSource(),
+      logger: createLogger('silent'),
+      batchSize: 5,
+      batchMaxWaitMs: 50,
+      lockPollMs: 50,
+    };
     const first = new AbortController();
     const second = new AbortController();
     const firstRun = runWorker(options, first.signal);

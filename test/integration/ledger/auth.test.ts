@@ -23,7 +23,8 @@ const PATH = '/v2/updates/transaction-by-id';
 const items = simulatedItems({ seed: 7, updates: 400 });
 const creates = createsOf(items);
 const transactions = items.flatMap((i) => (i.update && 'events_by_id' in i.update ? [i.update] : []));
-const nodesOf = (body: unknown) => (body as { events: Record<string, { nodeId: number }>[] }).events.map((e) => Object.values(e)[0]!.nodeId);
+const nodesOf = (body: unknown) =>
+  (body as { events: Record<string, { nodeId: number }>[] }).events.map((e) => Object.values(e)[0]!.nodeId);
 /**
  * A transaction where ALICE witnesses fewer events than BOB, and sees some in
  * the ACS_DELTA shape too: a reader as ALICE must not see BOB's part in either.
@@ -57,7 +58,10 @@ const byPartiesIn = (shape: 'ACS_DELTA' | 'LEDGER_EFFECTS', ...parties: string[]
     transactionShape: `TRANSACTION_SHAPE_${shape}`,
   },
 });
-const anyParty = { updateId: TX.update_id, transactionFormat: { eventFormat: { filtersForAnyParty: {} }, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' } };
+const anyParty = {
+  updateId: TX.update_id,
+  transactionFormat: { eventFormat: { filtersForAnyParty: {} }, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' },
+};
 
 /** Every party named in the events of a response. */
 function partiesIn(body: unknown): Set<string> {
@@ -94,7 +98,11 @@ describe('ledger authentication', () => {
       .sign(key);
 
   beforeAll(async () => {
-    await applyBatch(t.db, 'sim', items.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` })));
+    await applyBatch(
+      t.db,
+      'sim',
+      items.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` })),
+    );
     const keys = [
       { ...(await exportJWK(rsa.publicKey)), kid: 'rsa-1', alg: 'RS256', use: 'sig' },
       { ...(await exportJWK(ec.publicKey)), kid: 'ec-1', alg: 'ES256', use: 'sig' },
@@ -127,11 +135,23 @@ describe('ledger authentication', () => {
       ['no token', async () => ({})],
       ['a malformed token', async () => ({ authorization: 'Bearer not-a-jwt' })],
       ['a non-Bearer Authorization header', async () => ({ authorization: `Basic ${Buffer.from('admin:pw').toString('base64')}` })],
-      ['a wrong signature', async () => ({ authorization: `Bearer ${await hs256Token('admin', {}, { secret: 'not-the-secret-0123456789abcdef' })}` })],
-      ['an unsigned token (alg none)', async () => ({ authorization: `Bearer ${new UnsecuredJWT({ sub: 'admin', aud: AUDIENCE }).setExpirationTime('5m').encode()}` })],
+      [
+        'a wrong signature',
+        async () => ({ authorization: `Bearer ${await hs256Token('admin', {}, { secret: 'not-the-secret-0123456789abcdef' })}` }),
+      ],
+      [
+        'an unsigned token (alg none)',
+        async () => ({ authorization: `Bearer ${new UnsecuredJWT({ sub: 'admin', aud: AUDIENCE }).setExpirationTime('5m').encode()}` }),
+      ],
       ['a wrong algorithm (RS256 to an HS256 verifier)', async () => ({ authorization: `Bearer ${await rs256('rsa-1', 'admin')}` })],
-      ['an expired token', async () => ({ authorization: `Bearer ${await hs256Token('admin', {}, { expiresIn: Math.floor(Date.now() / 1000) - 60 })}` })],
-      ['a token without exp (it would never expire)', async () => ({ authorization: `Bearer ${await hs256Token('admin', {}, { expiresIn: null })}` })],
+      [
+        'an expired token',
+        async () => ({ authorization: `Bearer ${await hs256Token('admin', {}, { expiresIn: Math.floor(Date.now() / 1000) - 60 })}` }),
+      ],
+      [
+        'a token without exp (it would never expire)',
+        async () => ({ authorization: `Bearer ${await hs256Token('admin', {}, { expiresIn: null })}` }),
+      ],
       ['a wrong audience', async () => ({ authorization: `Bearer ${await hs256Token('admin', { aud: 'https://elsewhere.test' })}` })],
       ['no subject', async () => ({ authorization: `Bearer ${await hs256Token(undefined)}` })],
     ];
@@ -150,16 +170,30 @@ describe('ledger authentication', () => {
 
   describe('JWKS keys', () => {
     it('verify tokens by kid, for RS256 and ES256 keys', async () => {
-      const es256 = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'ec-1' }).setSubject('admin').setAudience(AUDIENCE).setExpirationTime('5m').sign(ec.privateKey);
+      const es256 = await new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256', kid: 'ec-1' })
+        .setSubject('admin')
+        .setAudience(AUDIENCE)
+        .setExpirationTime('5m')
+        .sign(ec.privateKey);
       for (const token of [await rs256('rsa-1', 'admin'), es256]) {
         const res = await ledgerRequest(jwksApi.url, 'GET', '/v2/parties/participant-id', token);
-        expect(res).toMatchObject({ status: 200, json: { participantId: 'scan-indexer::12200000000000000000000000000000000000000000000000000000000000000000' } });
+        expect(res).toMatchObject({
+          status: 200,
+          json: { participantId: 'scan-indexer::12200000000000000000000000000000000000000000000000000000000000000000' },
+        });
       }
     });
 
     it('refuse an unknown key id, a token without kid, a key of the wrong kind, and an HS256 token', async () => {
       const other = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
-      for (const token of [await rs256('rsa-9', 'admin'), await rs256(undefined, 'admin'), await rs256('rsa-1', 'admin', other), await rs256('ec-1', 'admin'), await hs256Token('admin')]) {
+      for (const token of [
+        await rs256('rsa-9', 'admin'),
+        await rs256(undefined, 'admin'),
+        await rs256('rsa-1', 'admin', other),
+        await rs256('ec-1', 'admin'),
+        await hs256Token('admin'),
+      ]) {
         const res = await ledgerRequest(jwksApi.url, 'GET', '/v2/parties/participant-id', token);
         expect(res).toMatchObject({ status: 401, json: expectedErrors.unauthenticated });
       }
@@ -167,7 +201,8 @@ describe('ledger authentication', () => {
 
     it('caches the key set', async () => {
       const before = jwksRequests;
-      for (let i = 0; i < 3; i++) expect((await ledgerRequest(jwksApi.url, 'GET', '/v2/parties/participant-id', await rs256('rsa-1', 'admin'))).status).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await ledgerRequest(jwksApi.url, 'GET', '/v2/parties/participant-id', await rs256('rsa-1', 'admin'))).status).toBe(200);
       expect(jwksRequests - before).toBe(0);
     });
 
@@ -180,7 +215,12 @@ describe('ledger authentication', () => {
   describe('a PEM key and a JWKS configured together', () => {
     it('verify a token with a kid by the JWKS, and one without by the PEM key', async () => {
       const pemToken = (header: Record<string, string>) =>
-        new SignJWT({}).setProtectedHeader({ alg: 'RS256', ...header }).setSubject('admin').setAudience(AUDIENCE).setExpirationTime('5m').sign(pemKey);
+        new SignJWT({})
+          .setProtectedHeader({ alg: 'RS256', ...header })
+          .setSubject('admin')
+          .setAudience(AUDIENCE)
+          .setExpirationTime('5m')
+          .sign(pemKey);
       for (const [name, token] of [
         ['JWKS key rsa-1', await rs256('rsa-1', 'admin')],
         ['PEM key, no kid', await pemToken({})],
@@ -194,7 +234,10 @@ describe('ledger authentication', () => {
     it('refuse a token neither key signed', async () => {
       const other = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
       for (const token of [await rs256('rsa-1', 'admin', other), await rs256(undefined, 'admin', other), await rs256(undefined, 'admin')]) {
-        expect(await ledgerRequest(pemAndJwksApi.url, 'GET', '/v2/parties/participant-id', token)).toMatchObject({ status: 401, json: expectedErrors.unauthenticated });
+        expect(await ledgerRequest(pemAndJwksApi.url, 'GET', '/v2/parties/participant-id', token)).toMatchObject({
+          status: 401,
+          json: expectedErrors.unauthenticated,
+        });
       }
     });
   });
@@ -212,7 +255,9 @@ describe('ledger authentication', () => {
       ]) {
         const res = await ledgerRequest(noAudienceApi.url, 'GET', '/v2/parties/participant-id', await hs256Token('alice', claims));
         expect({ claims, status: res.status, json: res.json }).toEqual({ claims, status: 200, json: { participantId: PARTICIPANT_ID } });
-        expect((await ledgerRequest(noAudienceApi.url, 'POST', PATH, await hs256Token('alice', claims), byParties(ALICE))).status).toBe(200);
+        expect((await ledgerRequest(noAudienceApi.url, 'POST', PATH, await hs256Token('alice', claims), byParties(ALICE))).status).toBe(
+          200,
+        );
       }
     });
 
@@ -228,13 +273,21 @@ describe('ledger authentication', () => {
           ['GET', '/v2/parties/participant-id', undefined],
         ] as const) {
           const res = await ledgerRequest(noAudienceApi.url, method, path, await hs256Token('admin', claims), body);
-          expect({ claims, path, status: res.status, json: res.json }).toEqual({ claims, path, status: 401, json: expectedErrors.unauthenticated });
+          expect({ claims, path, status: res.status, json: res.json }).toEqual({
+            claims,
+            path,
+            status: 401,
+            json: expectedErrors.unauthenticated,
+          });
         }
       }
     });
 
     it('refuses with 403 a token bound to another participant', async () => {
-      for (const claims of [{ aud: 'https://daml.com/jwt/aud/participant/other::1220ab' }, { aud: 'other::1220ab', scope: 'daml_ledger_api' }]) {
+      for (const claims of [
+        { aud: 'https://daml.com/jwt/aud/participant/other::1220ab' },
+        { aud: 'other::1220ab', scope: 'daml_ledger_api' },
+      ]) {
         const res = await ledgerRequest(noAudienceApi.url, 'GET', '/v2/parties/participant-id', await hs256Token('admin', claims));
         expect({ claims, status: res.status, json: res.json }).toEqual({ claims, status: 403, json: expectedErrors.forbidden });
       }
@@ -273,7 +326,11 @@ describe('ledger authentication', () => {
         {
           updateId: TX.update_id,
           transactionFormat: {
-            eventFormat: { filtersByParty: { [BOB]: { cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: 'no-such-template' } } } }] } } },
+            eventFormat: {
+              filtersByParty: {
+                [BOB]: { cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: 'no-such-template' } } } }] },
+              },
+            },
             transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
           },
         },
@@ -286,7 +343,10 @@ describe('ledger authentication', () => {
     it('a user without parties may ask for the participant id, and nothing else', async () => {
       const idle = await hs256Token('idle');
       expect((await ledgerRequest(hsApi.url, 'GET', '/v2/parties/participant-id', idle)).status).toBe(200);
-      expect(await ledgerRequest(hsApi.url, 'POST', PATH, idle, byParties(ALICE))).toMatchObject({ status: 403, json: expectedErrors.forbidden });
+      expect(await ledgerRequest(hsApi.url, 'POST', PATH, idle, byParties(ALICE))).toMatchObject({
+        status: 403,
+        json: expectedErrors.forbidden,
+      });
     });
 
     it('a valid token of an unknown user is 403 on every route', async () => {

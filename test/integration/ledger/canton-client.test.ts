@@ -18,7 +18,8 @@ import { hs256Token, PARTICIPANT_ID, SECRET } from './support';
 
 const items = simulatedItems({ seed: 7, updates: 400 });
 const creates = createsOf(items);
-const nonDsoWitness = (u: TransactionUpdate) => [...new Set([...witnessesOf(u, creates).values()].flat())].sort().find((p) => !p.startsWith('DSO::'));
+const nonDsoWitness = (u: TransactionUpdate) =>
+  [...new Set([...witnessesOf(u, creates).values()].flat())].sort().find((p) => !p.startsWith('DSO::'));
 const TX = items
   .flatMap((i) => (i.update && 'events_by_id' in i.update ? [i.update] : []))
   .find((u) => Object.keys(u.events_by_id).length > 3 && nonDsoWitness(u) !== undefined)!;
@@ -30,9 +31,20 @@ describe('the Canton ledger client against the server', () => {
   let client: LedgerClient;
   let offset = 0;
   beforeAll(async () => {
-    await applyBatch(t.db, 'sim', items.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` })));
-    offset = (await sql<{ ingest_seq: number }>`select ingest_seq from updates where update_id = ${TX.update_id}`.execute(t.db)).rows[0]!.ingest_seq;
-    api = await startTestApi(t, { env: { LEDGER_AUTH_HS256_SECRET: SECRET, LEDGER_PARTICIPANT_ID: PARTICIPANT_ID, LEDGER_USER_RIGHTS: JSON.stringify({ reader: [READER] }) } });
+    await applyBatch(
+      t.db,
+      'sim',
+      items.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` })),
+    );
+    offset = (await sql<{ ingest_seq: number }>`select ingest_seq from updates where update_id = ${TX.update_id}`.execute(t.db)).rows[0]!
+      .ingest_seq;
+    api = await startTestApi(t, {
+      env: {
+        LEDGER_AUTH_HS256_SECRET: SECRET,
+        LEDGER_PARTICIPANT_ID: PARTICIPANT_ID,
+        LEDGER_USER_RIGHTS: JSON.stringify({ reader: [READER] }),
+      },
+    });
     const token = await hs256Token('reader');
     client = new LedgerClient({
       baseUrl: new URL(api.url),
@@ -50,11 +62,14 @@ describe('the Canton ledger client against the server', () => {
     expect(await client.get('/v2/parties/participant-id')).toEqual({ participantId: PARTICIPANT_ID });
   });
 
-  it("reads a transaction by id as one of its witnesses sees it", async () => {
+  it('reads a transaction by id as one of its witnesses sees it', async () => {
     const reading = { shape: 'LEDGER_EFFECTS' as const, byParty: { [READER]: wildcard() } };
     const body = {
       updateId: TX.update_id,
-      transactionFormat: { eventFormat: { filtersByParty: { [READER]: { cumulative: [] } }, verbose: true }, transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' as const },
+      transactionFormat: {
+        eventFormat: { filtersByParty: { [READER]: { cumulative: [] } }, verbose: true },
+        transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' as const,
+      },
     };
     const response = await client.post('/v2/updates/transaction-by-id', body);
     expect(response).toEqual({ transaction: expectedTransaction(TX, reading, { creates, offset }) });
@@ -67,6 +82,11 @@ describe('the Canton ledger client against the server', () => {
       (err: unknown) => err,
     );
     // The client hands over the LedgerError body as Canton sends it.
-    expect(error).toMatchObject({ code: 'UPDATE_NOT_FOUND', errorCategory: 11, grpcCodeValue: 5, resources: [['ErrorResource(UPDATE_ID)', unknown.updateId]] });
+    expect(error).toMatchObject({
+      code: 'UPDATE_NOT_FOUND',
+      errorCategory: 11,
+      grpcCodeValue: 5,
+      resources: [['ErrorResource(UPDATE_ID)', unknown.updateId]],
+    });
   });
 });

@@ -18,7 +18,9 @@ export const wildcard =
 export const templateNamed =
   (packageName: string, qualifiedName: string, blob = false): Filter =>
   (e) =>
-    e.package_name === packageName && e.template_id.endsWith(`:${qualifiedName}`) && e.template_id.split(':').length === 3 ? { blob, holdingView: false } : undefined;
+    e.package_name === packageName && e.template_id.endsWith(`:${qualifiedName}`) && e.template_id.split(':').length === 3
+      ? { blob, holdingView: false }
+      : undefined;
 export const templateWithId =
   (templateId: string): Filter =>
   (e) =>
@@ -26,7 +28,9 @@ export const templateWithId =
 export const holding =
   (view: boolean, blob = false): Filter =>
   (e) =>
-    HOLDING_IMPLEMENTATIONS.includes(`${e.package_name}/${e.template_id.split(':').slice(1).join(':')}`) ? { blob, holdingView: view } : undefined;
+    HOLDING_IMPLEMENTATIONS.includes(`${e.package_name}/${e.template_id.split(':').slice(1).join(':')}`)
+      ? { blob, holdingView: view }
+      : undefined;
 /** Several filters of one reader: matches if any does, flags OR-ed. */
 export const anyOf =
   (...fs: Filter[]): Filter =>
@@ -134,7 +138,12 @@ export function expectedTransaction(
 
   const out: unknown[] = [];
   for (const e of [...events].sort((a, b) => nodeOf(a.event_id) - nodeOf(b.event_id))) {
-    const seen = reading.shape === 'ACS_DELTA' ? (inAcsDelta(e) ? seenBy(reading, e, stakeholders(e.contract_id)) : undefined) : seenBy(reading, e, witnesses.get(e.event_id)!);
+    const seen =
+      reading.shape === 'ACS_DELTA'
+        ? inAcsDelta(e)
+          ? seenBy(reading, e, stakeholders(e.contract_id))
+          : undefined
+        : seenBy(reading, e, witnesses.get(e.event_id)!);
     if (!seen) continue;
     const head = { offset: context.offset, nodeId: nodeOf(e.event_id), contractId: e.contract_id, templateId: e.template_id };
     const packageId = e.template_id.split(':')[0]!;
@@ -150,7 +159,11 @@ export function expectedTransaction(
             ? [
                 {
                   interfaceId: HOLDING,
-                  viewStatus: { code: 12, message: 'Interface views are not computed by scan-indexer: it has no Daml engine.', details: [] },
+                  viewStatus: {
+                    code: 12,
+                    message: 'Interface views are not computed by scan-indexer: it has no Daml engine.',
+                    details: [],
+                  },
                   viewValue: null,
                   implementationPackageId: packageId,
                 },
@@ -167,7 +180,12 @@ export function expectedTransaction(
       });
     } else if (reading.shape === 'ACS_DELTA') {
       out.push({
-        ArchivedEvent: { ...head, witnessParties: seen.parties, packageName: e.package_name, implementedInterfaces: seen.holdingView ? [HOLDING] : [] },
+        ArchivedEvent: {
+          ...head,
+          witnessParties: seen.parties,
+          packageName: e.package_name,
+          implementedInterfaces: seen.holdingView ? [HOLDING] : [],
+        },
       });
     } else {
       out.push({

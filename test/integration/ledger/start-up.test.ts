@@ -19,7 +19,14 @@ describe('ledger authentication at start-up', () => {
   const t = useTestDatabase();
 
   async function participantIdWith(config: Config, token: string | undefined) {
-    const app = createApp({ config, db: t.db, pool: t.pool, logger: createLogger('silent'), metrics: createMetrics(), migrationFiles: readMigrationFiles() });
+    const app = createApp({
+      config,
+      db: t.db,
+      pool: t.pool,
+      logger: createLogger('silent'),
+      metrics: createMetrics(),
+      migrationFiles: readMigrationFiles(),
+    });
     const server = await listen(app, '127.0.0.1', 0);
     try {
       return await request(server.url, 'GET', '/v2/parties/participant-id', undefined, token ? { authorization: `Bearer ${token}` } : {});
@@ -45,16 +52,19 @@ describe('ledger authentication at start-up', () => {
   });
 
   it('names an unreadable key file at start-up', async () => {
-    await expect(prepareLedgerAuth(loadConfig({ LEDGER_AUTH_PUBLIC_KEY_FILE: '/nonexistent/key.pem' }), { db: t.db, embedded: false })).rejects.toThrow(
-      /^Invalid configuration: LEDGER_AUTH_PUBLIC_KEY_FILE="\/nonexistent\/key.pem": ENOENT/,
-    );
+    await expect(
+      prepareLedgerAuth(loadConfig({ LEDGER_AUTH_PUBLIC_KEY_FILE: '/nonexistent/key.pem' }), { db: t.db, embedded: false }),
+    ).rejects.toThrow(/^Invalid configuration: LEDGER_AUTH_PUBLIC_KEY_FILE="\/nonexistent\/key.pem": ENOENT/);
   });
 
   it('the demo prints an admin token that works, signed with a secret that survives restarts', async () => {
     const first = await prepareLedgerAuth(loadConfig({}), { db: t.db, embedded: true });
     expect(first.devToken).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
     // No LEDGER_AUTH_AUDIENCE: the token is bound to this participant, as Canton's rule asks (verifier.ts).
-    expect(decodeJwt(first.devToken!)).toMatchObject({ sub: DEMO_ADMIN_USER, aud: `https://daml.com/jwt/aud/participant/${first.config.ledger.participantId}` });
+    expect(decodeJwt(first.devToken!)).toMatchObject({
+      sub: DEMO_ADMIN_USER,
+      aud: `https://daml.com/jwt/aud/participant/${first.config.ledger.participantId}`,
+    });
     expect(first.config.ledger.adminUsers).toEqual([DEMO_ADMIN_USER]);
     expect((await participantIdWith(first.config, first.devToken)).status).toBe(200);
     expect((await participantIdWith(first.config, undefined)).status).toBe(401);

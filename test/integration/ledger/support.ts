@@ -15,7 +15,11 @@ export const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const TRACEPARENT = `00-${TRACE_ID}-b7ad6b7169203331-01`;
 
 /** An HS256 token; `expiresIn: null` leaves `exp` out. */
-export async function hs256Token(sub: string | undefined, claims: JWTPayload = {}, options: { secret?: string; expiresIn?: string | number | null } = {}): Promise<string> {
+export async function hs256Token(
+  sub: string | undefined,
+  claims: JWTPayload = {},
+  options: { secret?: string; expiresIn?: string | number | null } = {},
+): Promise<string> {
   let jwt = new SignJWT({ aud: AUDIENCE, ...claims }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt();
   if (sub !== undefined) jwt = jwt.setSubject(sub);
   if (options.expiresIn !== null) jwt = jwt.setExpirationTime(options.expiresIn ?? '10m');
@@ -23,7 +27,14 @@ export async function hs256Token(sub: string | undefined, claims: JWTPayload = {
 }
 
 /** POST/GET with a bearer token and a fixed traceparent, so error bodies are deterministic. */
-export function ledgerRequest(url: string, method: string, path: string, token: string | undefined, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+export function ledgerRequest(
+  url: string,
+  method: string,
+  path: string,
+  token: string | undefined,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResult> {
   return request(url, method, path, body, {
     traceparent: TRACEPARENT,
     ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),

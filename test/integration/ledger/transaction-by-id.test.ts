@@ -42,9 +42,18 @@ function partialView(): { tx: TransactionUpdate; party: string } {
     const parties = new Set([...witnesses.values()].flat());
     for (const party of [...parties].sort()) {
       const le = events.filter((e) => witnesses.get(e.event_id)!.includes(party));
-      const acs = expectedTransaction(tx, { shape: 'ACS_DELTA', byParty: { [party]: wildcard() } }, { creates, offset: 0 }) as { events: object[] } | undefined;
-      const archivesOlder = events.some((e) => e.event_type === 'exercised_event' && e.consuming && witnesses.get(e.event_id)!.includes(party) && !Object.values(tx.events_by_id).some((c) => c.event_type === 'created_event' && c.contract_id === e.contract_id));
-      const amulet = le.some((e) => e.event_type === 'created_event' && e.template_id.endsWith(':Splice.Amulet:Amulet') && e.signatories.includes(party));
+      const acs = expectedTransaction(tx, { shape: 'ACS_DELTA', byParty: { [party]: wildcard() } }, { creates, offset: 0 }) as
+        { events: object[] } | undefined;
+      const archivesOlder = events.some(
+        (e) =>
+          e.event_type === 'exercised_event' &&
+          e.consuming &&
+          witnesses.get(e.event_id)!.includes(party) &&
+          !Object.values(tx.events_by_id).some((c) => c.event_type === 'created_event' && c.contract_id === e.contract_id),
+      );
+      const amulet = le.some(
+        (e) => e.event_type === 'created_event' && e.template_id.endsWith(':Splice.Amulet:Amulet') && e.signatories.includes(party),
+      );
       if (acs && le.length < events.length && acs.events.length < le.length && archivesOlder && amulet) return { tx, party };
     }
   }
@@ -55,10 +64,15 @@ const { tx: TX, party: P } = partialView();
 /** Another party of the same transaction, not a witness of everything either. */
 const Q = [...new Set([...witnessesOf(TX, creates).values()].flat())].sort().find((p) => p !== P && !p.startsWith('DSO::'))!;
 const EXTERNAL = transactions.find((u) => u.external_transaction_hash !== undefined)!;
-const format = (shape: Reading['shape'] | 'UNSPECIFIED', eventFormat: object) => ({ eventFormat, transactionShape: `TRANSACTION_SHAPE_${shape}` });
+const format = (shape: Reading['shape'] | 'UNSPECIFIED', eventFormat: object) => ({
+  eventFormat,
+  transactionShape: `TRANSACTION_SHAPE_${shape}`,
+});
 const byParty = (party: string, ...cumulative: object[]) => ({ filtersByParty: { [party]: { cumulative } } });
 const W = { identifierFilter: { WildcardFilter: { value: {} } } };
-const T = (templateId: string, includeCreatedEventBlob = false) => ({ identifierFilter: { TemplateFilter: { value: { templateId, includeCreatedEventBlob } } } });
+const T = (templateId: string, includeCreatedEventBlob = false) => ({
+  identifierFilter: { TemplateFilter: { value: { templateId, includeCreatedEventBlob } } },
+});
 const I = (interfaceId: string, includeInterfaceView: boolean, includeCreatedEventBlob = false) => ({
   identifierFilter: { InterfaceFilter: { value: { interfaceId, includeInterfaceView, includeCreatedEventBlob } } },
 });
@@ -79,11 +93,17 @@ describe('POST /v2/updates/transaction-by-id', () => {
 
   beforeAll(async () => {
     const all = [...items, reassignment(REASSIGNMENT_ID, '2030-01-01T00:00:00.000000Z', 'assign', 'c-reassigned', 1)];
-    await applyBatch(t.db, 'sim', all.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` })));
+    await applyBatch(
+      t.db,
+      'sim',
+      all.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` })),
+    );
     const rows = await sql<{ update_id: string; ingest_seq: number }>`select update_id, ingest_seq from updates`.execute(t.db);
     for (const r of rows.rows) offsets.set(r.update_id, r.ingest_seq);
     // Simulated contracts carry no blob: give the Amulet P sees one, to show when it is served.
-    const amulet = Object.values(TX.events_by_id).find((e) => e.event_type === 'created_event' && e.template_id.endsWith(':Splice.Amulet:Amulet') && e.signatories.includes(P))!;
+    const amulet = Object.values(TX.events_by_id).find(
+      (e) => e.event_type === 'created_event' && e.template_id.endsWith(':Splice.Amulet:Amulet') && e.signatories.includes(P),
+    )!;
     blobs.set(amulet.contract_id, 'CgMyLjES');
     await sql`update contracts set created_event_blob = 'CgMyLjES' where contract_id = ${amulet.contract_id}`.execute(t.db);
     api = await startTestApi(t, {
@@ -140,7 +160,10 @@ describe('POST /v2/updates/transaction-by-id', () => {
   describe('filters', () => {
     it('an empty cumulative list, or only Empty entries, is a wildcard', async () => {
       for (const filters of [{ cumulative: [] }, { cumulative: [{ identifierFilter: { Empty: {} } }] }, {}]) {
-        const res = await post({ updateId: TX.update_id, transactionFormat: format('ACS_DELTA', { filtersByParty: { [P]: filters } }) }, reader);
+        const res = await post(
+          { updateId: TX.update_id, transactionFormat: format('ACS_DELTA', { filtersByParty: { [P]: filters } }) },
+          reader,
+        );
         expect(res.json).toEqual(expected(TX, { shape: 'ACS_DELTA', byParty: { [P]: wildcard() } }));
       }
     });
@@ -154,7 +177,10 @@ describe('POST /v2/updates/transaction-by-id', () => {
 
     it('a template filter by package name matches every version of the template', async () => {
       for (const shape of ['ACS_DELTA', 'LEDGER_EFFECTS'] as const) {
-        const res = await post({ updateId: TX.update_id, transactionFormat: format(shape, byParty(P, T('#splice-amulet:Splice.Amulet:Amulet', true))) }, reader);
+        const res = await post(
+          { updateId: TX.update_id, transactionFormat: format(shape, byParty(P, T('#splice-amulet:Splice.Amulet:Amulet', true))) },
+          reader,
+        );
         expect(res.status).toBe(200);
         expect(res.json).toEqual(expected(TX, { shape, byParty: { [P]: templateNamed('splice-amulet', 'Splice.Amulet:Amulet', true) } }));
       }
@@ -165,7 +191,9 @@ describe('POST /v2/updates/transaction-by-id', () => {
       const res = await post({ updateId: TX.update_id, transactionFormat: format('ACS_DELTA', byParty(P, T(amuletId))) }, reader);
       expect(res.json).toEqual(expected(TX, { shape: 'ACS_DELTA', byParty: { [P]: templateWithId(amuletId) } }));
       const otherVersion = `${'0'.repeat(64)}:Splice.Amulet:Amulet`;
-      expect(await post({ updateId: TX.update_id, transactionFormat: format('ACS_DELTA', byParty(P, T(otherVersion))) }, reader)).toMatchObject({
+      expect(
+        await post({ updateId: TX.update_id, transactionFormat: format('ACS_DELTA', byParty(P, T(otherVersion))) }, reader),
+      ).toMatchObject({
         status: 404,
         json: expectedErrors.notFound(TX.update_id),
       });
@@ -178,7 +206,10 @@ describe('POST /v2/updates/transaction-by-id', () => {
         ['ACS_DELTA', false],
       ] as const) {
         const res = await post(
-          { updateId: TX.update_id, transactionFormat: format(shape, byParty(P, I('#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding', view))) },
+          {
+            updateId: TX.update_id,
+            transactionFormat: format(shape, byParty(P, I('#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding', view))),
+          },
           reader,
         );
         expect(res.status).toBe(200);
@@ -190,18 +221,31 @@ describe('POST /v2/updates/transaction-by-id', () => {
       const res = await post(
         {
           updateId: TX.update_id,
-          transactionFormat: format('LEDGER_EFFECTS', byParty(P, I(`${HOLDING_PACKAGE_ID}:Splice.Api.Token.HoldingV1:Holding`, false, true), T('#splice-amulet:Splice.AmuletRules:AmuletRules'))),
+          transactionFormat: format(
+            'LEDGER_EFFECTS',
+            byParty(
+              P,
+              I(`${HOLDING_PACKAGE_ID}:Splice.Api.Token.HoldingV1:Holding`, false, true),
+              T('#splice-amulet:Splice.AmuletRules:AmuletRules'),
+            ),
+          ),
         },
         reader,
       );
       expect(res.status).toBe(200);
       expect(res.json).toEqual(
-        expected(TX, { shape: 'LEDGER_EFFECTS', byParty: { [P]: anyOf(holding(false, true), templateNamed('splice-amulet', 'Splice.AmuletRules:AmuletRules')) } }),
+        expected(TX, {
+          shape: 'LEDGER_EFFECTS',
+          byParty: { [P]: anyOf(holding(false, true), templateNamed('splice-amulet', 'Splice.AmuletRules:AmuletRules')) },
+        }),
       );
     });
 
     it('an interface without known implementations matches nothing', async () => {
-      const res = await post({ updateId: TX.update_id, transactionFormat: format('LEDGER_EFFECTS', byParty(P, I('#some-package:Some.Module:Iface', true))) }, reader);
+      const res = await post(
+        { updateId: TX.update_id, transactionFormat: format('LEDGER_EFFECTS', byParty(P, I('#some-package:Some.Module:Iface', true))) },
+        reader,
+      );
       expect(res).toMatchObject({ status: 404, json: expectedErrors.notFound(TX.update_id) });
     });
 
@@ -213,18 +257,32 @@ describe('POST /v2/updates/transaction-by-id', () => {
           expect(res.json).toEqual(expected(tx, { shape, byParty: {}, anyParty: wildcard() }));
         }
       }
-      const acs = await post({ updateId: TX.update_id, transactionFormat: format('ACS_DELTA', { filtersForAnyParty: { cumulative: [W] } }) });
-      const nodes = (acs.json as { transaction: { events: Record<string, { nodeId: number }>[] } }).transaction.events.map((e) => Object.values(e)[0]!.nodeId);
+      const acs = await post({
+        updateId: TX.update_id,
+        transactionFormat: format('ACS_DELTA', { filtersForAnyParty: { cumulative: [W] } }),
+      });
+      const nodes = (acs.json as { transaction: { events: Record<string, { nodeId: number }>[] } }).transaction.events.map(
+        (e) => Object.values(e)[0]!.nodeId,
+      );
       expect(nodes.length).toBeLessThan(Object.keys(TX.events_by_id).length - 4);
-      const external = await post({ updateId: EXTERNAL.update_id, requestingParties: [Object.values(EXTERNAL.events_by_id).find((e) => e.event_type === 'created_event')!.signatories[0]!] });
-      expect((external.json as { transaction: { externalTransactionHash: string } }).transaction.externalTransactionHash).toBe(EXTERNAL.external_transaction_hash);
+      const external = await post({
+        updateId: EXTERNAL.update_id,
+        requestingParties: [Object.values(EXTERNAL.events_by_id).find((e) => e.event_type === 'created_event')!.signatories[0]!],
+      });
+      expect((external.json as { transaction: { externalTransactionHash: string } }).transaction.externalTransactionHash).toBe(
+        EXTERNAL.external_transaction_hash,
+      );
     });
 
     it('filtersForAnyParty and filtersByParty together', async () => {
       const eventFormat = { ...byParty(P, W), filtersForAnyParty: { cumulative: [T('#splice-amulet:Splice.Amulet:LockedAmulet')] } };
       const res = await post({ updateId: TX.update_id, transactionFormat: format('LEDGER_EFFECTS', eventFormat) });
       expect(res.json).toEqual(
-        expected(TX, { shape: 'LEDGER_EFFECTS', byParty: { [P]: wildcard() }, anyParty: templateNamed('splice-amulet', 'Splice.Amulet:LockedAmulet') }),
+        expected(TX, {
+          shape: 'LEDGER_EFFECTS',
+          byParty: { [P]: wildcard() },
+          anyParty: templateNamed('splice-amulet', 'Splice.Amulet:LockedAmulet'),
+        }),
       );
     });
   });
@@ -252,12 +310,20 @@ describe('POST /v2/updates/transaction-by-id', () => {
       const found = [TX, ...transactions]
         .map((tx) => {
           const witnesses = [...new Set([...witnessesOf(tx, creates).values()].flat())].sort();
-          return { tx, party: witnesses.find((p) => expectedTransaction(tx, { shape: 'ACS_DELTA', byParty: { [p]: wildcard() } }, { creates, offset: 0 }) === undefined) };
+          return {
+            tx,
+            party: witnesses.find(
+              (p) => expectedTransaction(tx, { shape: 'ACS_DELTA', byParty: { [p]: wildcard() } }, { creates, offset: 0 }) === undefined,
+            ),
+          };
         })
         .find((c) => c.party !== undefined);
       expect(found).toBeDefined();
       const { tx, party } = found as { tx: TransactionUpdate; party: string };
-      expect(await post({ updateId: tx.update_id, requestingParties: [party] })).toMatchObject({ status: 404, json: expectedErrors.notFound(tx.update_id) });
+      expect(await post({ updateId: tx.update_id, requestingParties: [party] })).toMatchObject({
+        status: 404,
+        json: expectedErrors.notFound(tx.update_id),
+      });
       expect(await post({ updateId: tx.update_id, transactionFormat: format('ACS_DELTA', byParty(party, W)) })).toMatchObject({
         status: 404,
         json: expectedErrors.notFound(tx.update_id),
@@ -286,18 +352,30 @@ describe('POST /v2/updates/transaction-by-id', () => {
       await plain('{"updateId": ', /^Invalid value for: body \(malformed JSON: .+\)$/);
       await plain('', 'Invalid value for: body (exhausted input)');
       await plain('[1]', "Invalid value for: body (Got value '[1]' with wrong type, expecting json object)");
-      await plain({ updateId: 123, requestingParties: [P] }, "Invalid value for: body (Got value '123' with wrong type, expecting string at 'updateId')");
-      await plain({ updateId: TX.update_id, requestingParties: P }, `Invalid value for: body (Got value '"${P}"' with wrong type, expecting json array at 'requestingParties')`);
+      await plain(
+        { updateId: 123, requestingParties: [P] },
+        "Invalid value for: body (Got value '123' with wrong type, expecting string at 'updateId')",
+      );
+      await plain(
+        { updateId: TX.update_id, requestingParties: P },
+        `Invalid value for: body (Got value '"${P}"' with wrong type, expecting json array at 'requestingParties')`,
+      );
       await plain(
         { updateId: TX.update_id, transactionFormat: { eventFormat: byParty(P, W), transactionShape: 'FLAT' } },
         "Invalid value for: body (Unrecognized enum value FLAT. Supported values: [TRANSACTION_SHAPE_UNSPECIFIED, TRANSACTION_SHAPE_ACS_DELTA, TRANSACTION_SHAPE_LEDGER_EFFECTS] at 'transactionFormat.transactionShape')",
       );
       await plain(
-        { updateId: TX.update_id, transactionFormat: format('ACS_DELTA', byParty(P, { identifierFilter: { WildcardFilter: { value: {} }, Empty: {} } })) },
+        {
+          updateId: TX.update_id,
+          transactionFormat: format('ACS_DELTA', byParty(P, { identifierFilter: { WildcardFilter: { value: {} }, Empty: {} } })),
+        },
         `Invalid value for: body (expected exactly one of Empty, WildcardFilter, TemplateFilter, InterfaceFilter at 'transactionFormat.eventFormat.filtersByParty.${P}.cumulative[0].identifierFilter')`,
       );
       await plain(
-        { updateId: TX.update_id, transactionFormat: format('ACS_DELTA', byParty(P, { identifierFilter: { TemplateFilter: { value: { templateId: 7 } } } })) },
+        {
+          updateId: TX.update_id,
+          transactionFormat: format('ACS_DELTA', byParty(P, { identifierFilter: { TemplateFilter: { value: { templateId: 7 } } } })),
+        },
         `Invalid value for: body (Got value '7' with wrong type, expecting string at 'transactionFormat.eventFormat.filtersByParty.${P}.cumulative[0].identifierFilter.TemplateFilter.value.templateId')`,
       );
     });
@@ -324,9 +402,15 @@ describe('POST /v2/updates/transaction-by-id', () => {
             'Both transaction_format and requesting_parties are set. Please use either backwards compatible arguments (requesting_parties) or transaction_format, but not both.',
           ),
         ],
-        [{ updateId: TX.update_id, transactionFormat: { transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } }, expectedErrors.missingField('event_format')],
+        [
+          { updateId: TX.update_id, transactionFormat: { transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' } },
+          expectedErrors.missingField('event_format'),
+        ],
         [{ updateId: TX.update_id, transactionFormat: { eventFormat: byParty(P, W) } }, expectedErrors.missingField('transaction_shape')],
-        [{ updateId: TX.update_id, transactionFormat: format('UNSPECIFIED', byParty(P, W)) }, expectedErrors.missingField('transaction_shape')],
+        [
+          { updateId: TX.update_id, transactionFormat: format('UNSPECIFIED', byParty(P, W)) },
+          expectedErrors.missingField('transaction_shape'),
+        ],
         [
           { updateId: TX.update_id, transactionFormat: format('ACS_DELTA', { filtersByParty: {} }) },
           expectedErrors.invalidArgument('filtersByParty and filtersForAnyParty cannot be empty simultaneously'),
@@ -342,12 +426,10 @@ describe('POST /v2/updates/transaction-by-id', () => {
         [{ updateId: 'not-hex', requestingParties: [P] }, expectedErrors.invalidArgument('Failed to parse hex string: not-hex')],
         [{ updateId: 'abc', requestingParties: [P] }, expectedErrors.invalidArgument('Failed to parse hex string: abc')],
         // Hex, but no SHA-256 multihash ("1220" + 64 hex digits, reference §1): Canton cannot parse it either.
-        ...['ab', `1220${'ab'.repeat(31)}`, `1220${'ab'.repeat(33)}`, `1221${'ab'.repeat(32)}`].map(
-          (id): [unknown, object] => [
-            { updateId: id, requestingParties: [P] },
-            expectedErrors.invalidArgument(`Invalid update id ${id}: expected a SHA-256 multihash, 1220 followed by 64 hex digits`),
-          ],
-        ),
+        ...['ab', `1220${'ab'.repeat(31)}`, `1220${'ab'.repeat(33)}`, `1221${'ab'.repeat(32)}`].map((id): [unknown, object] => [
+          { updateId: id, requestingParties: [P] },
+          expectedErrors.invalidArgument(`Invalid update id ${id}: expected a SHA-256 multihash, 1220 followed by 64 hex digits`),
+        ]),
       ];
       for (const [body, error] of cases) {
         const res = await post(body);
@@ -370,10 +452,19 @@ describe('POST /v2/updates/transaction-by-id', () => {
     });
 
     it('a body nested too deeply to print is still a 400 text/plain, and long wrong values are cut', async () => {
-      await plain(`{"updateId":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, "Invalid value for: body (Got value '[…]' with wrong type, expecting string at 'updateId')");
-      await plain(`${'['.repeat(10_000)}${']'.repeat(10_000)}`, "Invalid value for: body (Got value '[…]' with wrong type, expecting json object)");
+      await plain(
+        `{"updateId":${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+        "Invalid value for: body (Got value '[…]' with wrong type, expecting string at 'updateId')",
+      );
+      await plain(
+        `${'['.repeat(10_000)}${']'.repeat(10_000)}`,
+        "Invalid value for: body (Got value '[…]' with wrong type, expecting json object)",
+      );
       const long = 'p'.repeat(1000);
-      await plain({ updateId: TX.update_id, requestingParties: long }, `Invalid value for: body (Got value '"${'p'.repeat(199)}…' with wrong type, expecting json array at 'requestingParties')`);
+      await plain(
+        { updateId: TX.update_id, requestingParties: long },
+        `Invalid value for: body (Got value '"${'p'.repeat(199)}…' with wrong type, expecting json array at 'requestingParties')`,
+      );
       await plain(
         { updateId: TX.update_id, transactionFormat: { eventFormat: byParty(P, W), transactionShape: long } },
         `Invalid value for: body (Unrecognized enum value ${'p'.repeat(200)}…. Supported values: [TRANSACTION_SHAPE_UNSPECIFIED, TRANSACTION_SHAPE_ACS_DELTA, TRANSACTION_SHAPE_LEDGER_EFFECTS] at 'transactionFormat.transactionShape')`,
@@ -395,7 +486,11 @@ describe('POST /v2/updates/transaction-by-id', () => {
     it('a malformed percent-escape in a /v2 path is a client error, not a 500', async () => {
       for (const path of ['/v2/updates/%E0%A4%A', '/v2/%', '/v2/parties/%ZZ']) {
         const res = await ledgerRequest(api.url, 'GET', path, admin);
-        expect({ path, status: res.status < 500 && res.status >= 400, type: res.headers.get('content-type') }).toEqual({ path, status: true, type: 'text/plain; charset=utf-8' });
+        expect({ path, status: res.status < 500 && res.status >= 400, type: res.headers.get('content-type') }).toEqual({
+          path,
+          status: true,
+          type: 'text/plain; charset=utf-8',
+        });
       }
     });
 

@@ -44,7 +44,9 @@ describe('paging cost', () => {
         case when i % 2 = 0 then timestamptz '2025-01-01' + (i + 1) * interval '1 second' else 'infinity' end,
         case when i % 3 = 0 then 'other::1220' else 'owner::1220' end, 1, 0, 0.001, false
       from generate_series(1, ${N}) i
-      cross join lateral (select case when i % 1000 in (1, 3) then 'Splice.Amulet:LockedAmulet' else 'Splice.Amulet:Amulet' end) x(template)`.execute(t.db);
+      cross join lateral (select case when i % 1000 in (1, 3) then 'Splice.Amulet:LockedAmulet' else 'Splice.Amulet:Amulet' end) x(template)`.execute(
+      t.db,
+    );
     // What the ingestion writer writes with each contract.
     await sql`
       insert into contract_stakeholders (migration_id, party, created_at, contract_id, package_name, qualified_name,
@@ -54,25 +56,34 @@ describe('paging cost', () => {
       from contracts c cross join lateral unnest(c.signatories || c.observers) as p(party)`.execute(t.db);
     await t.pool.query('vacuum analyze contract_stakeholders');
     await t.pool.query('vacuum analyze contracts');
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: t.pool }), log: (e) => void (e.level === 'query' && captured.push(e.query)) });
+    db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: t.pool }),
+      log: (e) => void (e.level === 'query' && captured.push(e.query)),
+    });
   });
 
   async function buffers(run: () => Promise<unknown>): Promise<{ blocks: number; indexes: string[] }> {
     captured = [];
     await run();
     const q = captured[captured.length - 1]!;
-    const res = await t.pool.query<{ 'QUERY PLAN': [{ Plan: Plan }] }>(`explain (analyze, buffers, format json) ${q.sql}`, q.parameters as unknown[]);
+    const res = await t.pool.query<{ 'QUERY PLAN': [{ Plan: Plan }] }>(
+      `explain (analyze, buffers, format json) ${q.sql}`,
+      q.parameters as unknown[],
+    );
     const plan = res.rows[0]!['QUERY PLAN'][0].Plan;
     return {
       blocks: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'],
-      indexes: nodes(plan).filter((n) => n['Node Type'].startsWith('Index')).map((n) => `${n['Node Type']} ${n['Index Name']}`),
+      indexes: nodes(plan)
+        .filter((n) => n['Node Type'].startsWith('Index'))
+        .map((n) => `${n['Node Type']} ${n['Index Name']}`),
     };
   }
 
   const deep = { createdAt: parseTimestamp('2025-01-01T00:00:00Z') + BigInt(N - 2_000) * 1_000_000n, contractId: '' };
 
   it('holdings pages use the owner index from the token position', async () => {
-    const page = (after?: typeof deep) => () => holdingsPage(db, { migrationId: 0, at: AT, after, limit: 100, owners: ['owner::1220', 'nobody::1220'] });
+    const page = (after?: typeof deep) => () =>
+      holdingsPage(db, { migrationId: 0, at: AT, after, limit: 100, owners: ['owner::1220', 'nobody::1220'] });
     const first = await buffers(page());
     const later = await buffers(page(deep));
     expect(first.indexes).toContain('Index Only Scan contracts_holdings_by_owner_created_at');
@@ -94,7 +105,14 @@ describe('paging cost', () => {
   describe('filtered ACS pages merge one index range per party, template or pair', () => {
     const amulet: TemplateRef = { packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:Amulet' };
     const locked: TemplateRef = { packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:LockedAmulet' };
-    const query = (parties: string[], templates: TemplateRef[], after?: typeof deep) => ({ migrationId: 0, at: AT, after, limit: 100, parties, templates });
+    const query = (parties: string[], templates: TemplateRef[], after?: typeof deep) => ({
+      migrationId: 0,
+      at: AT,
+      after,
+      limit: 100,
+      parties,
+      templates,
+    });
 
     /** The page as the filter reads, on the contracts themselves. */
     async function reference(q: ReturnType<typeof query>): Promise<string[]> {
@@ -126,17 +144,62 @@ describe('paging cost', () => {
     const cases: { name: string; parties: string[]; templates: TemplateRef[]; index: string; first: number; deep: number }[] = [
       { name: 'a rare party', parties: ['rare::1220'], templates: [], index: 'contract_stakeholders_pkey', first: 100, deep: 2 },
       { name: 'an absent party', parties: ['nobody::1220'], templates: [], index: 'contract_stakeholders_pkey', first: 0, deep: 0 },
-      { name: 'parties sharing contracts', parties: ['owner::1220', 'other::1220', 'rare::1220'], templates: [], index: 'contract_stakeholders_pkey', first: 100, deep: 100 },
+      {
+        name: 'parties sharing contracts',
+        parties: ['owner::1220', 'other::1220', 'rare::1220'],
+        templates: [],
+        index: 'contract_stakeholders_pkey',
+        first: 100,
+        deep: 100,
+      },
       { name: 'a rare template', parties: [], templates: [locked], index: 'contracts_by_template_created_at', first: 100, deep: 4 },
-      { name: 'an absent template', parties: [], templates: [{ packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:Nothing' }], index: 'contracts_by_template_created_at', first: 0, deep: 0 },
-      { name: 'a rare party and a rare template', parties: ['rare::1220'], templates: [locked], index: 'contract_stakeholders_by_template', first: 100, deep: 2 },
-      { name: 'a common party and a rare template', parties: ['owner::1220'], templates: [locked, locked], index: 'contract_stakeholders_by_template', first: 100, deep: 4 },
-      { name: 'a rare party and a common template', parties: ['rare::1220', 'nobody::1220'], templates: [amulet], index: 'contract_stakeholders_by_template', first: 0, deep: 0 },
-      { name: 'common parties and templates', parties: ['owner::1220', 'other::1220'], templates: [amulet, locked], index: 'contract_stakeholders_by_template', first: 100, deep: 100 },
+      {
+        name: 'an absent template',
+        parties: [],
+        templates: [{ packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:Nothing' }],
+        index: 'contracts_by_template_created_at',
+        first: 0,
+        deep: 0,
+      },
+      {
+        name: 'a rare party and a rare template',
+        parties: ['rare::1220'],
+        templates: [locked],
+        index: 'contract_stakeholders_by_template',
+        first: 100,
+        deep: 2,
+      },
+      {
+        name: 'a common party and a rare template',
+        parties: ['owner::1220'],
+        templates: [locked, locked],
+        index: 'contract_stakeholders_by_template',
+        first: 100,
+        deep: 4,
+      },
+      {
+        name: 'a rare party and a common template',
+        parties: ['rare::1220', 'nobody::1220'],
+        templates: [amulet],
+        index: 'contract_stakeholders_by_template',
+        first: 0,
+        deep: 0,
+      },
+      {
+        name: 'common parties and templates',
+        parties: ['owner::1220', 'other::1220'],
+        templates: [amulet, locked],
+        index: 'contract_stakeholders_by_template',
+        first: 100,
+        deep: 100,
+      },
     ];
 
     it.each(cases)('$name: the same page as the filter, from the index, at the cost of an unfiltered page', async (c) => {
-      for (const [after, count] of [[undefined, c.first], [deep, c.deep]] as const) {
+      for (const [after, count] of [
+        [undefined, c.first],
+        [deep, c.deep],
+      ] as const) {
         const q = query(c.parties, c.templates, after);
         const page = await acsPage(db, q);
         expect(page.map((x) => x.contractId)).toEqual(await reference(q));

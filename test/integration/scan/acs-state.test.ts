@@ -3,7 +3,16 @@
  * GET /v0/state/acs/snapshot-timestamp-after through the real HTTP server,
  * against a replay of the simulated item stream (test/support/acs-replay.ts).
  */
-import { acsAt, activeContractBody, byCreation, micros, recordTimeText, snapshotTimes, type Key, type ReplayedContract } from '../../support/acs-replay';
+import {
+  acsAt,
+  activeContractBody,
+  byCreation,
+  micros,
+  recordTimeText,
+  snapshotTimes,
+  type Key,
+  type ReplayedContract,
+} from '../../support/acs-replay';
 import { useTestDatabase } from '../../support/database';
 import { request, startTestApi, type TestApi } from '../../support/http';
 import { ingestThroughWorker, simulatedItems } from '../../support/simulated-network';
@@ -71,13 +80,23 @@ describe('ACS snapshots over HTTP', () => {
     // A party that is an observer or signatory of a fair share of contracts, and one that is not the DSO.
     const seen = new Map<string, number>();
     for (const c of acs) for (const p of [...c.event.signatories, ...c.event.observers]) seen.set(p, (seen.get(p) ?? 0) + 1);
-    const parties = [...seen].filter(([p]) => !p.startsWith('DSO::')).sort((a, b) => b[1] - a[1]).slice(0, 2).map(([p]) => p);
+    const parties = [...seen]
+      .filter(([p]) => !p.startsWith('DSO::'))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 2)
+      .map(([p]) => p);
     const byParty = acs.filter((c) => [...c.event.signatories, ...c.event.observers].some((p) => parties.includes(p)));
     expect(byParty.length).toBeGreaterThan(3);
     await pageAll({ migration_id: snap.migration, record_time: snap.time, party_ids: parties }, byParty, 3, snap);
 
-    const templates = ['splice-amulet:Splice.Round:OpenMiningRound', 'splice-amulet:Splice.Amulet:Amulet', 'splice-amulet:Splice.Round:OpenMiningRound'];
-    const byTemplate = acs.filter((c) => c.event.package_name === 'splice-amulet' && /:Splice\.(Round:OpenMiningRound|Amulet:Amulet)$/.test(c.event.template_id));
+    const templates = [
+      'splice-amulet:Splice.Round:OpenMiningRound',
+      'splice-amulet:Splice.Amulet:Amulet',
+      'splice-amulet:Splice.Round:OpenMiningRound',
+    ];
+    const byTemplate = acs.filter(
+      (c) => c.event.package_name === 'splice-amulet' && /:Splice\.(Round:OpenMiningRound|Amulet:Amulet)$/.test(c.event.template_id),
+    );
     expect(byTemplate.length).toBeGreaterThan(3);
     await pageAll({ migration_id: snap.migration, record_time: snap.time, templates }, byTemplate, 40, snap);
 
@@ -113,13 +132,18 @@ describe('ACS snapshots over HTTP', () => {
     for (const [i, snap] of snapshots.entries()) {
       const same = await get(`/v0/state/acs/snapshot-timestamp?before=${encodeURIComponent(snap.time)}&migration_id=${snap.migration}`);
       expect({ status: same.status, body: same.json }).toEqual({ status: 200, body: { record_time: dateTime(snap.time) } });
-      const before = await get(`/v0/state/acs/snapshot-timestamp?before=${recordTimeText(micros(snap.time) - 1n)}&migration_id=${snap.migration}`);
+      const before = await get(
+        `/v0/state/acs/snapshot-timestamp?before=${recordTimeText(micros(snap.time) - 1n)}&migration_id=${snap.migration}`,
+      );
       const previous = snapshots[i - 1];
       if (previous && previous.migration === snap.migration) {
         expect({ status: before.status, body: before.json }).toEqual({ status: 200, body: { record_time: dateTime(previous.time) } });
       } else {
         const shown = recordTimeText(micros(snap.time) - 1n);
-        expect({ status: before.status, body: before.json }).toEqual({ status: 404, body: { error: `No snapshots found before ${shown}` } });
+        expect({ status: before.status, body: before.json }).toEqual({
+          status: 404,
+          body: { error: `No snapshots found before ${shown}` },
+        });
       }
     }
     // Another migration's snapshots never answer.
@@ -127,9 +151,17 @@ describe('ACS snapshots over HTTP', () => {
     const lastOf0 = snapshots.filter((s) => s.migration === 0).pop()!;
     const res = await get(`/v0/state/acs/snapshot-timestamp?before=${firstOf1.time}&migration_id=0`);
     expect(res.json).toEqual({ record_time: dateTime(lastOf0.time) });
-    await expectError(get('/v0/state/acs/snapshot-timestamp?before=2030-01-01T00:00:00Z&migration_id=5'), 404, 'No snapshots found before 2030-01-01T00:00Z');
+    await expectError(
+      get('/v0/state/acs/snapshot-timestamp?before=2030-01-01T00:00:00Z&migration_id=5'),
+      404,
+      'No snapshots found before 2030-01-01T00:00Z',
+    );
     // The message quotes the time as the client wrote it, offset included (OffsetDateTime.toString).
-    await expectError(get('/v0/state/acs/snapshot-timestamp?before=2030-01-01T02:00:00.250%2B02:00&migration_id=5'), 404, 'No snapshots found before 2030-01-01T02:00:00.250+02:00');
+    await expectError(
+      get('/v0/state/acs/snapshot-timestamp?before=2030-01-01T02:00:00.250%2B02:00&migration_id=5'),
+      404,
+      'No snapshots found before 2030-01-01T02:00:00.250+02:00',
+    );
   });
 
   it('S8 finds the first snapshot after a time in the migration, or the first of a later migration', async () => {
@@ -137,17 +169,31 @@ describe('ACS snapshots over HTTP', () => {
       const res = await get(`/v0/state/acs/snapshot-timestamp-after?after=${snap.time}&migration_id=${snap.migration}`);
       const next = snapshots[i + 1];
       if (next) expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: { record_time: dateTime(next.time) } });
-      else expect({ status: res.status, body: res.json }).toEqual({ status: 404, body: { error: `No snapshots found after ${dateTime(snap.time).replace(':00Z', 'Z')}` } });
+      else
+        expect({ status: res.status, body: res.json }).toEqual({
+          status: 404,
+          body: { error: `No snapshots found after ${dateTime(snap.time).replace(':00Z', 'Z')}` },
+        });
       // Strictly after: one microsecond earlier gives the snapshot itself.
-      const earlier = await get(`/v0/state/acs/snapshot-timestamp-after?after=${recordTimeText(micros(snap.time) - 1n)}&migration_id=${snap.migration}`);
+      const earlier = await get(
+        `/v0/state/acs/snapshot-timestamp-after?after=${recordTimeText(micros(snap.time) - 1n)}&migration_id=${snap.migration}`,
+      );
       expect(earlier.json).toEqual({ record_time: dateTime(snap.time) });
     }
     // A later migration's first snapshot counts regardless of the time asked about.
     const firstOf1 = snapshots.find((s) => s.migration === 1)!;
     const far = await get('/v0/state/acs/snapshot-timestamp-after?after=2031-06-01T12:30:00%2B02:00&migration_id=0');
     expect(far.json).toEqual({ record_time: dateTime(firstOf1.time) });
-    await expectError(get('/v0/state/acs/snapshot-timestamp-after?after=2024-01-01T00:00:00Z&migration_id=2'), 404, 'No snapshots found after 2024-01-01T00:00Z');
-    await expectError(get('/v0/state/acs/snapshot-timestamp-after?after=2024-01-01T00:00:00-05:30&migration_id=2'), 404, 'No snapshots found after 2024-01-01T00:00-05:30');
+    await expectError(
+      get('/v0/state/acs/snapshot-timestamp-after?after=2024-01-01T00:00:00Z&migration_id=2'),
+      404,
+      'No snapshots found after 2024-01-01T00:00Z',
+    );
+    await expectError(
+      get('/v0/state/acs/snapshot-timestamp-after?after=2024-01-01T00:00:00-05:30&migration_id=2'),
+      404,
+      'No snapshots found after 2024-01-01T00:00-05:30',
+    );
   });
 
   it('400 for bad query parameters of the snapshot-timestamp operations', async () => {
@@ -160,8 +206,16 @@ describe('ACS snapshots over HTTP', () => {
         400,
         `Invalid query field '${time}': expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z.`,
       );
-      await expectError(get(`${path}?${time}=2025-01-01T00:00:00Z&migration_id=zero`), 400, "Invalid query field 'migration_id': expected an integer.");
-      await expectError(get(`${path}?${time}=2025-01-01T00:00:00Z&migration_id=99999999999999999`), 400, "Invalid query field 'migration_id': integer out of range.");
+      await expectError(
+        get(`${path}?${time}=2025-01-01T00:00:00Z&migration_id=zero`),
+        400,
+        "Invalid query field 'migration_id': expected an integer.",
+      );
+      await expectError(
+        get(`${path}?${time}=2025-01-01T00:00:00Z&migration_id=99999999999999999`),
+        400,
+        "Invalid query field 'migration_id': integer out of range.",
+      );
       await expectError(
         get(`${path}?${time}=2025-01-01T00:00:00Z&${time}=2025-01-02T00:00:00Z&migration_id=0`),
         400,
@@ -176,16 +230,40 @@ describe('ACS snapshots over HTTP', () => {
     it('400 for missing fields, bad times, match values, page sizes and lists', async () => {
       const { record_time: _r, ...noTime } = base();
       await expectError(post(noTime), 400, "Missing required body field 'record_time'.");
-      await expectError(post({ ...base(), record_time: '2025-01-01' }), 400, "Invalid body field 'record_time': expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z.");
-      await expectError(post({ ...base(), record_time_match: 'EXACT' }), 400, "Invalid body field 'record_time_match': expected one of exact, at_or_before.");
+      await expectError(
+        post({ ...base(), record_time: '2025-01-01' }),
+        400,
+        "Invalid body field 'record_time': expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z.",
+      );
+      await expectError(
+        post({ ...base(), record_time_match: 'EXACT' }),
+        400,
+        "Invalid body field 'record_time_match': expected one of exact, at_or_before.",
+      );
       await expectError(post({ ...base(), page_size: 0 }), 400, 'Limit must be at least 1.');
       await expectError(post({ ...base(), page_size: 5000 }), 400, 'Exceeded limit maximum (5000 > 1000).');
-      await expectError(post({ ...base(), templates: ['Splice.Amulet:Amulet'] }), 400, "Malformed template_id, expected 'package_name:module_name:entity_name'");
-      await expectError(post({ ...base(), templates: ['a:b:c:d'] }), 400, "Malformed template_id, expected 'package_name:module_name:entity_name'");
+      await expectError(
+        post({ ...base(), templates: ['Splice.Amulet:Amulet'] }),
+        400,
+        "Malformed template_id, expected 'package_name:module_name:entity_name'",
+      );
+      await expectError(
+        post({ ...base(), templates: ['a:b:c:d'] }),
+        400,
+        "Malformed template_id, expected 'package_name:module_name:entity_name'",
+      );
       await expectError(post({ ...base(), party_ids: [''] }), 400, `Invalid party id "" in 'party_ids': expected <name>::<fingerprint>.`);
       const many = Array.from({ length: 1001 }, (_, i) => `p${i}::1220`);
-      await expectError(post({ ...base(), party_ids: many }), 400, "Expected 'party_ids' to contain at most 1000 items, but contained 1001.");
-      await expectError(post({ ...base(), templates: many.map((p) => `pkg:M:${p.slice(0, 4)}`) }), 400, "Expected 'templates' to contain at most 1000 items, but contained 1001.");
+      await expectError(
+        post({ ...base(), party_ids: many }),
+        400,
+        "Expected 'party_ids' to contain at most 1000 items, but contained 1001.",
+      );
+      await expectError(
+        post({ ...base(), templates: many.map((p) => `pkg:M:${p.slice(0, 4)}`) }),
+        400,
+        "Expected 'templates' to contain at most 1000 items, but contained 1001.",
+      );
       // Empty lists mean no filter, as in the Scan app.
       expect((await post({ ...base(), party_ids: [], templates: [] })).status).toBe(200);
     });
@@ -199,12 +277,19 @@ describe('ACS snapshots over HTTP', () => {
         400,
         "Invalid page token in 'after': it was altered or was not issued by this service. Pass next_page_token back unchanged.",
       );
-      const otherRequest = "Invalid page token in 'after': it was issued for a different request. Repeat the request that returned it, changing only 'after'.";
+      const otherRequest =
+        "Invalid page token in 'after': it was issued for a different request. Repeat the request that returned it, changing only 'after'.";
       await expectError(post({ ...base(), templates: ['splice-amulet:Splice.Amulet:Amulet'], after: token }), 400, otherRequest);
       await expectError(post({ ...base(), record_time_match: 'at_or_before', after: token }), 400, otherRequest);
       // A holdings-state token is not an ACS token.
-      const holder = [...acsAt(items, snapshots[0]!).values()].map((c) => (c.event.create_arguments as { owner?: unknown }).owner).find((o) => typeof o === 'string') as string;
-      const holdings = await request(api.url, 'POST', '/api/scan/v2/holdings/state', { ...base(), page_size: 1, owner_party_ids: [holder] });
+      const holder = [...acsAt(items, snapshots[0]!).values()]
+        .map((c) => (c.event.create_arguments as { owner?: unknown }).owner)
+        .find((o) => typeof o === 'string') as string;
+      const holdings = await request(api.url, 'POST', '/api/scan/v2/holdings/state', {
+        ...base(),
+        page_size: 1,
+        owner_party_ids: [holder],
+      });
       const holdingsToken = (holdings.json as { next_page_token: string }).next_page_token;
       expect(typeof holdingsToken).toBe('string');
       await expectError(post({ ...base(), after: holdingsToken }), 400, otherRequest);
@@ -213,7 +298,11 @@ describe('ACS snapshots over HTTP', () => {
     it('404 without a snapshot at the time or before it', async () => {
       const snap = snapshots[0]!;
       const off = recordTimeText(micros(snap.time) + 1_000n);
-      await expectError(post({ ...base(), record_time: off }), 404, `Failed to find ACS snapshot for migration id ${snap.migration} at ${off.replace('000Z', 'Z')}`);
+      await expectError(
+        post({ ...base(), record_time: off }),
+        404,
+        `Failed to find ACS snapshot for migration id ${snap.migration} at ${off.replace('000Z', 'Z')}`,
+      );
       await expectError(
         post({ ...base(), record_time: '2024-12-31T23:59:59.5Z', record_time_match: 'at_or_before' }),
         404,

@@ -59,7 +59,11 @@ describe('client mistakes the operation schemas do not see', () => {
   it('reads null optional history fields as absent', async () => {
     for (const path of ['/api/scan/v2/updates', '/api/scan/v0/events']) {
       const res = await request(api.url, 'POST', path, { page_size: 5, after: null, daml_value_encoding: null });
-      expect({ path, status: res.status, json: res.json }).toEqual({ path, status: 200, json: path.endsWith('events') ? { events: [] } : { transactions: [] } });
+      expect({ path, status: res.status, json: res.json }).toEqual({
+        path,
+        status: 200,
+        json: path.endsWith('events') ? { events: [] } : { transactions: [] },
+      });
     }
   });
 });

@@ -50,16 +50,25 @@ describe('current state: rules, rounds, DSO, ANS and featured apps', () => {
   it('amulet and ANS rules: the live contract, or null where the client has it cached', async () => {
     const amulet = only('Splice.AmuletRules:AmuletRules');
     expectBody(await post('/v0/amulet-rules', {}), { amulet_rules_update: withState(amulet) });
-    expectBody(await post('/v0/amulet-rules', { cached_amulet_rules_contract_id: amulet.event.contract_id, cached_amulet_rules_domain_id: 'x' }), {
-      amulet_rules_update: { contract: null, domain_id: amulet.synchronizerId },
+    expectBody(
+      await post('/v0/amulet-rules', { cached_amulet_rules_contract_id: amulet.event.contract_id, cached_amulet_rules_domain_id: 'x' }),
+      {
+        amulet_rules_update: { contract: null, domain_id: amulet.synchronizerId },
+      },
+    );
+    expectBody(await post('/v0/amulet-rules', { cached_amulet_rules_contract_id: '00outdated' }), {
+      amulet_rules_update: withState(amulet),
     });
-    expectBody(await post('/v0/amulet-rules', { cached_amulet_rules_contract_id: '00outdated' }), { amulet_rules_update: withState(amulet) });
     const ans = only('Splice.Ans:AnsRules');
     expectBody(await post('/v0/ans-rules', { cached_ans_rules_contract_id: null }), { ans_rules_update: withState(ans) });
-    expectBody(await post('/v0/ans-rules', { cached_ans_rules_contract_id: ans.event.contract_id }), { ans_rules_update: { contract: null, domain_id: ans.synchronizerId } });
+    expectBody(await post('/v0/ans-rules', { cached_ans_rules_contract_id: ans.event.contract_id }), {
+      ans_rules_update: { contract: null, domain_id: ans.synchronizerId },
+    });
     // The proxy: amulet rules by GET and always whole; ANS rules whole whatever the client caches.
     expectBody(await proxy('GET', '/amulet-rules'), { amulet_rules: withState(amulet) });
-    expectBody(await proxy('POST', '/ans-rules', { cached_ans_rules_contract_id: ans.event.contract_id }), { ans_rules_update: withState(ans) });
+    expectBody(await proxy('POST', '/ans-rules', { cached_ans_rules_contract_id: ans.event.contract_id }), {
+      ans_rules_update: withState(ans),
+    });
   });
 
   it('external-party amulet rules: the Scan app 404 when the network has none', async () => {
@@ -84,19 +93,36 @@ describe('current state: rules, rounds, DSO, ANS and featured apps', () => {
     expectBody(body, {
       time_to_live_in_microseconds: Number(ttl),
       open_mining_rounds: Object.fromEntries(
-        open.map((c) => [c.event.contract_id, c.event.contract_id === cachedOpen ? { contract: null, domain_id: c.synchronizerId } : withState(c)]),
+        open.map((c) => [
+          c.event.contract_id,
+          c.event.contract_id === cachedOpen ? { contract: null, domain_id: c.synchronizerId } : withState(c),
+        ]),
       ),
       issuing_mining_rounds: Object.fromEntries(issuing.map((c) => [c.event.contract_id, withState(c)])),
     });
-    expectBody(await post('/v0/open-and-issuing-mining-rounds', { cached_open_mining_round_contract_ids: [] }), {
-      error: "Missing required body field 'cached_issuing_round_contract_ids'.",
-    }, 400);
+    expectBody(
+      await post('/v0/open-and-issuing-mining-rounds', { cached_open_mining_round_contract_ids: [] }),
+      {
+        error: "Missing required body field 'cached_issuing_round_contract_ids'.",
+      },
+      400,
+    );
     const tooMany = Array.from({ length: 1001 }, (_, i) => `00${i}`);
-    expectBody(await post('/v0/open-and-issuing-mining-rounds', { cached_open_mining_round_contract_ids: tooMany, cached_issuing_round_contract_ids: [] }), {
-      error: "Expected 'cached_open_mining_round_contract_ids' to contain at most 1000 items, but contained 1001.",
-    }, 400);
+    expectBody(
+      await post('/v0/open-and-issuing-mining-rounds', {
+        cached_open_mining_round_contract_ids: tooMany,
+        cached_issuing_round_contract_ids: [],
+      }),
+      {
+        error: "Expected 'cached_open_mining_round_contract_ids' to contain at most 1000 items, but contained 1001.",
+      },
+      400,
+    );
     // The proxy: arrays by round number, no time to live, nothing left out.
-    expectBody(await proxy('GET', '/open-and-issuing-mining-rounds'), { open_mining_rounds: open.map(withState), issuing_mining_rounds: issuing.map(withState) });
+    expectBody(await proxy('GET', '/open-and-issuing-mining-rounds'), {
+      open_mining_rounds: open.map(withState),
+      issuing_mining_rounds: issuing.map(withState),
+    });
   });
 
   it('/v0/dso: the newest of three consecutive open rounds, the rules, the SV node states in DsoRules order, the voting threshold', async () => {
@@ -147,14 +173,26 @@ describe('current state: rules, rounds, DSO, ANS and featured apps', () => {
     expectBody(await get(`/v0/ans-entries/by-party/${encodeURIComponent(user)}`), { entry: entryJson(firstOfUser) });
     expectBody(await get('/v0/ans-entries/by-name/dso.cns'), { entry: dsoOwn[0] });
     expectBody(await get(`/v0/ans-entries/by-party/${encodeURIComponent(svs()[0]!.party)}`), { entry: dsoOwn[1] });
-    expectBody(await get('/v0/ans-entries/by-name/nobody.unverified.cns'), { error: 'No ans entry found for name: nobody.unverified.cns' }, 404);
+    expectBody(
+      await get('/v0/ans-entries/by-name/nobody.unverified.cns'),
+      { error: 'No ans entry found for name: nobody.unverified.cns' },
+      404,
+    );
     expectBody(await get('/v0/ans-entries/by-party/nobody::1220ab'), { error: 'No ans entry found for party: nobody::1220ab' }, 404);
     expectBody(await get('/v0/ans-entries/by-party/nobody'), { error: 'Invalid unique identifier `nobody` with missing namespace.' }, 400);
     expectBody(await get('/v0/ans-entries?page_size=0'), { error: 'Limit must be at least 1.' }, 400);
     // The proxy answers the lookups alike, with the validator's own 404 messages.
     expectBody(await proxy('GET', `/ans-entries/by-name/${encodeURIComponent(name)}`), { entry: entryJson(first) });
-    expectBody(await proxy('GET', '/ans-entries/by-name/nobody.unverified.cns'), { error: 'Did not find a AnsEntry with name nobody.unverified.cns' }, 404);
-    expectBody(await proxy('GET', '/ans-entries/by-party/nobody::1220ab'), { error: 'Party nobody::1220ab does not have any ANSEntry.' }, 404);
+    expectBody(
+      await proxy('GET', '/ans-entries/by-name/nobody.unverified.cns'),
+      { error: 'Did not find a AnsEntry with name nobody.unverified.cns' },
+      404,
+    );
+    expectBody(
+      await proxy('GET', '/ans-entries/by-party/nobody::1220ab'),
+      { error: 'Party nobody::1220ab does not have any ANSEntry.' },
+      404,
+    );
   });
 
   it('featured apps: every live right, and the right of a provider or null', async () => {
@@ -162,10 +200,13 @@ describe('current state: rules, rounds, DSO, ANS and featured apps', () => {
     expect(rights.length).toBeGreaterThan(0);
     expectBody(await get('/v0/featured-apps'), { featured_apps: rights.map(expectedContract) });
     const provider = arg(rights[0]!, 'provider') as string;
-    expectBody(await get(`/v0/featured-apps/${encodeURIComponent(provider)}`), { featured_app_right: expectedContract(rights.find((c) => arg(c, 'provider') === provider)!) });
+    expectBody(await get(`/v0/featured-apps/${encodeURIComponent(provider)}`), {
+      featured_app_right: expectedContract(rights.find((c) => arg(c, 'provider') === provider)!),
+    });
     expectBody(await get('/v0/featured-apps/nobody::1220ab'), { featured_app_right: null });
     expectBody(await get('/v0/featured-apps/::1220ab'), { error: 'Invalid unique identifier `::1220ab` with empty identifier.' }, 400);
-    expectBody(await proxy('GET', `/featured-apps/${encodeURIComponent(provider)}`), { featured_app_right: expectedContract(rights.find((c) => arg(c, 'provider') === provider)!) });
+    expectBody(await proxy('GET', `/featured-apps/${encodeURIComponent(provider)}`), {
+      featured_app_right: expectedContract(rights.find((c) => arg(c, 'provider') === provider)!),
+    });
   });
 });
-

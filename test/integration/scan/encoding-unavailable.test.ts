@@ -46,7 +46,11 @@ describe('protobuf_json of updates ingested without it', () => {
     const after = { after_migration_id: 0, after_record_time: '2025-01-01T00:00:00.000000Z' };
     for (const encoding of ['compact_json', 'protobuf_json']) {
       const res = await request(api.url, 'POST', '/api/scan/v2/updates', { page_size: 10, after, daml_value_encoding: encoding });
-      expect({ encoding, status: res.status, json: res.json }).toEqual({ encoding, status: 200, json: { transactions: [unassign.update] } });
+      expect({ encoding, status: res.status, json: res.json }).toEqual({
+        encoding,
+        status: 200,
+        json: { transactions: [unassign.update] },
+      });
     }
   });
 });

@@ -23,7 +23,9 @@ export function historyItems(): CanonicalItem[] {
 export async function loadItems(db: Db, items: CanonicalItem[], stream = 'test', batchSize = 250): Promise<void> {
   let position: string | null = null;
   for (let i = 0; i < items.length; i += batchSize) {
-    const batch: SourceItem[] = items.slice(i, i + batchSize).map((item, j) => ({ item, position: String(i + j + 1), origin: `item ${i + j}` }));
+    const batch: SourceItem[] = items
+      .slice(i, i + batchSize)
+      .map((item, j) => ({ item, position: String(i + j + 1), origin: `item ${i + j}` }));
     const applied = await applyBatch(db, stream, batch, position);
     position = applied.checkpoint.position;
   }
@@ -54,7 +56,13 @@ export function keyed(item: CanonicalItem): Keyed {
     };
   }
   const v = item.verdict!;
-  return { item, migrationId: v.migration_id, recordTime: parseTimestamp(v.record_time), synchronizerId: v.domain_id, updateId: v.update_id };
+  return {
+    item,
+    migrationId: v.migration_id,
+    recordTime: parseTimestamp(v.record_time),
+    synchronizerId: v.domain_id,
+    updateId: v.update_id,
+  };
 }
 
 export function byKey(a: Keyed, b: Keyed): number {
@@ -101,12 +109,18 @@ export function expectedV1(item: CanonicalItem, encoding: Encoding): Record<stri
 
 /** Non-import updates in the network's order. */
 export function orderedUpdates(items: CanonicalItem[]): Keyed[] {
-  return items.filter((i) => i.update && !isImport(i)).map(keyed).sort(byKey);
+  return items
+    .filter((i) => i.update && !isImport(i))
+    .map(keyed)
+    .sort(byKey);
 }
 
 /** Events (updates and rejections) in the network's order. */
 export function orderedEvents(items: CanonicalItem[]): Keyed[] {
-  return items.filter((i) => !isImport(i)).map(keyed).sort(byKey);
+  return items
+    .filter((i) => !isImport(i))
+    .map(keyed)
+    .sort(byKey);
 }
 
 /** GetMigrationInfoResponse for a migration, from the items. */
@@ -125,7 +139,10 @@ export function expectedMigrationInfo(items: CanonicalItem[], migrationId: numbe
     }
   }
   const earlier = items.filter((i) => i.update && migrationOf(i.update) < migrationId).map((i) => migrationOf(i.update!));
-  const imports = items.filter((i) => isImport(i) && migrationOf(i.update!) === migrationId).map((i) => i.update!.update_id).sort();
+  const imports = items
+    .filter((i) => isImport(i) && migrationOf(i.update!) === migrationId)
+    .map((i) => i.update!.update_id)
+    .sort();
   return {
     previous_migration_id: earlier.length ? Math.max(...earlier) : null,
     record_time_range: [...ranges.entries()]

@@ -30,7 +30,10 @@ describe('HOLDING_FEE_SQL', () => {
            c as (select ${amount}::numeric(38, 10) as amulet_initial_amount, ${createdRound}::bigint as amulet_created_round,
                         ${rate}::numeric(38, 10) as amulet_rate_per_round)
       select (${sql.raw(HOLDING_FEE_SQL)})::text as fee from c cross join as_of`.execute(t.db);
-    const expected = holdingFee({ initialAmount: parseDecimal(amount), createdRound: BigInt(createdRound), ratePerRound: parseDecimal(rate) }, BigInt(asOfRound));
+    const expected = holdingFee(
+      { initialAmount: parseDecimal(amount), createdRound: BigInt(createdRound), ratePerRound: parseDecimal(rate) },
+      BigInt(asOfRound),
+    );
     expect(formatDecimal(parseDecimal(row.rows[0]!.fee))).toBe(formatDecimal(expected));
   });
 });

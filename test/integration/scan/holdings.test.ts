@@ -55,7 +55,10 @@ describe('holdings on a simulated network', () => {
       for (const p of args.lock.holders) lockHolders.add(p);
     }
   }
-  const busiest = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 8).map(([p]) => p);
+  const busiest = [...counts]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, 8)
+    .map(([p]) => p);
   const owners = [...new Set([...busiest, ...lockHolders, ...lockedOwners])];
 
   beforeAll(async () => {
@@ -69,7 +72,13 @@ describe('holdings on a simulated network', () => {
     expect(new Set(snapshots.map((s) => s.migration))).toEqual(new Set([0, 1]));
     expect(lockHolders.size).toBeGreaterThan(0);
     // Migration 1 starts from import updates: some holdings there have no creating update.
-    const imported = ownedHoldings(acsAt(items, snapshots.find((s) => s.migration === 1)!), [...counts.keys()]).filter((c) => c.createdInUpdateId === null);
+    const imported = ownedHoldings(
+      acsAt(
+        items,
+        snapshots.find((s) => s.migration === 1)!,
+      ),
+      [...counts.keys()],
+    ).filter((c) => c.createdInUpdateId === null);
     expect(imported.length).toBeGreaterThan(0);
   });
 
@@ -113,7 +122,9 @@ describe('holdings on a simulated network', () => {
 
   it('at_or_before resolves the newest snapshot at or before the time and echoes the requested time', async () => {
     const snap = snapshots[snapshots.length - 1]!;
-    const later = snap.time.replace(/T(\d\d)/, (_m, h: string) => `T${String(Number(h) + 2).padStart(2, '0')}`).replace('.000000Z', '.123456+00:00');
+    const later = snap.time
+      .replace(/T(\d\d)/, (_m, h: string) => `T${String(Number(h) + 2).padStart(2, '0')}`)
+      .replace('.000000Z', '.123456+00:00');
     const res = await post(api, '/v1/holdings/summary', {
       migration_id: snap.migration,
       record_time: later,
@@ -124,13 +135,21 @@ describe('holdings on a simulated network', () => {
     // record_time echoes the request (the spec), while the figures are those of the resolved snapshot.
     const echoed = dateTime(later.replace('+00:00', 'Z'));
     expect(echoed).not.toBe(dateTime(snap.time));
-    expect(res.json).toEqual({ record_time: echoed, migration_id: snap.migration, summaries: summaries(acsAt(items, snap), owners, 0n).map(v1Summary) });
+    expect(res.json).toEqual({
+      record_time: echoed,
+      migration_id: snap.migration,
+      summaries: summaries(acsAt(items, snap), owners, 0n).map(v1Summary),
+    });
   });
 
   it('summarises every holder of the network in one request', async () => {
     const snap = snapshots[snapshots.length - 1]!;
     const everyone = [...counts.keys()];
-    const res = await post(api, '/v1/holdings/summary', { migration_id: snap.migration, record_time: snap.time, owner_party_ids: everyone });
+    const res = await post(api, '/v1/holdings/summary', {
+      migration_id: snap.migration,
+      record_time: snap.time,
+      owner_party_ids: everyone,
+    });
     expect(res.status).toBe(200);
     expect((res.json as { summaries: unknown[] }).summaries).toEqual(summaries(acsAt(items, snap), everyone, 0n).map(v1Summary));
   });
@@ -139,7 +158,13 @@ describe('holdings on a simulated network', () => {
     const pages: { created_events: { contract_id: string }[]; next_page_token: string | null }[] = [];
     let after: string | undefined;
     for (let i = 0; i < 1000; i++) {
-      const res = await post(api, path, { migration_id: snap.migration, record_time: snap.time, page_size: pageSize, owner_party_ids: who, ...(after ? { after } : {}) });
+      const res = await post(api, path, {
+        migration_id: snap.migration,
+        record_time: snap.time,
+        page_size: pageSize,
+        owner_party_ids: who,
+        ...(after ? { after } : {}),
+      });
       expect(res.status).toBe(200);
       const body = res.json as (typeof pages)[number];
       pages.push(body);
@@ -194,20 +219,67 @@ describe('holdings on a simulated network', () => {
       const { owner_party_ids: _o, ...noOwners } = state();
       await expectError('/v1/holdings/summary', noOwners, 400, "Missing required body field 'owner_party_ids'.");
       for (const path of ['/v0/holdings/summary', '/v1/holdings/summary', '/v2/holdings/state']) {
-        await expectError(path, { ...state(), record_time: 'yesterday' }, 400, "Invalid body field 'record_time': expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z.");
-        await expectError(path, { ...state(), record_time: '0000-12-31T23:00:00Z' }, 400, "Invalid body field 'record_time': expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z.");
-        await expectError(path, { ...state(), record_time: 1735700400 }, 400, "Invalid body field 'record_time': expected a date-time string.");
-        await expectError(path, { ...state(), record_time_match: 'nearest' }, 400, "Invalid body field 'record_time_match': expected one of exact, at_or_before.");
-        await expectError(path, { ...state(), owner_party_ids: [] }, 400, "Expected 'owner_party_ids' to contain at least one item, but contained none.");
-        await expectError(path, { ...state(), owner_party_ids: 'alice::1220' }, 400, "Invalid body field 'owner_party_ids': expected an array of strings.");
-        await expectError(path, { ...state(), owner_party_ids: ['alice'] }, 400, `Invalid party id "alice" in 'owner_party_ids': expected <name>::<fingerprint>.`);
+        await expectError(
+          path,
+          { ...state(), record_time: 'yesterday' },
+          400,
+          "Invalid body field 'record_time': expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z.",
+        );
+        await expectError(
+          path,
+          { ...state(), record_time: '0000-12-31T23:00:00Z' },
+          400,
+          "Invalid body field 'record_time': expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z.",
+        );
+        await expectError(
+          path,
+          { ...state(), record_time: 1735700400 },
+          400,
+          "Invalid body field 'record_time': expected a date-time string.",
+        );
+        await expectError(
+          path,
+          { ...state(), record_time_match: 'nearest' },
+          400,
+          "Invalid body field 'record_time_match': expected one of exact, at_or_before.",
+        );
+        await expectError(
+          path,
+          { ...state(), owner_party_ids: [] },
+          400,
+          "Expected 'owner_party_ids' to contain at least one item, but contained none.",
+        );
+        await expectError(
+          path,
+          { ...state(), owner_party_ids: 'alice::1220' },
+          400,
+          "Invalid body field 'owner_party_ids': expected an array of strings.",
+        );
+        await expectError(
+          path,
+          { ...state(), owner_party_ids: ['alice'] },
+          400,
+          `Invalid party id "alice" in 'owner_party_ids': expected <name>::<fingerprint>.`,
+        );
         const many = Array.from({ length: 1001 }, (_, i) => `p${i}::1220`);
-        await expectError(path, { ...state(), owner_party_ids: many }, 400, "Expected 'owner_party_ids' to contain at most 1000 items, but contained 1001.");
+        await expectError(
+          path,
+          { ...state(), owner_party_ids: many },
+          400,
+          "Expected 'owner_party_ids' to contain at most 1000 items, but contained 1001.",
+        );
         await expectError(path, { ...state(), migration_id: '0' }, 400, "Invalid body field 'migration_id': expected an integer.");
         await expectError(path, [state()], 400, 'Invalid body: Invalid input: expected object, received array.');
       }
-      await expectError('/v0/holdings/summary', { ...state(), as_of_round: 1.5 }, 400, "Invalid body field 'as_of_round': expected an integer.");
-      const res = await request(api.url, 'POST', '/api/scan/v2/holdings/state', '{"migration_id": 0,', { 'content-type': 'application/json' });
+      await expectError(
+        '/v0/holdings/summary',
+        { ...state(), as_of_round: 1.5 },
+        400,
+        "Invalid body field 'as_of_round': expected an integer.",
+      );
+      const res = await request(api.url, 'POST', '/api/scan/v2/holdings/state', '{"migration_id": 0,', {
+        'content-type': 'application/json',
+      });
       expect(res.status).toBe(400);
       expect((res.json as { error: string }).error).toMatch(/^Malformed JSON body/);
     });
@@ -225,11 +297,17 @@ describe('holdings on a simulated network', () => {
       const token = (first.json as { next_page_token: string }).next_page_token;
       expect(typeof token).toBe('string');
       const [payload, mac] = token.split('.') as [string, string];
-      const altered = "Invalid page token in 'after': it was altered or was not issued by this service. Pass next_page_token back unchanged.";
+      const altered =
+        "Invalid page token in 'after': it was altered or was not issued by this service. Pass next_page_token back unchanged.";
       // Edited position (skip ahead), edited MAC, garbage, a token of another deployment.
       const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString()) as { p: { i: string } };
       decoded.p.i = 'ffff';
-      await expectError('/v2/holdings/state', { ...state(), after: `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${mac}` }, 400, altered);
+      await expectError(
+        '/v2/holdings/state',
+        { ...state(), after: `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${mac}` },
+        400,
+        altered,
+      );
       await expectError('/v2/holdings/state', { ...state(), after: `${payload}.${mac.slice(1)}A` }, 400, altered);
       await expectError('/v2/holdings/state', { ...state(), after: '12345' }, 400, altered);
       const foreign = await pageTokensWithKey(crypto.randomBytes(32)).encode(
@@ -253,15 +331,30 @@ describe('holdings on a simulated network', () => {
       const s = snap();
       const off = s.time.replace('.000000Z', '.000001Z');
       for (const path of ['/v0/holdings/summary', '/v1/holdings/summary', '/v2/holdings/state']) {
-        await expectError(path, { ...state(), record_time: off }, 404, `Failed to find ACS snapshot for migration id ${s.migration} at ${off}`);
-        await expectError(path, { ...state(), migration_id: 7 }, 404, `Failed to find ACS snapshot for migration id 7 at ${dateTime(s.time)}`);
+        await expectError(
+          path,
+          { ...state(), record_time: off },
+          404,
+          `Failed to find ACS snapshot for migration id ${s.migration} at ${off}`,
+        );
+        await expectError(
+          path,
+          { ...state(), migration_id: 7 },
+          404,
+          `Failed to find ACS snapshot for migration id 7 at ${dateTime(s.time)}`,
+        );
         await expectError(
           path,
           { ...state(), record_time: '2025-01-01T02:59:59.999999Z', record_time_match: 'at_or_before', migration_id: 0 },
           404,
           'No snapshots found before 2025-01-01T02:59:59.999999Z',
         );
-        await expectError(path, { ...state(), record_time: '2024-12-31T00:00:00Z', record_time_match: 'at_or_before' }, 404, 'No snapshots found before 2024-12-31T00:00Z');
+        await expectError(
+          path,
+          { ...state(), record_time: '2024-12-31T00:00:00Z', record_time_match: 'at_or_before' },
+          404,
+          'No snapshots found before 2024-12-31T00:00Z',
+        );
       }
     });
   });
@@ -276,7 +369,16 @@ const VENUE = 'venue::1220c3';
 const CAROL = 'carol::1220ca';
 const RATE = '0.0038051800';
 
-function amulet(updateId: string, n: number, contractId: string, owner: string, amount: string, round: number, rate = RATE, createdAt = '2025-01-01T01:00:00Z'): TreeEvent {
+function amulet(
+  updateId: string,
+  n: number,
+  contractId: string,
+  owner: string,
+  amount: string,
+  round: number,
+  rate = RATE,
+  createdAt = '2025-01-01T01:00:00Z',
+): TreeEvent {
   return {
     event_type: 'created_event',
     event_id: `${updateId}:${n}`,
@@ -290,7 +392,16 @@ function amulet(updateId: string, n: number, contractId: string, owner: string, 
   };
 }
 
-function lockedAmulet(updateId: string, n: number, contractId: string, owner: string, holder: string, amount: string, round: number, createdAt = '2025-01-01T01:00:00Z'): TreeEvent {
+function lockedAmulet(
+  updateId: string,
+  n: number,
+  contractId: string,
+  owner: string,
+  holder: string,
+  amount: string,
+  round: number,
+  createdAt = '2025-01-01T01:00:00Z',
+): TreeEvent {
   return {
     event_type: 'created_event',
     event_id: `${updateId}:${n}`,
@@ -321,18 +432,32 @@ function openRound(updateId: string, n: number, contractId: string, round: numbe
   };
 }
 
-const archive = (updateId: string, n: number, contractId: string, entity: string) => archived(updateId, n, contractId, `${PKG}:${entity}`, 'splice-amulet');
+const archive = (updateId: string, n: number, contractId: string, entity: string) =>
+  archived(updateId, n, contractId, `${PKG}:${entity}`, 'splice-amulet');
 
 describe('holdings on a hand-built network', () => {
   const t = useTestDatabase();
   let api: TestApi;
   let position = 1;
   const apply = async (...batch: CanonicalItem[]) => {
-    await applyBatch(t.db, 'hand', batch.map((item) => ({ item, position: String(position), origin: `hand:${position++}` })));
+    await applyBatch(
+      t.db,
+      'hand',
+      batch.map((item) => ({ item, position: String(position), origin: `hand:${position++}` })),
+    );
     await catchUpSnapshots(t.db);
   };
   const carolAmulets = Array.from({ length: 1100 }, (_, i) =>
-    amulet('u0', i, `00ca${String(i).padStart(5, '0')}`, CAROL, `1.${String(i).padStart(10, '0')}`, 10, '0.0000000001', '2025-01-01T00:30:00Z'),
+    amulet(
+      'u0',
+      i,
+      `00ca${String(i).padStart(5, '0')}`,
+      CAROL,
+      `1.${String(i).padStart(10, '0')}`,
+      10,
+      '0.0000000001',
+      '2025-01-01T00:30:00Z',
+    ),
   );
   const SNAPSHOT = '2025-01-01T03:00:00Z';
 
@@ -350,7 +475,10 @@ describe('holdings on a hand-built network', () => {
         lockedAmulet('u1', 4, '00l1', BOB, VENUE, '300.0000000000', 12, '2025-01-01T00:59:00Z'),
         lockedAmulet('u1', 5, '00l2', ALICE, BOB, '50.0000000000', 10),
       ]),
-      transaction('u2', '2025-01-01T02:00:00.000000Z', [archive('u2', 0, '00a1', 'Splice.Amulet:Amulet'), amulet('u2', 1, '00a3', ALICE, '99.9000000000', 10, RATE, '2025-01-01T02:00:00Z')]),
+      transaction('u2', '2025-01-01T02:00:00.000000Z', [
+        archive('u2', 0, '00a1', 'Splice.Amulet:Amulet'),
+        amulet('u2', 1, '00a3', ALICE, '99.9000000000', 10, RATE, '2025-01-01T02:00:00Z'),
+      ]),
       transaction('u3', '2025-01-01T03:30:00.000000Z', [amulet('u3', 0, '00b1', BOB, '7.0000000000', 11, RATE, '2025-01-01T03:30:00Z')]),
     );
     api = await startTestApi(t);
@@ -358,7 +486,12 @@ describe('holdings on a hand-built network', () => {
   afterAll(async () => api?.close());
 
   const summaryOf = (round?: number) =>
-    post(api, '/v0/holdings/summary', { migration_id: 0, record_time: SNAPSHOT, owner_party_ids: [VENUE, ALICE, BOB], ...(round === undefined ? {} : { as_of_round: round }) });
+    post(api, '/v0/holdings/summary', {
+      migration_id: 0,
+      record_time: SNAPSHOT,
+      owner_party_ids: [VENUE, ALICE, BOB],
+      ...(round === undefined ? {} : { as_of_round: round }),
+    });
 
   it('S1 counts owned holdings only, with fees as of the earliest open round by default', async () => {
     const res = await summaryOf();
@@ -413,18 +546,42 @@ describe('holdings on a hand-built network', () => {
     expect(res.json).toEqual({
       record_time: SNAPSHOT,
       migration_id: 0,
-      summaries: [{ party_id: CAROL, total_unlocked_coin: '1100.0000604450', total_locked_coin: '0.0000000000', total_coin_holdings: '1100.0000604450' }],
+      summaries: [
+        {
+          party_id: CAROL,
+          total_unlocked_coin: '1100.0000604450',
+          total_locked_coin: '0.0000000000',
+          total_coin_holdings: '1100.0000604450',
+        },
+      ],
     });
-    const fees = await post(api, '/v0/holdings/summary', { migration_id: 0, record_time: SNAPSHOT, owner_party_ids: [CAROL], as_of_round: 20 });
+    const fees = await post(api, '/v0/holdings/summary', {
+      migration_id: 0,
+      record_time: SNAPSHOT,
+      owner_party_ids: [CAROL],
+      as_of_round: 20,
+    });
     // Each: 10 rounds × 1e-10.
-    expect((fees.json as { summaries: Record<string, string>[] }).summaries[0]).toMatchObject({ accumulated_holding_fees_unlocked: '0.0000011000' });
+    expect((fees.json as { summaries: Record<string, string>[] }).summaries[0]).toMatchObject({
+      accumulated_holding_fees_unlocked: '0.0000011000',
+    });
   });
 
   it('S3 gives a lock holder nothing and pages past a thousand holdings', async () => {
-    const venue = await post(api, '/v2/holdings/state', { migration_id: 0, record_time: SNAPSHOT, page_size: 10, owner_party_ids: [VENUE] });
+    const venue = await post(api, '/v2/holdings/state', {
+      migration_id: 0,
+      record_time: SNAPSHOT,
+      page_size: 10,
+      owner_party_ids: [VENUE],
+    });
     expect(venue.json).toEqual({ record_time: SNAPSHOT, migration_id: 0, created_events: [], next_page_token: null });
 
-    const bob = await post(api, '/v2/holdings/state', { migration_id: 0, record_time: SNAPSHOT, page_size: 10, owner_party_ids: [BOB, VENUE] });
+    const bob = await post(api, '/v2/holdings/state', {
+      migration_id: 0,
+      record_time: SNAPSHOT,
+      page_size: 10,
+      owner_party_ids: [BOB, VENUE],
+    });
     expect(bob.json).toEqual({
       record_time: SNAPSHOT,
       migration_id: 0,
@@ -435,7 +592,11 @@ describe('holdings on a hand-built network', () => {
           template_id: `${PKG}:Splice.Amulet:LockedAmulet`,
           package_name: 'splice-amulet',
           create_arguments: {
-            amulet: { dso: DSO, owner: BOB, amount: { initialAmount: '300.0000000000', createdAt: { number: '12' }, ratePerRound: { rate: RATE } } },
+            amulet: {
+              dso: DSO,
+              owner: BOB,
+              amount: { initialAmount: '300.0000000000', createdAt: { number: '12' }, ratePerRound: { rate: RATE } },
+            },
             lock: { holders: [VENUE], expiresAt: '2025-02-01T00:00:00Z', optContext: null },
           },
           created_at: '2025-01-01T00:59:00Z',
@@ -446,7 +607,12 @@ describe('holdings on a hand-built network', () => {
       next_page_token: null,
     });
 
-    const first = await post(api, '/v2/holdings/state', { migration_id: 0, record_time: SNAPSHOT, page_size: 1000, owner_party_ids: [CAROL, ALICE] });
+    const first = await post(api, '/v2/holdings/state', {
+      migration_id: 0,
+      record_time: SNAPSHOT,
+      page_size: 1000,
+      owner_party_ids: [CAROL, ALICE],
+    });
     const page1 = first.json as { created_events: { contract_id: string; created_at: string }[]; next_page_token: string };
     expect(page1.created_events.map((c) => c.contract_id)).toEqual(carolAmulets.slice(0, 1000).map((e) => e.contract_id));
     const second = await post(api, '/v2/holdings/state', {
@@ -458,8 +624,17 @@ describe('holdings on a hand-built network', () => {
     });
     const page2 = second.json as { created_events: { contract_id: string; created_at: string }[]; next_page_token: string | null };
     // Carol's last 100 (00:30), then Alice's locked 00l2 (01:00), 00a2 (01:00.5) and 00a3 (02:00).
-    expect(page2.created_events.map((c) => c.contract_id)).toEqual([...carolAmulets.slice(1000).map((e) => e.contract_id), '00l2', '00a2', '00a3']);
-    expect(page2.created_events.map((c) => c.created_at).slice(-3)).toEqual(['2025-01-01T01:00:00Z', '2025-01-01T01:00:00.5Z', '2025-01-01T02:00:00Z']);
+    expect(page2.created_events.map((c) => c.contract_id)).toEqual([
+      ...carolAmulets.slice(1000).map((e) => e.contract_id),
+      '00l2',
+      '00a2',
+      '00a3',
+    ]);
+    expect(page2.created_events.map((c) => c.created_at).slice(-3)).toEqual([
+      '2025-01-01T01:00:00Z',
+      '2025-01-01T01:00:00.5Z',
+      '2025-01-01T02:00:00Z',
+    ]);
     expect(page2.next_page_token).toBeNull();
   });
 
@@ -494,6 +669,8 @@ describe('holdings on a hand-built network', () => {
     expect({ status: res.status, body: res.json }).toEqual({ status: 400, body: { error: 'No open mining rounds found.' } });
     // An explicit round needs no open round, and S2 never looks one up.
     expect((await summaryOf(12)).status).toBe(200);
-    expect((await post(api, '/v1/holdings/summary', { migration_id: 0, record_time: SNAPSHOT, owner_party_ids: [ALICE] })).status).toBe(200);
+    expect((await post(api, '/v1/holdings/summary', { migration_id: 0, record_time: SNAPSHOT, owner_party_ids: [ALICE] })).status).toBe(
+      200,
+    );
   });
 });

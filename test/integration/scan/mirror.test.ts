@@ -32,7 +32,9 @@ const ACTIVITY_ID = items.find((i) => i.update && i.app_activity_records)!.updat
 const REJECTION_ID = items.find((i) => !i.update)!.verdict!.update_id;
 const REASSIGNMENT_ID = items.find((i) => i.update && !isTx(i.update))!.update!.update_id;
 const IMPORT_ID = items.find(isImport)!.update!.update_id;
-const LAST_OF_M0 = orderedUpdates(items).filter((k) => k.migrationId === 0).at(-1)!;
+const LAST_OF_M0 = orderedUpdates(items)
+  .filter((k) => k.migrationId === 0)
+  .at(-1)!;
 /** Owners of amulets, the busiest first. */
 const OWNERS = (() => {
   const counts = new Map<string, number>();
@@ -40,11 +42,17 @@ const OWNERS = (() => {
     const u = i.update;
     if (!u || !isTx(u)) continue;
     for (const e of Object.values(u.events_by_id)) {
-      const owner = e.event_type === 'created_event' && e.template_id.endsWith(':Splice.Amulet:Amulet') ? (e.create_arguments as { owner?: string }).owner : undefined;
+      const owner =
+        e.event_type === 'created_event' && e.template_id.endsWith(':Splice.Amulet:Amulet')
+          ? (e.create_arguments as { owner?: string }).owner
+          : undefined;
       if (owner) counts.set(owner, (counts.get(owner) ?? 0) + 1);
     }
   }
-  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([owner]) => owner);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([owner]) => owner);
 })();
 const CURSOR_M0 = { after_migration_id: 0, after_record_time: formatRecordTime(LAST_OF_M0.recordTime - 5_000_000n) };
 
@@ -99,7 +107,11 @@ const MIRRORED_REQUESTS: MirroredRequest[] = [
   { method: 'POST', path: '/v0/events', body: { page_size: 50, daml_value_encoding: 'protobuf_json' } },
   { method: 'POST', path: '/v0/events', body: { page_size: 1001 } },
   { method: 'POST', path: '/v0/backfilling/import-updates', body: { migration_id: 1, after_update_id: '', limit: 100 } },
-  { method: 'POST', path: '/v0/backfilling/import-updates', body: { migration_id: 1, after_update_id: IMPORT_ID, limit: 100, daml_value_encoding: 'compact_json' } },
+  {
+    method: 'POST',
+    path: '/v0/backfilling/import-updates',
+    body: { migration_id: 1, after_update_id: IMPORT_ID, limit: 100, daml_value_encoding: 'compact_json' },
+  },
   // Operations of the other areas, as routed when this test was written (a route that is
   // not there answers 404 on both sides, which still compares equal).
   { method: 'GET', path: '/v0/closed-rounds' },
@@ -167,7 +179,9 @@ describe('a scan-indexer mirroring another over the scan source', () => {
   it('ends with the same tables', async () => {
     const [dumpA, dumpB] = await Promise.all([dumpTables(a.db), dumpTables(b.db)]);
     expect(dumpA.updates!.split('\n')).toHaveLength(items.filter((i) => i.update).length);
-    expect(new Set(dumpA.acs_snapshots!.split('\n').map((row) => (JSON.parse(row) as { migration_id: number }).migration_id))).toEqual(new Set([0, 1]));
+    expect(new Set(dumpA.acs_snapshots!.split('\n').map((row) => (JSON.parse(row) as { migration_id: number }).migration_id))).toEqual(
+      new Set([0, 1]),
+    );
     for (const table of Object.keys(dumpA)) expect({ table, rows: dumpB[table] }).toEqual({ table, rows: dumpA[table] });
   });
 
@@ -194,7 +208,7 @@ describe('a scan-indexer mirroring another over the scan source', () => {
       const [fromA, fromB] = await Promise.all([send(apiA, { method: 'POST', path, body }), send(apiB, { method: 'POST', path, body })]);
       expect(fromA.status).toBe(200);
       expect(fromB.text).toBe(fromA.text);
-      const list = (fromA.json as { transactions?: CanonicalItem['update'][]; events?: CanonicalItem[] });
+      const list = fromA.json as { transactions?: CanonicalItem['update'][]; events?: CanonicalItem[] };
       const lastItem: CanonicalItem | undefined = list.events
         ? list.events.at(-1)
         : { update: list.transactions!.at(-1)!, verdict: null, traffic_summary: null, app_activity_records: null };

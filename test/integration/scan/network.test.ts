@@ -114,7 +114,10 @@ describe('Scan network state (S9–S16)', () => {
           reason: { url: 'https://forum.example.org/t/x', body: 'Grant featured status to X' },
           voteBefore: '2025-03-17T09:00:00Z',
           votes: [
-            [firstSv.name, { sv: firstSv.party, accept: true, reason: { url: '', body: 'I accept.' }, optCastAt: '2025-03-10T09:00:00.004711Z' }],
+            [
+              firstSv.name,
+              { sv: firstSv.party, accept: true, reason: { url: '', body: 'I accept.' }, optCastAt: '2025-03-10T09:00:00.004711Z' },
+            ],
           ],
           trackingCid: null,
           targetEffectiveAt: null,
@@ -139,7 +142,9 @@ describe('Scan network state (S9–S16)', () => {
     const closed = ofTemplate(r, 'Splice.Round:ClosedMiningRound').sort((a, b) => round(a) - round(b));
     expect(closed.length).toBeGreaterThan(1);
     // Migration 0 had closed rounds too; they are not part of the current ACS.
-    const migration0 = sim.filter((i) => i.update && ('events_by_id' in i.update ? i.update.migration_id : i.update.event.migration_id) === 0);
+    const migration0 = sim.filter(
+      (i) => i.update && ('events_by_id' in i.update ? i.update.migration_id : i.update.event.migration_id) === 0,
+    );
     expect(ofTemplate(replay(migration0), 'Splice.Round:ClosedMiningRound').length).toBeGreaterThan(0);
     expectBody(await request(api.url, 'GET', '/api/scan/v0/closed-rounds'), { rounds: closed.map(expectedContract) });
   });
@@ -148,10 +153,12 @@ describe('Scan network state (S9–S16)', () => {
     const votes = ofTemplate(replay(items), 'Splice.DsoRules:VoteRequest');
     expect(votes.length).toBeGreaterThan(1);
     expect(votes.at(-1)!.event.contract_id).toBe('00hand-vote-request');
-    expectBody(await request(api.url, 'GET', '/api/scan/v0/admin/sv/voterequests'), { dso_rules_vote_requests: votes.map(expectedContract) });
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/admin/sv/voterequests'), {
+      dso_rules_vote_requests: votes.map(expectedContract),
+    });
   });
 
-  it('S13 groups the SVs\' scans by synchronizer, groups sorted by id, in node-state order', async () => {
+  it("S13 groups the SVs' scans by synchronizer, groups sorted by id, in node-state order", async () => {
     const expected = expectedScans(items) as { scans: { domainId: string; scans: { svName: string }[] }[] };
     expect(expected.scans.map((g) => g.domainId)).toEqual([APP_SYNC, global]);
     // The moved node state was ingested last, so its SV comes last although it is first in DsoRules.
@@ -233,7 +240,11 @@ describe('Scan network state (S9–S16)', () => {
     });
     try {
       expectBody(await request(configured.url, 'GET', '/api/scan/v0/lsu'), {
-        lsu: { topologyFreezeTime: '2026-05-01T07:30:00Z', upgradeTime: '2026-05-01T10:00:00.0005Z', successorPhysicalSynchronizerId: 'global-domain::1220cc::36-1' },
+        lsu: {
+          topologyFreezeTime: '2026-05-01T07:30:00Z',
+          upgradeTime: '2026-05-01T10:00:00.0005Z',
+          successorPhysicalSynchronizerId: 'global-domain::1220cc::36-1',
+        },
       });
     } finally {
       await configured.close();

@@ -21,7 +21,9 @@ describe('page-token key', () => {
 
   it('is created once when replicas race on first use', async () => {
     const keys = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => getOrCreateApiSecret(replicas[i % replicas.length]!, 'race-test', () => Buffer.from(`candidate-${i}`))),
+      Array.from({ length: 12 }, (_, i) =>
+        getOrCreateApiSecret(replicas[i % replicas.length]!, 'race-test', () => Buffer.from(`candidate-${i}`)),
+      ),
     );
     expect(new Set(keys.map((k) => k.toString('hex'))).size).toBe(1);
     const rows = await t.db.selectFrom('api_secrets').selectAll().where('name', '=', 'race-test').execute();

@@ -56,7 +56,13 @@ describe('read cost at the latest snapshot does not grow with history', () => {
     // Live holdings created before T: the heavy party's, and those of other owners.
     await amulets(HEAVY, 10_000_000, 100, `timestamptz '2025-02-27' + i * interval '1 second'`, `'infinity'`);
     for (let o = 0; o < OWNERS; o++) {
-      await amulets(`owner${o}::1220`, 0, LIVE_PER_OWNER, `timestamptz '2025-02-28' + (i * ${OWNERS} + ${o}) * interval '1 second'`, `'infinity'`);
+      await amulets(
+        `owner${o}::1220`,
+        0,
+        LIVE_PER_OWNER,
+        `timestamptz '2025-02-28' + (i * ${OWNERS} + ${o}) * interval '1 second'`,
+        `'infinity'`,
+      );
     }
     // Created after the snapshot and still live: the last page must stop before them.
     await amulets('late::1220', 0, 2_000, `timestamptz '2025-03-01 00:00:01' + i * interval '1 second'`, `'infinity'`);
@@ -65,14 +71,20 @@ describe('read cost at the latest snapshot does not grow with history', () => {
        select 0, $1::timestamptz, count(*), 0, 0, max(created_at) from contracts where created_record_time <= $1::timestamptz`,
       [T],
     );
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: t.pool }), log: (e) => void (e.level === 'query' && captured.push(e.query)) });
+    db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: t.pool }),
+      log: (e) => void (e.level === 'query' && captured.push(e.query)),
+    });
   });
 
   async function blocks(run: () => Promise<unknown>): Promise<number> {
     captured = [];
     await run();
     const q = captured[captured.length - 1]!;
-    const res = await t.pool.query<{ 'QUERY PLAN': [{ Plan: Plan }] }>(`explain (analyze, buffers, format json) ${q.sql}`, q.parameters as unknown[]);
+    const res = await t.pool.query<{ 'QUERY PLAN': [{ Plan: Plan }] }>(
+      `explain (analyze, buffers, format json) ${q.sql}`,
+      q.parameters as unknown[],
+    );
     const plan = res.rows[0]!['QUERY PLAN'][0].Plan;
     return plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
   }

@@ -14,7 +14,8 @@ describe('server faults', () => {
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi(t, { env: { LEDGER_AUTH_DISABLED: 'true' } });
-    for (const table of ['acs_snapshots', 'updates', 'verdicts', 'contracts']) await sql`drop table ${sql.table(table)} cascade`.execute(t.db);
+    for (const table of ['acs_snapshots', 'updates', 'verdicts', 'contracts'])
+      await sql`drop table ${sql.table(table)} cascade`.execute(t.db);
   });
   afterAll(async () => {
     await api.close();

@@ -91,7 +91,9 @@ describe('update history endpoints', () => {
   describe('POST /v2/updates', () => {
     it.each(ENCODINGS)('pages through every non-import update in order (%s)', async (encoding) => {
       const ordered = orderedUpdates(items);
-      expect(await pageThrough('/v2/updates', ordered, (k) => expectedUpdate(k.item, encoding), 'transactions', 97, encoding)).toBe(ordered.length);
+      expect(await pageThrough('/v2/updates', ordered, (k) => expectedUpdate(k.item, encoding), 'transactions', 97, encoding)).toBe(
+        ordered.length,
+      );
     });
 
     it('defaults to compact_json, and a cursor in a migration returns the later migration from its beginning', async () => {
@@ -104,7 +106,13 @@ describe('update history endpoints', () => {
         after: { after_migration_id: 0, after_record_time: formatRecordTime(lastOfM0.recordTime) },
       });
       expect(res.status).toBe(200);
-      expect(res.text).toBe(JSON.stringify({ transactions: ordered.slice(ordered.indexOf(firstOfM1), ordered.indexOf(firstOfM1) + 3).map((k) => expectedUpdate(k.item, 'compact_json')) }));
+      expect(res.text).toBe(
+        JSON.stringify({
+          transactions: ordered
+            .slice(ordered.indexOf(firstOfM1), ordered.indexOf(firstOfM1) + 3)
+            .map((k) => expectedUpdate(k.item, 'compact_json')),
+        }),
+      );
       // Nanosecond digits are floored; an offset is honoured.
       const floored = await post('/v2/updates', {
         page_size: 1,
@@ -124,7 +132,10 @@ describe('update history endpoints', () => {
         [{ page_size: 2.5 }, "Invalid body field 'page_size': expected an integer."],
         [{ page_size: '10' }, "Invalid body field 'page_size': expected an integer."],
         [{ page_size: 10, after: { after_migration_id: 0 } }, "Missing required body field 'after.after_record_time'."],
-        [{ page_size: 10, after: { after_record_time: '2025-01-01T00:00:00Z' } }, "Missing required body field 'after.after_migration_id'."],
+        [
+          { page_size: 10, after: { after_record_time: '2025-01-01T00:00:00Z' } },
+          "Missing required body field 'after.after_migration_id'.",
+        ],
         [
           { page_size: 10, after: { after_migration_id: 0, after_record_time: 'yesterday' } },
           "Invalid timestamp: Invalid timestamp 'yesterday': expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z",
@@ -133,7 +144,10 @@ describe('update history endpoints', () => {
           { page_size: 10, after: { after_migration_id: 0, after_record_time: '2025-02-30T00:00:00Z' } },
           "Invalid timestamp: Invalid timestamp '2025-02-30T00:00:00Z': day out of range",
         ],
-        [{ page_size: 10, daml_value_encoding: 'xml' }, "Invalid body field 'daml_value_encoding': expected one of compact_json, protobuf_json."],
+        [
+          { page_size: 10, daml_value_encoding: 'xml' },
+          "Invalid body field 'daml_value_encoding': expected one of compact_json, protobuf_json.",
+        ],
       ];
       for (const [body, message] of cases) {
         for (const path of ['/v2/updates', '/v0/events']) {
@@ -166,7 +180,9 @@ describe('update history endpoints', () => {
         status: 400,
         text: error("Invalid query field 'daml_value_encoding': expected one of compact_json, protobuf_json."),
       });
-      expect(await get(`/v2/updates/${item.update!.update_id}?daml_value_encoding=compact_json&daml_value_encoding=protobuf_json`)).toMatchObject({
+      expect(
+        await get(`/v2/updates/${item.update!.update_id}?daml_value_encoding=compact_json&daml_value_encoding=protobuf_json`),
+      ).toMatchObject({
         status: 400,
       });
     });
@@ -189,7 +205,10 @@ describe('update history endpoints', () => {
       const hash = (item.update as TransactionUpdate).external_transaction_hash!;
       expect((await get(`/v2/updates/hash/${hash.toUpperCase()}`)).text).toBe(JSON.stringify(expectedUpdate(item, 'compact_json')));
       for (const unknown of ['00'.repeat(32), 'xyz', 'abc']) {
-        expect(await get(`/v2/updates/hash/${unknown}`)).toMatchObject({ status: 404, text: error(`Transaction with hash ${unknown} not found`) });
+        expect(await get(`/v2/updates/hash/${unknown}`)).toMatchObject({
+          status: 404,
+          text: error(`Transaction with hash ${unknown} not found`),
+        });
       }
       expect(await get(`/v2/updates/hash/${hash}?daml_value_encoding=`)).toMatchObject({
         status: 400,
@@ -201,7 +220,9 @@ describe('update history endpoints', () => {
   describe('POST /v0/events', () => {
     it.each(ENCODINGS)('pages through every event (updates and rejections) in order (%s)', async (encoding) => {
       const ordered = orderedEvents(items);
-      expect(await pageThrough('/v0/events', ordered, (k) => expectedEvent(k.item, encoding), 'events', 113, encoding)).toBe(ordered.length);
+      expect(await pageThrough('/v0/events', ordered, (k) => expectedEvent(k.item, encoding), 'events', 113, encoding)).toBe(
+        ordered.length,
+      );
     });
 
     it('pages with the smallest and largest page sizes', async () => {
@@ -214,16 +235,19 @@ describe('update history endpoints', () => {
   });
 
   describe('S5 GET /v0/events/{update_id}', () => {
-    it.each(ENCODINGS)('returns a transaction with its verdict, traffic and activity; a rejection; an import update (%s)', async (encoding) => {
-      for (const item of [withActivity, hashed[0]!, rejection, importUpdate]) {
-        const id = item.update?.update_id ?? item.verdict!.update_id;
-        const res = await get(`/v0/events/${id}?daml_value_encoding=${encoding}`);
-        expect(res.status).toBe(200);
-        expect(res.text).toBe(JSON.stringify(expectedEvent(item, encoding)));
-      }
-      expect(rejection.update).toBeNull();
-      expect(withActivity.app_activity_records).not.toBeNull();
-    });
+    it.each(ENCODINGS)(
+      'returns a transaction with its verdict, traffic and activity; a rejection; an import update (%s)',
+      async (encoding) => {
+        for (const item of [withActivity, hashed[0]!, rejection, importUpdate]) {
+          const id = item.update?.update_id ?? item.verdict!.update_id;
+          const res = await get(`/v0/events/${id}?daml_value_encoding=${encoding}`);
+          expect(res.status).toBe(200);
+          expect(res.text).toBe(JSON.stringify(expectedEvent(item, encoding)));
+        }
+        expect(rejection.update).toBeNull();
+        expect(withActivity.app_activity_records).not.toBeNull();
+      },
+    );
 
     it('404 for unknown ids and reassignments, 400 for a bad encoding', async () => {
       expect(await get('/v0/events/unknown-id')).toMatchObject({ status: 404, text: error('Event with id unknown-id not found') });
@@ -264,7 +288,9 @@ describe('update history endpoints', () => {
     });
 
     it('is empty for a migration without imports, and validates its body', async () => {
-      expect((await post('/v0/backfilling/import-updates', { migration_id: 0, after_update_id: '', limit: 10 })).text).toBe('{"transactions":[]}');
+      expect((await post('/v0/backfilling/import-updates', { migration_id: 0, after_update_id: '', limit: 10 })).text).toBe(
+        '{"transactions":[]}',
+      );
       expect(await post('/v0/backfilling/import-updates', { migration_id: 1, after_update_id: '', limit: 0 })).toMatchObject({
         status: 400,
         text: error('Limit must be at least 1.'),
@@ -283,14 +309,20 @@ describe('update history endpoints', () => {
         expect(res.status).toBe(200);
         expect(res.text).toBe(JSON.stringify(expectedMigrationInfo(items, m)));
       }
-      expect(await post('/v0/backfilling/migration-info', { migration_id: 2 })).toMatchObject({ status: 404, text: error('No data for migration 2') });
+      expect(await post('/v0/backfilling/migration-info', { migration_id: 2 })).toMatchObject({
+        status: 404,
+        text: error('No data for migration 2'),
+      });
     });
   });
 
   describe('S7 POST /v0/history/bulk/checksums', () => {
     it('answers 501: this indexer has no bulk storage', async () => {
       for (const body of [{ object_keys: ['a', 'b'] }, {}]) {
-        expect(await post('/v0/history/bulk/checksums', body)).toMatchObject({ status: 501, text: error('Bulk storage is not configured') });
+        expect(await post('/v0/history/bulk/checksums', body)).toMatchObject({
+          status: 501,
+          text: error('Bulk storage is not configured'),
+        });
       }
     });
   });

@@ -28,12 +28,20 @@ describe('validator scan-proxy authentication', () => {
     const cases: [Record<string, string>, string][] = [
       [{}, CREDENTIALS_MISSING],
       [{ authorization: 'Basic dXNlcjpwYXNz' }, CREDENTIALS_REJECTED],
-      [{ authorization: `Bearer ${await hs256Token('validator-user', {}, { secret: 'another-secret-of-enough-length-0123456789' })}` }, CREDENTIALS_REJECTED],
+      [
+        { authorization: `Bearer ${await hs256Token('validator-user', {}, { secret: 'another-secret-of-enough-length-0123456789' })}` },
+        CREDENTIALS_REJECTED,
+      ],
       [{ authorization: `Bearer ${await hs256Token('validator-user', {}, { expiresIn: -600 })}` }, CREDENTIALS_REJECTED],
     ];
     for (const [headers, message] of cases) {
       const res = await request(secured.url, 'GET', path, undefined, headers);
-      expect({ status: res.status, type: res.headers.get('content-type'), challenge: res.headers.get('www-authenticate'), text: res.text }).toEqual({
+      expect({
+        status: res.status,
+        type: res.headers.get('content-type'),
+        challenge: res.headers.get('www-authenticate'),
+        text: res.text,
+      }).toEqual({
         status: 401,
         type: 'text/plain; charset=utf-8',
         challenge: 'Bearer realm="scan-proxy"',

@@ -58,7 +58,9 @@ function expectedEntries(items: CanonicalItem[], now: string, pageSize: number, 
   const dsoEntry = (user: string, name: string): Entry => ({ contract_id: null, user, name, url: '', description: '', expires_at: null });
   const dsoEntries = [
     dsoEntry(arg(rules, 'dso') as string, `dso.${acronym}`),
-    ...(arg(rules, 'svs') as [string, { name: string }][]).map(([party, info]) => dsoEntry(party, `${info.name.toLowerCase()}.sv.${acronym}`)),
+    ...(arg(rules, 'svs') as [string, { name: string }][]).map(([party, info]) =>
+      dsoEntry(party, `${info.name.toLowerCase()}.sv.${acronym}`),
+    ),
   ].filter((e) => e.name.startsWith(prefix));
   return { entries: [...contracts, ...dsoEntries.slice(0, Math.max(0, pageSize - contracts.length))] };
 }
@@ -81,7 +83,10 @@ describe('validator scan-proxy (V1, V2)', () => {
     const id = `hand-ans-${n}`;
     const when = after(last, n);
     return tx(id, when, base.currentMigration, global, [
-      createEvent(id, 0, anyEntry, `00${id}`, { user, dso, name, url: 'https://x.example', description: `entry ${n}`, expiresAt }, when, [user, dso]),
+      createEvent(id, 0, anyEntry, `00${id}`, { user, dso, name, url: 'https://x.example', description: `entry ${n}`, expiresAt }, when, [
+        user,
+        dso,
+      ]),
     ]);
   };
   items.push(
@@ -113,7 +118,10 @@ describe('validator scan-proxy (V1, V2)', () => {
       ofTemplate(r, q)
         .sort((a, b) => roundOf(a) - roundOf(b))
         .map((c) => ({ contract: expectedContract(c), domain_id: c.synchronizerId }));
-    const expected = { open_mining_rounds: rounds('Splice.Round:OpenMiningRound'), issuing_mining_rounds: rounds('Splice.Round:IssuingMiningRound') };
+    const expected = {
+      open_mining_rounds: rounds('Splice.Round:OpenMiningRound'),
+      issuing_mining_rounds: rounds('Splice.Round:IssuingMiningRound'),
+    };
     expect(expected.open_mining_rounds.length).toBeGreaterThan(1);
     expect(expected.issuing_mining_rounds.length).toBeGreaterThan(0);
     expect(expected.open_mining_rounds.map((o) => o.domain_id)).toContain(null);

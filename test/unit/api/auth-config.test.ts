@@ -14,17 +14,22 @@ describe('ledger auth configuration', () => {
     });
   });
 
-  it.each(['alice=alice::1220aa', '{"alice":"alice::1220aa"}', '["alice"]', '{"alice":[""]}', '{"":["p"]}'])('stops at start-up on LEDGER_USER_RIGHTS=%s', (value) => {
-    expect(() => loadConfig({ LEDGER_USER_RIGHTS: value })).toThrow(
-      new ConfigError(
-        `Invalid configuration: LEDGER_USER_RIGHTS=${JSON.stringify(value)}: expected a JSON object mapping user ids to arrays of party ids, such as {"user-1":["alice::1220…"]}.`,
-      ),
-    );
-  });
+  it.each(['alice=alice::1220aa', '{"alice":"alice::1220aa"}', '["alice"]', '{"alice":[""]}', '{"":["p"]}'])(
+    'stops at start-up on LEDGER_USER_RIGHTS=%s',
+    (value) => {
+      expect(() => loadConfig({ LEDGER_USER_RIGHTS: value })).toThrow(
+        new ConfigError(
+          `Invalid configuration: LEDGER_USER_RIGHTS=${JSON.stringify(value)}: expected a JSON object mapping user ids to arrays of party ids, such as {"user-1":["alice::1220…"]}.`,
+        ),
+      );
+    },
+  );
 
   it('has no verifier until a key is configured', () => {
     expect(authSettingsFromConfig(loadConfig({}).ledger)).toBeUndefined();
-    expect(authSettingsFromConfig(loadConfig({ LEDGER_AUTH_JWKS_URL: 'https://idp.test/jwks' }).ledger)).toMatchObject({ jwksUrl: 'https://idp.test/jwks' });
+    expect(authSettingsFromConfig(loadConfig({ LEDGER_AUTH_JWKS_URL: 'https://idp.test/jwks' }).ledger)).toMatchObject({
+      jwksUrl: 'https://idp.test/jwks',
+    });
   });
 
   it('reads the PEM key file, and names a file that is not a usable key', () => {
@@ -33,6 +38,8 @@ describe('ledger auth configuration', () => {
     expect(authSettingsFromConfig(loadConfig({ LEDGER_AUTH_PUBLIC_KEY_FILE: cert }).ledger)?.publicKeyPem).toContain('BEGIN CERTIFICATE');
     const junk = path.join(dir, 'junk.pem');
     fs.writeFileSync(junk, 'not a key');
-    expect(() => authSettingsFromConfig(loadConfig({ LEDGER_AUTH_PUBLIC_KEY_FILE: junk }).ledger)).toThrow(/^Invalid configuration: LEDGER_AUTH_PUBLIC_KEY_FILE=".*junk.pem": /);
+    expect(() => authSettingsFromConfig(loadConfig({ LEDGER_AUTH_PUBLIC_KEY_FILE: junk }).ledger)).toThrow(
+      /^Invalid configuration: LEDGER_AUTH_PUBLIC_KEY_FILE=".*junk.pem": /,
+    );
   });
 });

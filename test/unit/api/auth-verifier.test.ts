@@ -7,7 +7,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { AuthFailure, createTokenVerifier, mayRead, participantAudience, readPublicKey, type AuthSettings } from '../../../src/api/auth/verifier';
+import {
+  AuthFailure,
+  createTokenVerifier,
+  mayRead,
+  participantAudience,
+  readPublicKey,
+  type AuthSettings,
+} from '../../../src/api/auth/verifier';
 
 const fixtures = path.join(__dirname, 'auth-fixtures');
 const RSA_CERT = fs.readFileSync(path.join(fixtures, 'rsa-test-cert.pem'), 'utf8');
@@ -16,10 +23,17 @@ const SECRET = 'unit-test-secret-0123456789abcdef';
 const AUD = 'https://participant.test';
 
 const PARTICIPANT = 'participant1::1220aa';
-const base: AuthSettings = { audience: AUD, participantId: PARTICIPANT, adminUsers: ['admin'], userRights: { alice: ['Alice::1220aa'], idle: [] } };
+const base: AuthSettings = {
+  audience: AUD,
+  participantId: PARTICIPANT,
+  adminUsers: ['admin'],
+  userRights: { alice: ['Alice::1220aa'], idle: [] },
+};
 
 function sign(alg: string, key: crypto.KeyObject | Uint8Array, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}) {
-  return new SignJWT({ aud: AUD, sub: 'alice', exp: Math.floor(Date.now() / 1000) + 600, ...claims }).setProtectedHeader({ alg, ...header }).sign(key);
+  return new SignJWT({ aud: AUD, sub: 'alice', exp: Math.floor(Date.now() / 1000) + 600, ...claims })
+    .setProtectedHeader({ alg, ...header })
+    .sign(key);
 }
 const hs = (claims?: Record<string, unknown>, secret = SECRET) => sign('HS256', new TextEncoder().encode(secret), claims);
 
@@ -37,9 +51,24 @@ describe('token verifier', () => {
   const hsVerifier = createTokenVerifier({ ...base, hs256Secret: SECRET });
 
   it('accepts an HS256 user token and resolves its rights', async () => {
-    await expect(hsVerifier.verify(await hs())).resolves.toEqual({ user: 'alice', known: true, readAsAnyParty: false, readAs: new Set(['Alice::1220aa']) });
-    await expect(hsVerifier.verify(await hs({ sub: 'admin' }))).resolves.toEqual({ user: 'admin', known: true, readAsAnyParty: true, readAs: new Set() });
-    await expect(hsVerifier.verify(await hs({ sub: 'idle', aud: ['other', AUD] }))).resolves.toEqual({ user: 'idle', known: true, readAsAnyParty: false, readAs: new Set() });
+    await expect(hsVerifier.verify(await hs())).resolves.toEqual({
+      user: 'alice',
+      known: true,
+      readAsAnyParty: false,
+      readAs: new Set(['Alice::1220aa']),
+    });
+    await expect(hsVerifier.verify(await hs({ sub: 'admin' }))).resolves.toEqual({
+      user: 'admin',
+      known: true,
+      readAsAnyParty: true,
+      readAs: new Set(),
+    });
+    await expect(hsVerifier.verify(await hs({ sub: 'idle', aud: ['other', AUD] }))).resolves.toEqual({
+      user: 'idle',
+      known: true,
+      readAsAnyParty: false,
+      readAs: new Set(),
+    });
   });
 
   it('refuses forged, expired, wrongly addressed and malformed tokens with 401', async () => {
@@ -56,7 +85,8 @@ describe('token verifier', () => {
       'not.a.jwt',
       '',
     ];
-    for (const [i, token] of bad.entries()) expect([i, await failure(hsVerifier.verify(token))]).toEqual([i, { status: 401, unknownUser: false }]);
+    for (const [i, token] of bad.entries())
+      expect([i, await failure(hsVerifier.verify(token))]).toEqual([i, { status: 401, unknownUser: false }]);
   });
 
   it('allows a few seconds of clock skew on exp', async () => {
@@ -64,7 +94,12 @@ describe('token verifier', () => {
   });
 
   it('tells an unknown user apart, with no rights', async () => {
-    await expect(hsVerifier.verify(await hs({ sub: 'mallory' }))).resolves.toEqual({ user: 'mallory', known: false, readAsAnyParty: false, readAs: new Set() });
+    await expect(hsVerifier.verify(await hs({ sub: 'mallory' }))).resolves.toEqual({
+      user: 'mallory',
+      known: false,
+      readAsAnyParty: false,
+      readAs: new Set(),
+    });
   });
 
   it('verifies RS256 with a certificate, and refuses HS256 tokens keyed with that certificate (algorithm confusion)', async () => {
@@ -108,7 +143,12 @@ describe('token verifier', () => {
 
   it('does not take members of Object.prototype for configured users', async () => {
     for (const sub of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
-      await expect(hsVerifier.verify(await hs({ sub }))).resolves.toEqual({ user: sub, known: false, readAsAnyParty: false, readAs: new Set() });
+      await expect(hsVerifier.verify(await hs({ sub }))).resolves.toEqual({
+        user: sub,
+        known: false,
+        readAsAnyParty: false,
+        readAs: new Set(),
+      });
     }
   });
 
@@ -118,7 +158,8 @@ describe('token verifier', () => {
 
     it('accepts a participant-audience token for this participant', async () => {
       expect(mine).toBe('https://daml.com/jwt/aud/participant/participant1::1220aa');
-      for (const aud of [mine, [mine]]) await expect(verifier.verify(await hs({ aud }))).resolves.toMatchObject({ user: 'alice', known: true });
+      for (const aud of [mine, [mine]])
+        await expect(verifier.verify(await hs({ aud }))).resolves.toMatchObject({ user: 'alice', known: true });
     });
 
     it('accepts a scope token (scope or scp holding daml_ledger_api), without aud or with this participant as aud', async () => {
@@ -148,15 +189,24 @@ describe('token verifier', () => {
     });
 
     it('refuses with 403 a token bound to another participant', async () => {
-      for (const claims of [{ aud: participantAudience('participant2::1220bb') }, { aud: 'participant2::1220bb', scope: 'daml_ledger_api' }]) {
+      for (const claims of [
+        { aud: participantAudience('participant2::1220bb') },
+        { aud: 'participant2::1220bb', scope: 'daml_ledger_api' },
+      ]) {
         expect([claims, await failure(verifier.verify(await hs(claims)))]).toEqual([claims, { status: 403, unknownUser: false }]);
       }
     });
   });
 
   it('with a configured audience, a participant audience or scope alone is not enough', async () => {
-    expect(await failure(hsVerifier.verify(await hs({ aud: participantAudience(PARTICIPANT) })))).toEqual({ status: 401, unknownUser: false });
-    expect(await failure(hsVerifier.verify(await hs({ aud: undefined, scope: 'daml_ledger_api' })))).toEqual({ status: 401, unknownUser: false });
+    expect(await failure(hsVerifier.verify(await hs({ aud: participantAudience(PARTICIPANT) })))).toEqual({
+      status: 401,
+      unknownUser: false,
+    });
+    expect(await failure(hsVerifier.verify(await hs({ aud: undefined, scope: 'daml_ledger_api' })))).toEqual({
+      status: 401,
+      unknownUser: false,
+    });
   });
 });
 

@@ -30,7 +30,9 @@ describe('page tokens', () => {
   it('refuses an edited payload, an edited MAC and garbage', async () => {
     const token = await tokens.encode(scope, { c: '1', i: 'a' });
     const [payload, mac] = token.split('.') as [string, string];
-    const edited = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), p: { c: '2', i: 'a' } })).toString('base64url');
+    const edited = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), p: { c: '2', i: 'a' } }),
+    ).toString('base64url');
     const altered = /altered or was not issued by this service/;
     expect((await rejection(tokens.verify(scope, `${edited}.${mac}`, Position))).message).toMatch(altered);
     const flipped = mac.slice(0, 10) + (mac[10] === 'A' ? 'B' : 'A') + mac.slice(11);

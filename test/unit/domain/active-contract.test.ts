@@ -28,6 +28,8 @@ describe('ActiveContract rendering', () => {
   });
 
   it('prints whole seconds without a fraction', () => {
-    expect(JSON.parse(activeContractJson({ ...base, createdAt: parseTimestamp('2025-02-11T18:00:00Z') })).created_at).toBe('2025-02-11T18:00:00Z');
+    expect(JSON.parse(activeContractJson({ ...base, createdAt: parseTimestamp('2025-02-11T18:00:00Z') })).created_at).toBe(
+      '2025-02-11T18:00:00Z',
+    );
   });
 });

@@ -2,7 +2,12 @@ import { formatDecimal, parseDecimal } from '../../../src/domain/decimal';
 import { holdingFee, summaryFigures } from '../../../src/domain/holding-fees';
 
 const fee = (initialAmount: string, createdRound: number | bigint, rate: string, asOf: number | bigint) =>
-  formatDecimal(holdingFee({ initialAmount: parseDecimal(initialAmount), createdRound: BigInt(createdRound), ratePerRound: parseDecimal(rate) }, BigInt(asOf)));
+  formatDecimal(
+    holdingFee(
+      { initialAmount: parseDecimal(initialAmount), createdRound: BigInt(createdRound), ratePerRound: parseDecimal(rate) },
+      BigInt(asOf),
+    ),
+  );
 
 describe('holding fee (reference §6.2)', () => {
   it('is rounds elapsed times the rate, with ten fractional digits', () => {
@@ -60,6 +65,8 @@ describe('summary figures', () => {
       'accumulated_holding_fees_total',
       'total_available_coin',
     ]);
-    expect(formatDecimal(summaryFigures({ unlocked: d('1'), locked: 0n, feesUnlocked: d('-0.5'), feesLocked: 0n }).total_available_coin)).toBe('1.5000000000');
+    expect(
+      formatDecimal(summaryFigures({ unlocked: d('1'), locked: 0n, feesUnlocked: d('-0.5'), feesLocked: 0n }).total_available_coin),
+    ).toBe('1.5000000000');
   });
 });

@@ -9,16 +9,32 @@ import {
 
 const PKG = 'a'.repeat(64);
 const HOLDING_PKG = '718a0f77e505a8de22f188bd4c87fe74101274e9d4cb1bfac7d09aec7158d35b';
-const amulet: EventTemplate = { templateId: `${PKG}:Splice.Amulet:Amulet`, packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:Amulet' };
-const locked: EventTemplate = { templateId: `${PKG}:Splice.Amulet:LockedAmulet`, packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:LockedAmulet' };
-const rules: EventTemplate = { templateId: `${PKG}:Splice.AmuletRules:AmuletRules`, packageName: 'splice-amulet', qualifiedName: 'Splice.AmuletRules:AmuletRules' };
+const amulet: EventTemplate = {
+  templateId: `${PKG}:Splice.Amulet:Amulet`,
+  packageName: 'splice-amulet',
+  qualifiedName: 'Splice.Amulet:Amulet',
+};
+const locked: EventTemplate = {
+  templateId: `${PKG}:Splice.Amulet:LockedAmulet`,
+  packageName: 'splice-amulet',
+  qualifiedName: 'Splice.Amulet:LockedAmulet',
+};
+const rules: EventTemplate = {
+  templateId: `${PKG}:Splice.AmuletRules:AmuletRules`,
+  packageName: 'splice-amulet',
+  qualifiedName: 'Splice.AmuletRules:AmuletRules',
+};
 
 const ref = (text: string) => {
   const r = parseIdentifier(text);
   if ('error' in r) throw new Error(r.error);
   return r;
 };
-const template = (id: string, includeCreatedEventBlob = false): CumulativeFilter => ({ kind: 'template', templateId: ref(id), includeCreatedEventBlob });
+const template = (id: string, includeCreatedEventBlob = false): CumulativeFilter => ({
+  kind: 'template',
+  templateId: ref(id),
+  includeCreatedEventBlob,
+});
 const iface = (id: string, includeInterfaceView = false, includeCreatedEventBlob = false): CumulativeFilter => ({
   kind: 'interface',
   interfaceId: ref(id),
@@ -28,23 +44,38 @@ const iface = (id: string, includeInterfaceView = false, includeCreatedEventBlob
 
 describe('identifier references', () => {
   it('parses the package-name and package-id forms', () => {
-    expect(parseIdentifier('#splice-amulet:Splice.Amulet:Amulet')).toEqual({ by: 'package-name', packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:Amulet' });
-    expect(parseIdentifier(`${PKG}:Splice.Amulet:Amulet`)).toEqual({ by: 'package-id', packageId: PKG, qualifiedName: 'Splice.Amulet:Amulet' });
+    expect(parseIdentifier('#splice-amulet:Splice.Amulet:Amulet')).toEqual({
+      by: 'package-name',
+      packageName: 'splice-amulet',
+      qualifiedName: 'Splice.Amulet:Amulet',
+    });
+    expect(parseIdentifier(`${PKG}:Splice.Amulet:Amulet`)).toEqual({
+      by: 'package-id',
+      packageId: PKG,
+      qualifiedName: 'Splice.Amulet:Amulet',
+    });
   });
 
-  it.each(['Splice.Amulet:Amulet', '#splice-amulet:Amulet', '#:A:B', 'abc:A:B', '#p:A:B:C', '#p:1A:B', '#p q:A:B', ''])('rejects %j', (text) => {
-    expect(parseIdentifier(text)).toHaveProperty('error');
-  });
+  it.each(['Splice.Amulet:Amulet', '#splice-amulet:Amulet', '#:A:B', 'abc:A:B', '#p:A:B:C', '#p:1A:B', '#p q:A:B', ''])(
+    'rejects %j',
+    (text) => {
+      expect(parseIdentifier(text)).toHaveProperty('error');
+    },
+  );
 });
 
 describe('cumulative filters', () => {
   it('a wildcard matches everything; blob flags accumulate over matching filters only', () => {
     expect(matchFilters(WILDCARD, rules)).toEqual({ includeCreatedEventBlob: false, views: [] });
-    expect(matchFilters([{ kind: 'wildcard', includeCreatedEventBlob: false }, template('#splice-amulet:Splice.Amulet:Amulet', true)], amulet)).toEqual({
+    expect(
+      matchFilters([{ kind: 'wildcard', includeCreatedEventBlob: false }, template('#splice-amulet:Splice.Amulet:Amulet', true)], amulet),
+    ).toEqual({
       includeCreatedEventBlob: true,
       views: [],
     });
-    expect(matchFilters([{ kind: 'wildcard', includeCreatedEventBlob: false }, template('#splice-amulet:Splice.Amulet:Amulet', true)], rules)).toEqual({
+    expect(
+      matchFilters([{ kind: 'wildcard', includeCreatedEventBlob: false }, template('#splice-amulet:Splice.Amulet:Amulet', true)], rules),
+    ).toEqual({
       includeCreatedEventBlob: false,
       views: [],
     });
@@ -59,7 +90,10 @@ describe('cumulative filters', () => {
   });
 
   it('the Holding interface matches Amulet and LockedAmulet, by package name or its package id', () => {
-    for (const id of ['#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding', `${HOLDING_PKG}:Splice.Api.Token.HoldingV1:Holding`]) {
+    for (const id of [
+      '#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding',
+      `${HOLDING_PKG}:Splice.Api.Token.HoldingV1:Holding`,
+    ]) {
       for (const t of [amulet, locked]) {
         expect(matchFilters([iface(id, true, true)], t)).toEqual({
           includeCreatedEventBlob: true,

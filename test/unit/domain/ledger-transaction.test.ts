@@ -22,7 +22,14 @@ const created = (n: number, cid: string, entity: string, signatories: string[], 
   signatories,
   observers,
 });
-const exercised = (n: number, cid: string, entity: string, consuming: boolean, acting: string[], children: number[] = []): ExercisedEvent => ({
+const exercised = (
+  n: number,
+  cid: string,
+  entity: string,
+  consuming: boolean,
+  acting: string[],
+  children: number[] = [],
+): ExercisedEvent => ({
   event_type: 'exercised_event',
   event_id: `${ID}:${n}`,
   contract_id: cid,
@@ -68,7 +75,10 @@ const contracts = new Map<string, StoredContract>([
 const stored: StoredTransaction = { update, offset: 42, commandId: 'cmd-1', externalTransactionHash: null, submitters: [ALICE], contracts };
 
 function format(shape: 'ACS_DELTA' | 'LEDGER_EFFECTS', byParty: Record<string, Filters>, anyParty?: Filters): TransactionFormat {
-  return { eventFormat: { filtersByParty: new Map(Object.entries(byParty)), filtersForAnyParty: anyParty }, shape: `TRANSACTION_SHAPE_${shape}` as TransactionShape };
+  return {
+    eventFormat: { filtersByParty: new Map(Object.entries(byParty)), filtersForAnyParty: anyParty },
+    shape: `TRANSACTION_SHAPE_${shape}` as TransactionShape,
+  };
 }
 const summary = (events: JsEvent[]) =>
   events.map((e) => {
@@ -156,7 +166,9 @@ describe('toJsTransaction', () => {
     // Nor to an any-party reader, which would otherwise see it with no witness party.
     expect(summary(toJsTransaction(stored, format('ACS_DELTA', {}, WILDCARD))!.events).map(([, n]) => n)).not.toContain(6);
     // LEDGER_EFFECTS still shows the exercise to its actors, as not part of the ACS delta.
-    expect(summary(toJsTransaction(stored, format('LEDGER_EFFECTS', { [CAROL]: WILDCARD }))!.events)).toEqual([['ExercisedEvent', 6, [CAROL], false]]);
+    expect(summary(toJsTransaction(stored, format('LEDGER_EFFECTS', { [CAROL]: WILDCARD }))!.events)).toEqual([
+      ['ExercisedEvent', 6, [CAROL], false],
+    ]);
   });
 
   it('filtersForAnyParty: every ACS change, with all its stakeholders', () => {
@@ -182,13 +194,20 @@ describe('toJsTransaction', () => {
         implementationPackageId: PKG,
       },
     ]);
-    expect((tx.events[0] as { ExercisedEvent: { implementedInterfaces: string[] } }).ExercisedEvent.implementedInterfaces).toEqual([HOLDING]);
+    expect((tx.events[0] as { ExercisedEvent: { implementedInterfaces: string[] } }).ExercisedEvent.implementedInterfaces).toEqual([
+      HOLDING,
+    ]);
   });
 
   it('is undefined when no event is visible', () => {
     expect(toJsTransaction(stored, format('ACS_DELTA', { 'nobody::1220': WILDCARD }))).toBeUndefined();
     const other = parseIdentifier('#other-package:Other.Module:Template');
     if ('error' in other) throw new Error(other.error);
-    expect(toJsTransaction(stored, format('LEDGER_EFFECTS', { [BOB]: [{ kind: 'template', templateId: other, includeCreatedEventBlob: false }] }))).toBeUndefined();
+    expect(
+      toJsTransaction(
+        stored,
+        format('LEDGER_EFFECTS', { [BOB]: [{ kind: 'template', templateId: other, includeCreatedEventBlob: false }] }),
+      ),
+    ).toBeUndefined();
   });
 });

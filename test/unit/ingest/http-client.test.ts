@@ -24,7 +24,8 @@ describe('http client', () => {
       },
       ...options,
     });
-  const get = (options?: HttpClientOptions) => client(options).json({ method: 'GET', url: `${server.url}/x` }, new AbortController().signal);
+  const get = (options?: HttpClientOptions) =>
+    client(options).json({ method: 'GET', url: `${server.url}/x` }, new AbortController().signal);
 
   beforeEach(async () => {
     waits.length = 0;
@@ -56,7 +57,10 @@ describe('http client', () => {
   });
 
   it('waits as long as Retry-After says', async () => {
-    server.faults = [{ status: 429, headers: { 'retry-after': '2' } }, { status: 503, headers: { 'retry-after': new Date(Date.now() + 60_000).toUTCString() } }];
+    server.faults = [
+      { status: 429, headers: { 'retry-after': '2' } },
+      { status: 503, headers: { 'retry-after': new Date(Date.now() + 60_000).toUTCString() } },
+    ];
     await get();
     expect(waits[0]).toBe(2000);
     expect(waits[1]).toBeGreaterThan(55_000);
@@ -70,7 +74,9 @@ describe('http client', () => {
     expect(error).toBeInstanceOf(UpstreamError);
     expect(isRetryable(error)).toBe(true);
     expect((error as UpstreamError).status).toBe(504);
-    expect((error as Error).message).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/x: failed 3 times, last: HTTP 504: \{"error":"gateway timeout"\}/);
+    expect((error as Error).message).toMatch(
+      /GET http:\/\/127\.0\.0\.1:\d+\/x: failed 3 times, last: HTTP 504: \{"error":"gateway timeout"\}/,
+    );
   });
 
   it('fails at once on other client errors', async () => {
@@ -93,7 +99,10 @@ describe('http client', () => {
   it('stops waiting when the caller aborts', async () => {
     server.faults = Array.from({ length: 10 }, () => ({ status: 500 }));
     const abort = new AbortController();
-    const pending = createHttpClient(logger, { baseDelayMs: 60_000, maxDelayMs: 60_000 }).json({ method: 'GET', url: `${server.url}/x` }, abort.signal);
+    const pending = createHttpClient(logger, { baseDelayMs: 60_000, maxDelayMs: 60_000 }).json(
+      { method: 'GET', url: `${server.url}/x` },
+      abort.signal,
+    );
     setTimeout(() => abort.abort(), 20);
     const started = Date.now();
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });

@@ -2,7 +2,12 @@ import fc from 'fast-check';
 import { parseItemLine } from '../../../src/ingest/sources/item-text';
 
 describe('item lines', () => {
-  const update = { update_id: 'u1', migration_id: 0, record_time: '2025-01-01T00:00:00.000000Z', events_by_id: { 'u1:0': { n: -12, ok: true, x: null, s: 'a"b\\c\nd' } } };
+  const update = {
+    update_id: 'u1',
+    migration_id: 0,
+    record_time: '2025-01-01T00:00:00.000000Z',
+    events_by_id: { 'u1:0': { n: -12, ok: true, x: null, s: 'a"b\\c\nd' } },
+  };
   const protobuf = { update_id: 'u1', events_by_id: { 'u1:0': { record: { fields: [] } } } };
   const verdict = { update_id: 'u1', verdict_result: 'VERDICT_RESULT_ACCEPTED' };
 
@@ -63,7 +68,13 @@ describe('item lines, fuzzed', () => {
         if (texts) {
           expect(item).toEqual(rest);
           for (const [key, text] of Object.entries(texts)) {
-            const member = { update: 'update', updateProtobuf: 'update_protobuf_json', verdict: 'verdict', trafficSummary: 'traffic_summary', appActivityRecords: 'app_activity_records' }[key]!;
+            const member = {
+              update: 'update',
+              updateProtobuf: 'update_protobuf_json',
+              verdict: 'verdict',
+              trafficSummary: 'traffic_summary',
+              appActivityRecords: 'app_activity_records',
+            }[key]!;
             expect(JSON.parse(text)).toEqual(parsed[member]);
             // Equal to what the writer would otherwise write, except where a parsed object reorders integer-like keys.
             if (!/"\d+":/.test(text)) expect(text).toBe(JSON.stringify(parsed[member]));
@@ -79,22 +90,29 @@ describe('item lines, fuzzed', () => {
 
   it('any line either parses as JSON.parse does or throws as it does', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json().map((j) => `{"update":${j}}`), fc.json()), (line) => {
-        let expected: unknown;
-        let threw = false;
-        try {
-          expected = JSON.parse(line);
-        } catch {
-          threw = true;
-        }
-        if (threw || typeof expected !== 'object' || expected === null || Array.isArray(expected)) {
-          if (threw) expect(() => parseItemLine(line)).toThrow();
-          return;
-        }
-        const { item, texts } = parseItemLine(line);
-        const { update_protobuf_json: _p, ...rest } = expected as Record<string, unknown>;
-        expect(item).toEqual(texts ? rest : expected);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json().map((j) => `{"update":${j}}`),
+          fc.json(),
+        ),
+        (line) => {
+          let expected: unknown;
+          let threw = false;
+          try {
+            expected = JSON.parse(line);
+          } catch {
+            threw = true;
+          }
+          if (threw || typeof expected !== 'object' || expected === null || Array.isArray(expected)) {
+            if (threw) expect(() => parseItemLine(line)).toThrow();
+            return;
+          }
+          const { item, texts } = parseItemLine(line);
+          const { update_protobuf_json: _p, ...rest } = expected as Record<string, unknown>;
+          expect(item).toEqual(texts ? rest : expected);
+        },
+      ),
       { seed: 20261124, numRuns: 2000 },
     );
   });

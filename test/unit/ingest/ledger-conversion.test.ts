@@ -82,7 +82,15 @@ const transferResult = {
 const EFFECTIVE_AT = '2025-10-14T11:29:20.0155Z';
 const OFFSET = 60678;
 
-function created(nodeId: number, contractId: string, templateId: string, args: unknown, signatories: string[], observers: string[], packageName = 'splice-amulet') {
+function created(
+  nodeId: number,
+  contractId: string,
+  templateId: string,
+  args: unknown,
+  signatories: string[],
+  observers: string[],
+  packageName = 'splice-amulet',
+) {
   return {
     CreatedEvent: {
       offset: OFFSET,
@@ -155,10 +163,34 @@ const transferResponse = {
         paidTrafficCost: 13542,
         events: [
           // Node 0: alice sends through bob's preapproval; its subtree ends at node 11, a fetch the API does not show.
-          exercised(0, 11, PREAPPROVAL_CID, `${AMULET_PKG}:Splice.AmuletRules:TransferPreapproval`, 'TransferPreapproval_Send',
-            { context: { amuletRules: RULES_CID, context: transferArgument.context }, inputs: transferArgument.transfer.inputs, amount: '100.0000000000', sender: ALICE, description: null },
-            { result: transferResult, meta: null }, false, [ALICE]),
-          exercised(1, 11, RULES_CID, `${AMULET_PKG}:Splice.AmuletRules:AmuletRules`, 'AmuletRules_Transfer', transferArgument, transferResult, false, [ALICE]),
+          exercised(
+            0,
+            11,
+            PREAPPROVAL_CID,
+            `${AMULET_PKG}:Splice.AmuletRules:TransferPreapproval`,
+            'TransferPreapproval_Send',
+            {
+              context: { amuletRules: RULES_CID, context: transferArgument.context },
+              inputs: transferArgument.transfer.inputs,
+              amount: '100.0000000000',
+              sender: ALICE,
+              description: null,
+            },
+            { result: transferResult, meta: null },
+            false,
+            [ALICE],
+          ),
+          exercised(
+            1,
+            11,
+            RULES_CID,
+            `${AMULET_PKG}:Splice.AmuletRules:AmuletRules`,
+            'AmuletRules_Transfer',
+            transferArgument,
+            transferResult,
+            false,
+            [ALICE],
+          ),
           // Node 2 fetches the open mining round.
           exercised(3, 3, INPUT1_CID, AMULET, 'Archive', {}, {}, true, [DSO, ALICE]),
           // Node 4 fetches the second input before archiving it.
@@ -166,16 +198,59 @@ const transferResponse = {
           created(6, BOB_AMULET_CID, AMULET, { dso: DSO, owner: BOB, amount: amount('99.0000000000') }, [DSO, BOB], []),
           created(7, CHANGE_CID, AMULET, { dso: DSO, owner: ALICE, amount: amount('149.0000000000') }, [ALICE, DSO], []),
           // Node 8 fetches the featured-app right.
-          created(9, APP_COUPON_CID, `${AMULET_PKG}:Splice.Amulet:AppRewardCoupon`,
-            { dso: DSO, provider: ALICE, featured: false, amount: '0.0300000000', round: { number: '24513' }, beneficiary: null }, [DSO], [ALICE]),
-          created(10, VALIDATOR_COUPON_CID, `${AMULET_PKG}:Splice.Amulet:ValidatorRewardCoupon`,
-            { dso: DSO, user: VALIDATOR, amount: '0.0300000000', round: { number: '24513' } }, [DSO], [VALIDATOR, ALICE]),
+          created(
+            9,
+            APP_COUPON_CID,
+            `${AMULET_PKG}:Splice.Amulet:AppRewardCoupon`,
+            { dso: DSO, provider: ALICE, featured: false, amount: '0.0300000000', round: { number: '24513' }, beneficiary: null },
+            [DSO],
+            [ALICE],
+          ),
+          created(
+            10,
+            VALIDATOR_COUPON_CID,
+            `${AMULET_PKG}:Splice.Amulet:ValidatorRewardCoupon`,
+            { dso: DSO, user: VALIDATOR, amount: '0.0300000000', round: { number: '24513' } },
+            [DSO],
+            [VALIDATOR, ALICE],
+          ),
           // Three more commands of the same submission.
-          created(12, OFFER_CID, `${WALLET_PKG}:Splice.Wallet.TransferOffer:TransferOffer`,
-            { sender: ALICE, receiver: BOB, amount: { amount: '5.0000000000', unit: 'AmuletUnit' }, description: 'lunch', expiresAt: '2025-10-15T11:29:20Z', trackingId: 'lunch-1' },
-            [ALICE], [BOB], 'splice-wallet'),
-          exercised(13, 13, OLD_OFFER_CID, `${WALLET_PKG}:Splice.Wallet.TransferOffer:TransferOffer`, 'Archive', {}, {}, true, [ALICE], 'splice-wallet'),
-          created(14, MARKER_CID, `${AMULET_PKG}:Splice.Amulet:FeaturedAppActivityMarker`, { dso: DSO, provider: ALICE, beneficiary: ALICE, weight: '1.0000000000' }, [DSO, ALICE], []),
+          created(
+            12,
+            OFFER_CID,
+            `${WALLET_PKG}:Splice.Wallet.TransferOffer:TransferOffer`,
+            {
+              sender: ALICE,
+              receiver: BOB,
+              amount: { amount: '5.0000000000', unit: 'AmuletUnit' },
+              description: 'lunch',
+              expiresAt: '2025-10-15T11:29:20Z',
+              trackingId: 'lunch-1',
+            },
+            [ALICE],
+            [BOB],
+            'splice-wallet',
+          ),
+          exercised(
+            13,
+            13,
+            OLD_OFFER_CID,
+            `${WALLET_PKG}:Splice.Wallet.TransferOffer:TransferOffer`,
+            'Archive',
+            {},
+            {},
+            true,
+            [ALICE],
+            'splice-wallet',
+          ),
+          created(
+            14,
+            MARKER_CID,
+            `${AMULET_PKG}:Splice.Amulet:FeaturedAppActivityMarker`,
+            { dso: DSO, provider: ALICE, beneficiary: ALICE, weight: '1.0000000000' },
+            [DSO, ALICE],
+            [],
+          ),
         ],
       },
     },
@@ -199,7 +274,13 @@ const expectedTransfer = {
       template_id: `${AMULET_PKG}:Splice.AmuletRules:TransferPreapproval`,
       package_name: 'splice-amulet',
       choice: 'TransferPreapproval_Send',
-      choice_argument: { context: { amuletRules: RULES_CID, context: transferArgument.context }, inputs: transferArgument.transfer.inputs, amount: '100.0000000000', sender: ALICE, description: null },
+      choice_argument: {
+        context: { amuletRules: RULES_CID, context: transferArgument.context },
+        inputs: transferArgument.transfer.inputs,
+        amount: '100.0000000000',
+        sender: ALICE,
+        description: null,
+      },
       child_event_ids: [id(1)],
       exercise_result: { result: transferResult, meta: null },
       consuming: false,
@@ -288,7 +369,14 @@ const expectedTransfer = {
       contract_id: APP_COUPON_CID,
       template_id: `${AMULET_PKG}:Splice.Amulet:AppRewardCoupon`,
       package_name: 'splice-amulet',
-      create_arguments: { dso: DSO, provider: ALICE, featured: false, amount: '0.0300000000', round: { number: '24513' }, beneficiary: null },
+      create_arguments: {
+        dso: DSO,
+        provider: ALICE,
+        featured: false,
+        amount: '0.0300000000',
+        round: { number: '24513' },
+        beneficiary: null,
+      },
       created_at: '2025-10-14T11:29:20.0155Z',
       signatories: [DSO],
       observers: [ALICE],
@@ -310,7 +398,14 @@ const expectedTransfer = {
       contract_id: OFFER_CID,
       template_id: `${WALLET_PKG}:Splice.Wallet.TransferOffer:TransferOffer`,
       package_name: 'splice-wallet',
-      create_arguments: { sender: ALICE, receiver: BOB, amount: { amount: '5.0000000000', unit: 'AmuletUnit' }, description: 'lunch', expiresAt: '2025-10-15T11:29:20Z', trackingId: 'lunch-1' },
+      create_arguments: {
+        sender: ALICE,
+        receiver: BOB,
+        amount: { amount: '5.0000000000', unit: 'AmuletUnit' },
+        description: 'lunch',
+        expiresAt: '2025-10-15T11:29:20Z',
+        trackingId: 'lunch-1',
+      },
       created_at: '2025-10-14T11:29:20.0155Z',
       signatories: [ALICE],
       observers: [BOB],
@@ -341,7 +436,14 @@ describe('ledger conversion', () => {
     // Whole object, key order included: the writer stores this JSON verbatim.
     expect(JSON.stringify(converted.update)).toBe(JSON.stringify(expectedTransfer));
     expect(Object.keys(converted.update)).toEqual([
-      'update_id', 'migration_id', 'workflow_id', 'record_time', 'synchronizer_id', 'effective_at', 'root_event_ids', 'events_by_id',
+      'update_id',
+      'migration_id',
+      'workflow_id',
+      'record_time',
+      'synchronizer_id',
+      'effective_at',
+      'root_event_ids',
+      'events_by_id',
     ]);
   });
 
@@ -355,7 +457,14 @@ describe('ledger conversion', () => {
     expect(Object.keys(update).at(-1)).toBe('external_transaction_hash');
   });
 
-  const createdEvent = created(0, BOB_AMULET_CID, AMULET, { dso: DSO, owner: BOB, amount: amount('99.0000000000') }, [DSO, BOB], [ALICE]).CreatedEvent;
+  const createdEvent = created(
+    0,
+    BOB_AMULET_CID,
+    AMULET,
+    { dso: DSO, owner: BOB, amount: amount('99.0000000000') },
+    [DSO, BOB],
+    [ALICE],
+  ).CreatedEvent;
 
   it('converts an assignment', () => {
     const response = {
@@ -476,28 +585,95 @@ describe('ledger conversion', () => {
 
   it('passes offset checkpoints and topology transactions through as offsets only', () => {
     expect(
-      convertUpdatesResponse({ update: { OffsetCheckpoint: { value: { offset: 70010, synchronizerTimes: [{ synchronizerId: SYNC, recordTime: '2025-10-14T12:00:01Z' }] } } } }, 4),
+      convertUpdatesResponse(
+        {
+          update: {
+            OffsetCheckpoint: {
+              value: { offset: 70010, synchronizerTimes: [{ synchronizerId: SYNC, recordTime: '2025-10-14T12:00:01Z' }] },
+            },
+          },
+        },
+        4,
+      ),
     ).toEqual({ kind: 'offset', offset: 70010 });
     expect(
-      convertUpdatesResponse({ update: { TopologyTransaction: { value: { updateId: '1220cc', offset: 70011, synchronizerId: SYNC, recordTime: '2025-10-14T12:00:02Z', events: [], traceContext: null } } } }, 4),
+      convertUpdatesResponse(
+        {
+          update: {
+            TopologyTransaction: {
+              value: {
+                updateId: '1220cc',
+                offset: 70011,
+                synchronizerId: SYNC,
+                recordTime: '2025-10-14T12:00:02Z',
+                events: [],
+                traceContext: null,
+              },
+            },
+          },
+        },
+        4,
+      ),
     ).toEqual({ kind: 'offset', offset: 70011 });
   });
 
   it('names the update and the field when the input is malformed', () => {
     const value = transferResponse.update.Transaction.value;
-    const broken = { ...value, events: value.events.map((e, i) => (i === 4 ? { CreatedEvent: { ...(e as ReturnType<typeof created>).CreatedEvent, signatories: 'DSO' } } : e)) };
+    const broken = {
+      ...value,
+      events: value.events.map((e, i) =>
+        i === 4 ? { CreatedEvent: { ...(e as ReturnType<typeof created>).CreatedEvent, signatories: 'DSO' } } : e,
+      ),
+    };
     expect(() => convertUpdatesResponse({ update: { Transaction: { value: broken } } }, 4)).toThrow(
-      expect.objectContaining({ name: 'LedgerConversionError', updateId: UPDATE, message: expect.stringContaining('update.Transaction.value.events[4].CreatedEvent.signatories: expected an array') }),
+      expect.objectContaining({
+        name: 'LedgerConversionError',
+        updateId: UPDATE,
+        message: expect.stringContaining('update.Transaction.value.events[4].CreatedEvent.signatories: expected an array'),
+      }),
     );
-    const archived = { ...value, events: [{ ArchivedEvent: { offset: OFFSET, nodeId: 0, contractId: INPUT1_CID, templateId: AMULET, witnessParties: [ALICE], packageName: 'splice-amulet', implementedInterfaces: [] } }] };
+    const archived = {
+      ...value,
+      events: [
+        {
+          ArchivedEvent: {
+            offset: OFFSET,
+            nodeId: 0,
+            contractId: INPUT1_CID,
+            templateId: AMULET,
+            witnessParties: [ALICE],
+            packageName: 'splice-amulet',
+            implementedInterfaces: [],
+          },
+        },
+      ],
+    };
     expect(() => convertUpdatesResponse({ update: { Transaction: { value: archived } } }, 4)).toThrow(LedgerConversionError);
     const overlapping = { ...value, events: [value.events[1], exercised(3, 20, INPUT1_CID, AMULET, 'Archive', {}, {}, true, [ALICE])] };
-    expect(() => convertUpdatesResponse({ update: { Transaction: { value: overlapping } } }, 4)).toThrow(/subtree of node 3 ends after that of its parent node 1/);
+    expect(() => convertUpdatesResponse({ update: { Transaction: { value: overlapping } } }, 4)).toThrow(
+      /subtree of node 3 ends after that of its parent node 1/,
+    );
   });
 
   it('refuses batched reassignments, as Splice does', () => {
-    const one = { JsUnassignedEvent: { value: { reassignmentId: 'r', contractId: 'c', templateId: AMULET, source: SYNC, target: OTHER_SYNC, submitter: ALICE, reassignmentCounter: 1, offset: 1, nodeId: 0 } } };
-    const response = { update: { Reassignment: { value: { updateId: '1220dd', offset: 5, recordTime: '2025-10-14T12:00:00Z', events: [one, one] } } } };
+    const one = {
+      JsUnassignedEvent: {
+        value: {
+          reassignmentId: 'r',
+          contractId: 'c',
+          templateId: AMULET,
+          source: SYNC,
+          target: OTHER_SYNC,
+          submitter: ALICE,
+          reassignmentCounter: 1,
+          offset: 1,
+          nodeId: 0,
+        },
+      },
+    };
+    const response = {
+      update: { Reassignment: { value: { updateId: '1220dd', offset: 5, recordTime: '2025-10-14T12:00:00Z', events: [one, one] } } },
+    };
     expect(() => convertUpdatesResponse(response, 4)).toThrow(/2 events; only single-contract reassignments/);
   });
 });

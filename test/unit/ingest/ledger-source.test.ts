@@ -43,7 +43,12 @@ function expected(elements: readonly unknown[]) {
   return elements.flatMap((element) => {
     const converted = convertUpdatesResponse(element, 3);
     if (converted.kind !== 'update') return [];
-    return [{ item: { update: converted.update, verdict: null, traffic_summary: null, app_activity_records: null }, position: String(converted.offset) }];
+    return [
+      {
+        item: { update: converted.update, verdict: null, traffic_summary: null, app_activity_records: null },
+        position: String(converted.offset),
+      },
+    ];
   });
 }
 
@@ -73,7 +78,12 @@ describe('ledger source', () => {
     expect(first).toMatchObject({ method: 'GET', path: '/v2/state/ledger-end', headers: { authorization: 'Bearer secret' } });
     expect(second?.path).toBe('/v2/updates');
     expect(second?.query.get('limit')).toBe('4');
-    const wildcard = { filtersByParty: { [PARTY]: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] } }, verbose: false };
+    const wildcard = {
+      filtersByParty: {
+        [PARTY]: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] },
+      },
+      verbose: false,
+    };
     expect(second?.body).toEqual({
       beginExclusive: 0,
       endInclusive: 189,
@@ -83,7 +93,9 @@ describe('ledger source', () => {
       },
     });
     // Each page starts after the last element of the one before, checkpoints and topology included.
-    const begins = ledger.requests.filter((r) => r.path === '/v2/updates').map((r) => (r.body as { beginExclusive: number }).beginExclusive);
+    const begins = ledger.requests
+      .filter((r) => r.path === '/v2/updates')
+      .map((r) => (r.body as { beginExclusive: number }).beginExclusive);
     expect(begins).toEqual([0, 109, 121, 133, 145, 157, 169, 181]);
   });
 
@@ -93,7 +105,10 @@ describe('ledger source', () => {
     for (const index of [0, 3, 11, 23]) {
       const from = all[index]?.position as string;
       const rest = await collect(ledgerSource(ledger.url), from);
-      expectExactly(rest, ELEMENTS.filter((e) => offsetOf(e) > Number(from)));
+      expectExactly(
+        rest,
+        ELEMENTS.filter((e) => offsetOf(e) > Number(from)),
+      );
     }
     expect(await collect(ledgerSource(ledger.url), all.at(-1)?.position)).toEqual([]);
   });

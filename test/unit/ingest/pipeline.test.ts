@@ -89,14 +89,20 @@ describe('the ingestion pipeline', () => {
   });
 
   it('cuts by time when the source is slow and the writer idle, without losing the item in flight', async () => {
-    const { read } = source([1, 2, 3].map((i) => item(i)), [0, 0, 300]);
+    const { read } = source(
+      [1, 2, 3].map((i) => item(i)),
+      [0, 0, 300],
+    );
     const r = recorder();
     await run(read, r.commit, { batchSize: 10, batchMaxWaitMs: 50 });
     expect(r.committed.map((c) => c.positions)).toEqual([['1', '2'], ['3']]);
   });
 
   it('while a commit is under way, fills the next batch to its size instead of cutting it by time', async () => {
-    const { read } = source(Array.from({ length: 12 }, (_, i) => item(i + 1)), Array.from({ length: 12 }, () => 5));
+    const { read } = source(
+      Array.from({ length: 12 }, (_, i) => item(i + 1)),
+      Array.from({ length: 12 }, () => 5),
+    );
     const r = recorder({ delayMs: 150 });
     await run(read, r.commit, { batchSize: 5, batchMaxWaitMs: 1 });
     const sizes = r.committed.map((c) => c.positions.length);

@@ -62,7 +62,12 @@ const IMPORTS_0 = [2, 0, 1].map((n) => importItem(0, n));
 const IMPORTS_1 = [7, 3, 11, 0, 5, 9, 1, 10, 2, 8, 4, 6].map((n) => importItem(1, n));
 const WITH_IMPORTS = [...IMPORTS_0, ...ITEMS.slice(0, 20), ...IMPORTS_1, ...ITEMS.slice(20)];
 /** The order the source yields them in: each migration's imports by id, before its first event. */
-const WITH_IMPORTS_ORDERED = [...[...IMPORTS_0].sort(byUpdateId), ...ITEMS.slice(0, 20), ...[...IMPORTS_1].sort(byUpdateId), ...ITEMS.slice(20)];
+const WITH_IMPORTS_ORDERED = [
+  ...[...IMPORTS_0].sort(byUpdateId),
+  ...ITEMS.slice(0, 20),
+  ...[...IMPORTS_1].sort(byUpdateId),
+  ...ITEMS.slice(20),
+];
 
 const sleeps: number[] = [];
 /** Records the waits the client asks for but keeps the tests fast. */
@@ -73,10 +78,13 @@ const sleep = (ms: number, signal: AbortSignal) => {
       clearTimeout(timer);
       reject(signal.reason as Error);
     };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.min(ms, 5));
+    const timer = setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.min(ms, 5),
+    );
     signal.addEventListener('abort', onAbort, { once: true });
   });
 };
@@ -104,7 +112,11 @@ const eventsRequests = (scan: FakeScan) => scan.requests.filter((r) => r.path ==
 function positionOf(item: CanonicalItem): string {
   const update = item.update;
   if (update?.record_time === IMPORT_RECORD_TIME_ISO) {
-    return JSON.stringify({ migration_id: (update as TransactionUpdate).migration_id, record_time: update.record_time, after_import_update_id: update.update_id });
+    return JSON.stringify({
+      migration_id: (update as TransactionUpdate).migration_id,
+      record_time: update.record_time,
+      after_import_update_id: update.update_id,
+    });
   }
   if (update) {
     const migrationId = 'events_by_id' in update ? update.migration_id : update.event.migration_id;
@@ -141,7 +153,9 @@ describe('scan source', () => {
     expectExactly(got, ITEMS);
     // Migration 1 starts at migration 0's first record time and is still read in full after the migration-0 cursor.
     expect(got[20]?.position).toBe(JSON.stringify({ migration_id: 1, record_time: '2025-03-10T14:00:00.000001Z' }));
-    const compactRequests = eventsRequests(scan).filter((r) => (r.body as { daml_value_encoding: string }).daml_value_encoding === 'compact_json');
+    const compactRequests = eventsRequests(scan).filter(
+      (r) => (r.body as { daml_value_encoding: string }).daml_value_encoding === 'compact_json',
+    );
     expect(compactRequests[0]?.body).toEqual({ page_size: 5, daml_value_encoding: 'compact_json' });
     expect(compactRequests[4]?.body).toEqual({
       page_size: 5,
@@ -170,14 +184,20 @@ describe('scan source', () => {
       },
     };
     scan.faults = [
-      backfilling, backfilling, backfilling, backfilling, backfilling, // more than maxAttempts: a lone URL is waited on
+      backfilling,
+      backfilling,
+      backfilling,
+      backfilling,
+      backfilling, // more than maxAttempts: a lone URL is waited on
       null,
       { status: 500 },
       null,
       { status: 429, headers: { 'retry-after': '1' }, body: { error: 'slow down' } },
-      null, null,
+      null,
+      null,
       'hang',
-      null, null,
+      null,
+      null,
       'cut',
       null,
       'truncate',
@@ -213,7 +233,10 @@ describe('scan source', () => {
   it('with several URLs, moves on from one that is still backfilling', async () => {
     const backfilling = await start();
     const complete = await start();
-    backfilling.faults = Array.from({ length: 10 }, () => ({ status: 503, body: { error: 'This scan instance has not yet loaded its updates history. Wait a short time and retry.' } }));
+    backfilling.faults = Array.from({ length: 10 }, () => ({
+      status: 503,
+      body: { error: 'This scan instance has not yet loaded its updates history. Wait a short time and retry.' },
+    }));
     expectExactly(await collect(scanSource([backfilling.url, complete.url])), ITEMS);
     expect(backfilling.requests).toHaveLength(3);
   });
@@ -246,7 +269,9 @@ describe('scan source', () => {
       ITEMS.map(({ update_protobuf_json: _, ...compact }) => compact),
     );
     // Asked once, then not again.
-    expect(eventsRequests(scan).filter((r) => (r.body as { daml_value_encoding: string }).daml_value_encoding === 'protobuf_json')).toHaveLength(1);
+    expect(
+      eventsRequests(scan).filter((r) => (r.body as { daml_value_encoding: string }).daml_value_encoding === 'protobuf_json'),
+    ).toHaveLength(1);
   });
 
   it('fetches only compact_json when told to', async () => {
@@ -263,12 +288,14 @@ describe('scan source', () => {
     scan.faults = [{ status: 400, body: { error: 'Exceeded limit maximum (5000 > 1000).' } }];
     await expect(collect(scanSource([scan.url]))).rejects.toThrow(HttpStatusError);
     scan.faults = [{ status: 400, body: { error: 'Exceeded limit maximum (5000 > 1000).' } }];
-    await expect(collect(scanSource([scan.url]))).rejects.toThrow(/POST http:\/\/127\.0\.0\.1:\d+\/api\/scan\/v0\/events: HTTP 400: .*Exceeded limit maximum/);
+    await expect(collect(scanSource([scan.url]))).rejects.toThrow(
+      /POST http:\/\/127\.0\.0\.1:\d+\/api\/scan\/v0\/events: HTTP 400: .*Exceeded limit maximum/,
+    );
     expect(scan.requests).toHaveLength(2);
   });
 
   describe('import updates after a hard migration', () => {
-    it('reads each migration\'s import updates, by update id, before its first event', async () => {
+    it("reads each migration's import updates, by update id, before its first event", async () => {
       const scan = await start(WITH_IMPORTS);
       const got = await collect(scanSource([scan.url]));
       expectExactly(got, WITH_IMPORTS_ORDERED);
@@ -278,7 +305,11 @@ describe('scan source', () => {
       expect(imports.map((r) => r.body)).toEqual([
         { migration_id: 0, after_update_id: '', limit: 5, daml_value_encoding: 'compact_json' },
         { migration_id: 0, after_update_id: '', limit: 5, daml_value_encoding: 'protobuf_json' },
-        ...[['', 0], [IMPORTS_1.map((i) => i.update!.update_id).sort()[4]!, 0], [IMPORTS_1.map((i) => i.update!.update_id).sort()[9]!, 0]].flatMap(([after]) => [
+        ...[
+          ['', 0],
+          [IMPORTS_1.map((i) => i.update!.update_id).sort()[4]!, 0],
+          [IMPORTS_1.map((i) => i.update!.update_id).sort()[9]!, 0],
+        ].flatMap(([after]) => [
           { migration_id: 1, after_update_id: after, limit: 5, daml_value_encoding: 'compact_json' },
           { migration_id: 1, after_update_id: after, limit: 5, daml_value_encoding: 'protobuf_json' },
         ]),
@@ -308,7 +339,10 @@ describe('scan source', () => {
       scan.importsProtobufOnly = true;
       expectExactly(await collect(scanSource([scan.url])), WITH_IMPORTS_ORDERED);
       expect(scan.requests.filter((r) => r.method === 'GET').map((r) => r.path)).toEqual(
-        [...IMPORTS_0, ...IMPORTS_1].map((i) => i.update!.update_id).sort().map((id) => `/api/scan/v2/updates/${id}`),
+        [...IMPORTS_0, ...IMPORTS_1]
+          .map((i) => i.update!.update_id)
+          .sort()
+          .map((id) => `/api/scan/v2/updates/${id}`),
       );
     });
 
@@ -324,7 +358,15 @@ describe('scan source', () => {
       const upstream = await startFakeServer((request) =>
         request.path === '/api/scan/v0/events'
           ? { body: { events: [JSON.parse(JSON.stringify({ ...ITEMS[0], update_protobuf_json: undefined }))] } }
-          : { body: { transactions: [(request.body as { daml_value_encoding: string }).daml_value_encoding === 'compact_json' ? ITEMS[0]!.update : ITEMS[0]!.update_protobuf_json] } },
+          : {
+              body: {
+                transactions: [
+                  (request.body as { daml_value_encoding: string }).daml_value_encoding === 'compact_json'
+                    ? ITEMS[0]!.update
+                    : ITEMS[0]!.update_protobuf_json,
+                ],
+              },
+            },
       );
       servers.push(upstream);
       await expect(collect(scanSource([upstream.url]))).rejects.toThrow(/not an import update of migration 0/);

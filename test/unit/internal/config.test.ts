@@ -64,7 +64,11 @@ describe('configuration', () => {
       for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
         const p = path.join(dir, entry.name);
         if (entry.isDirectory()) walk(p);
-        else if (p.endsWith('.ts') && p !== path.join(root, 'src/internal/config.ts') && /process\.env\b/.test(fs.readFileSync(p, 'utf8'))) {
+        else if (
+          p.endsWith('.ts') &&
+          p !== path.join(root, 'src/internal/config.ts') &&
+          /process\.env\b/.test(fs.readFileSync(p, 'utf8'))
+        ) {
           offenders.push(path.relative(root, p));
         }
       }

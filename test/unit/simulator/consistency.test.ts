@@ -54,7 +54,9 @@ describe('simulated stream consistency (independent replay)', () => {
     });
 
     it('events out of pre-order', () => {
-      const i = items.findIndex((it) => isTx(it) && it.update.root_event_ids.length === 1 && Object.keys(it.update.events_by_id).length > 3);
+      const i = items.findIndex(
+        (it) => isTx(it) && it.update.root_event_ids.length === 1 && Object.keys(it.update.events_by_id).length > 3,
+      );
       const broken = mutated(i, (it) => {
         const u = it.update as TransactionUpdate;
         const root = u.events_by_id[u.root_event_ids[0] as string];

@@ -46,6 +46,8 @@ describe('determinism', () => {
     expect(lines.pop()).toBe('');
     const generated = [...generateItems(options)].map((item) => JSON.stringify(item));
     expect(lines).toEqual(generated);
-    expect(lines.filter((l) => JSON.parse(l).update !== null && !l.includes('"record_time":"0001-01-01T00:00:00.000000Z"'))).toHaveLength(800);
+    expect(lines.filter((l) => JSON.parse(l).update !== null && !l.includes('"record_time":"0001-01-01T00:00:00.000000Z"'))).toHaveLength(
+      800,
+    );
   });
 });

@@ -31,7 +31,13 @@ describe('simulator timestamp formatting', () => {
     const ts: bigint[] = [];
     for (let i = 0; i < 8_000; i++) {
       t += BigInt(rng.int(1, 900_000));
-      ts.push(t, t - BigInt(rng.int(20_000, 900_000)), (t / 1000n) * 1000n, (t / 1_000_000n) * 1_000_000n, rng.bigint(-(2n ** 60n), 2n ** 60n));
+      ts.push(
+        t,
+        t - BigInt(rng.int(20_000, 900_000)),
+        (t / 1000n) * 1000n,
+        (t / 1_000_000n) * 1_000_000n,
+        rng.bigint(-(2n ** 60n), 2n ** 60n),
+      );
     }
     check(...ts);
   });

@@ -3,7 +3,14 @@
  * the workflows it must contain, and the size of its transactions.
  */
 
-import { servedEventItem, updateMigrationId, type CanonicalItem, type CreatedEvent, type ExercisedEvent, type TransactionUpdate } from '../../../src/domain/items';
+import {
+  servedEventItem,
+  updateMigrationId,
+  type CanonicalItem,
+  type CreatedEvent,
+  type ExercisedEvent,
+  type TransactionUpdate,
+} from '../../../src/domain/items';
 import { formatInstant, parseTimestamp } from '../../../src/domain/time';
 import { generateItems } from '../../../src/simulator';
 import { sampleStream } from './fixtures';
@@ -24,8 +31,11 @@ describe('the simulated network', () => {
   const items = sampleStream();
 
   it('averages between 6 and 10 events per update', () => {
-    const updates = items.filter((it) => it.update !== null && !(('record_time' in it.update) && it.update.record_time === IMPORT_TIME));
-    const eventCount = updates.reduce((n, it) => n + (it.update && 'events_by_id' in it.update ? Object.keys(it.update.events_by_id).length : 1), 0);
+    const updates = items.filter((it) => it.update !== null && !('record_time' in it.update && it.update.record_time === IMPORT_TIME));
+    const eventCount = updates.reduce(
+      (n, it) => n + (it.update && 'events_by_id' in it.update ? Object.keys(it.update.events_by_id).length : 1),
+      0,
+    );
     const average = eventCount / updates.length;
     expect(updates.length).toBe(2000);
     expect(average).toBeGreaterThanOrEqual(6);
@@ -35,14 +45,39 @@ describe('the simulated network', () => {
   it('contains every template and the workflows of the issue', () => {
     const all = events(items);
     const created = new Set(all.filter((e) => e.event_type === 'created_event').map((e) => entity(e.template_id)));
-    for (const t of ['DsoRules', 'AmuletRules', 'AnsRules', 'SvNodeState', 'FeaturedAppRight', 'OpenMiningRound', 'SummarizingMiningRound',
-      'IssuingMiningRound', 'ClosedMiningRound', 'Amulet', 'LockedAmulet', 'AnsEntry', 'VoteRequest']) {
+    for (const t of [
+      'DsoRules',
+      'AmuletRules',
+      'AnsRules',
+      'SvNodeState',
+      'FeaturedAppRight',
+      'OpenMiningRound',
+      'SummarizingMiningRound',
+      'IssuingMiningRound',
+      'ClosedMiningRound',
+      'Amulet',
+      'LockedAmulet',
+      'AnsEntry',
+      'VoteRequest',
+    ]) {
       expect(created).toContain(t);
     }
     const choices = new Set(all.flatMap((e) => (e.event_type === 'exercised_event' ? [e.choice] : [])));
-    for (const c of ['AmuletRules_Transfer', 'LockedAmulet_Unlock', 'LockedAmulet_OwnerExpireLock', 'AnsEntry_Renew', 'AnsEntry_Expire',
-      'DsoRules_CastVote', 'DsoRules_CloseVoteRequest', 'AmuletRules_AdvanceOpenMiningRounds', 'AmuletRules_MiningRound_StartIssuing',
-      'AmuletRules_MiningRound_Close', 'AmuletRules_MiningRound_Archive', 'DsoRules_SetSynchronizerNodeConfig', 'DsoRules_SetConfig']) {
+    for (const c of [
+      'AmuletRules_Transfer',
+      'LockedAmulet_Unlock',
+      'LockedAmulet_OwnerExpireLock',
+      'AnsEntry_Renew',
+      'AnsEntry_Expire',
+      'DsoRules_CastVote',
+      'DsoRules_CloseVoteRequest',
+      'AmuletRules_AdvanceOpenMiningRounds',
+      'AmuletRules_MiningRound_StartIssuing',
+      'AmuletRules_MiningRound_Close',
+      'AmuletRules_MiningRound_Archive',
+      'DsoRules_SetSynchronizerNodeConfig',
+      'DsoRules_SetConfig',
+    ]) {
       expect(choices).toContain(c);
     }
   });
@@ -75,7 +110,9 @@ describe('the simulated network', () => {
     const at = parseTimestamp('2025-06-01T12:00:00Z');
     const stream = [...generateItems({ seed: 7, updates: 800, migrations: 2, tickSeconds: 60, parties: 30, scheduledUpgradeAt: at })];
     const rules = events(stream).filter((e): e is CreatedEvent => e.event_type === 'created_event' && entity(e.template_id) === 'DsoRules');
-    const schedules = rules.map((r) => (r.create_arguments as { config: { nextScheduledSynchronizerUpgrade: unknown } }).config.nextScheduledSynchronizerUpgrade);
+    const schedules = rules.map(
+      (r) => (r.create_arguments as { config: { nextScheduledSynchronizerUpgrade: unknown } }).config.nextScheduledSynchronizerUpgrade,
+    );
     // Migration 0 schedules the upgrade to 1; migration 1 replaces it with the requested one to 2.
     expect(schedules).toContainEqual(expect.objectContaining({ migrationId: '1' }));
     expect(schedules[schedules.length - 1]).toEqual({ time: formatInstant(at), migrationId: '2' });
@@ -86,10 +123,13 @@ describe('the simulated network', () => {
   });
 
   it('publishes a scan URL for every SV', () => {
-    const nodeStates = events(items).filter((e): e is CreatedEvent => e.event_type === 'created_event' && entity(e.template_id) === 'SvNodeState');
+    const nodeStates = events(items).filter(
+      (e): e is CreatedEvent => e.event_type === 'created_event' && entity(e.template_id) === 'SvNodeState',
+    );
     const urls = new Set(
       nodeStates.map((e) => {
-        const nodes = (e.create_arguments as { state: { synchronizerNodes: [string, { scan: { publicUrl: string } | null }][] } }).state.synchronizerNodes;
+        const nodes = (e.create_arguments as { state: { synchronizerNodes: [string, { scan: { publicUrl: string } | null }][] } }).state
+          .synchronizerNodes;
         return nodes[0]?.[1].scan?.publicUrl;
       }),
     );

@@ -140,13 +140,73 @@ const item = z.strictObject({
 
 const KEY_ORDER = {
   item: ['update', 'verdict', 'traffic_summary', 'app_activity_records', 'update_protobuf_json'],
-  transaction: ['update_id', 'migration_id', 'workflow_id', 'record_time', 'synchronizer_id', 'effective_at', 'root_event_ids', 'events_by_id', 'external_transaction_hash'],
-  created: ['event_type', 'event_id', 'contract_id', 'template_id', 'package_name', 'create_arguments', 'created_at', 'signatories', 'observers'],
-  exercised: ['event_type', 'event_id', 'contract_id', 'template_id', 'package_name', 'choice', 'choice_argument', 'child_event_ids', 'exercise_result', 'consuming', 'acting_parties', 'interface_id'],
+  transaction: [
+    'update_id',
+    'migration_id',
+    'workflow_id',
+    'record_time',
+    'synchronizer_id',
+    'effective_at',
+    'root_event_ids',
+    'events_by_id',
+    'external_transaction_hash',
+  ],
+  created: [
+    'event_type',
+    'event_id',
+    'contract_id',
+    'template_id',
+    'package_name',
+    'create_arguments',
+    'created_at',
+    'signatories',
+    'observers',
+  ],
+  exercised: [
+    'event_type',
+    'event_id',
+    'contract_id',
+    'template_id',
+    'package_name',
+    'choice',
+    'choice_argument',
+    'child_event_ids',
+    'exercise_result',
+    'consuming',
+    'acting_parties',
+    'interface_id',
+  ],
   reassignment: ['update_id', 'offset', 'record_time', 'event'],
-  assign: ['submitter', 'source_synchronizer', 'target_synchronizer', 'migration_id', 'unassign_id', 'created_event', 'reassignment_counter'],
-  unassign: ['submitter', 'source_synchronizer', 'migration_id', 'target_synchronizer', 'unassign_id', 'reassignment_counter', 'contract_id'],
-  verdict: ['update_id', 'migration_id', 'domain_id', 'record_time', 'finalization_time', 'submitting_parties', 'submitting_participant_uid', 'verdict_result', 'mediator_group', 'transaction_views'],
+  assign: [
+    'submitter',
+    'source_synchronizer',
+    'target_synchronizer',
+    'migration_id',
+    'unassign_id',
+    'created_event',
+    'reassignment_counter',
+  ],
+  unassign: [
+    'submitter',
+    'source_synchronizer',
+    'migration_id',
+    'target_synchronizer',
+    'unassign_id',
+    'reassignment_counter',
+    'contract_id',
+  ],
+  verdict: [
+    'update_id',
+    'migration_id',
+    'domain_id',
+    'record_time',
+    'finalization_time',
+    'submitting_parties',
+    'submitting_participant_uid',
+    'verdict_result',
+    'mediator_group',
+    'transaction_views',
+  ],
   view: ['view_id', 'informees', 'confirming_parties', 'sub_views', 'view_hash'],
 };
 
@@ -165,10 +225,39 @@ function isSortedUnique(list: readonly string[]): boolean {
 const PAYLOAD_FIELDS: Record<string, string[]> = {
   Amulet: ['dso', 'owner', 'amount'],
   LockedAmulet: ['amulet', 'lock'],
-  OpenMiningRound: ['dso', 'round', 'amuletPrice', 'opensAt', 'targetClosesAt', 'issuingFor', 'transferConfigUsd', 'issuanceConfig', 'tickDuration', 'rewardAccountingVersion'],
+  OpenMiningRound: [
+    'dso',
+    'round',
+    'amuletPrice',
+    'opensAt',
+    'targetClosesAt',
+    'issuingFor',
+    'transferConfigUsd',
+    'issuanceConfig',
+    'tickDuration',
+    'rewardAccountingVersion',
+  ],
   SummarizingMiningRound: ['dso', 'round', 'amuletPrice', 'issuanceConfig', 'tickDuration'],
-  IssuingMiningRound: ['dso', 'round', 'issuancePerValidatorRewardCoupon', 'issuancePerFeaturedAppRewardCoupon', 'issuancePerUnfeaturedAppRewardCoupon', 'issuancePerSvRewardCoupon', 'opensAt', 'targetClosesAt', 'optIssuancePerValidatorFaucetCoupon'],
-  ClosedMiningRound: ['dso', 'round', 'issuancePerValidatorRewardCoupon', 'issuancePerFeaturedAppRewardCoupon', 'issuancePerUnfeaturedAppRewardCoupon', 'issuancePerSvRewardCoupon', 'optIssuancePerValidatorFaucetCoupon'],
+  IssuingMiningRound: [
+    'dso',
+    'round',
+    'issuancePerValidatorRewardCoupon',
+    'issuancePerFeaturedAppRewardCoupon',
+    'issuancePerUnfeaturedAppRewardCoupon',
+    'issuancePerSvRewardCoupon',
+    'opensAt',
+    'targetClosesAt',
+    'optIssuancePerValidatorFaucetCoupon',
+  ],
+  ClosedMiningRound: [
+    'dso',
+    'round',
+    'issuancePerValidatorRewardCoupon',
+    'issuancePerFeaturedAppRewardCoupon',
+    'issuancePerUnfeaturedAppRewardCoupon',
+    'issuancePerSvRewardCoupon',
+    'optIssuancePerValidatorFaucetCoupon',
+  ],
   AnsEntry: ['user', 'dso', 'name', 'url', 'description', 'expiresAt'],
   VoteRequest: ['dso', 'requester', 'action', 'reason', 'voteBefore', 'votes', 'trackingCid', 'targetEffectiveAt'],
   DsoRules: ['dso', 'epoch', 'svs', 'offboardedSvs', 'dsoDelegate', 'config', 'initialTrafficState', 'isDevNet'],
@@ -185,7 +274,7 @@ function checkEvent(ev: TreeEvent, u: TransactionUpdate, id: string, compact: bo
     checkCreated(ev, compact, where, errors);
   } else {
     expectKeyOrder(ev, KEY_ORDER.exercised, where, errors);
-    checkTemplate((ev).template_id, ev.package_name, where, errors);
+    checkTemplate(ev.template_id, ev.package_name, where, errors);
   }
   if (ev.event_id !== id || !id.startsWith(`${u.update_id}:`)) errors.push(`${where}: event id ${ev.event_id}`);
 }
@@ -212,7 +301,10 @@ function checkItem(it: CanonicalItem, where: string, errors: string[]): void {
     return;
   }
   expectKeyOrder(it, KEY_ORDER.item, where, errors);
-  for (const [u, compact] of [[it.update, true], [it.update_protobuf_json, false]] as const) {
+  for (const [u, compact] of [
+    [it.update, true],
+    [it.update_protobuf_json, false],
+  ] as const) {
     if (!u) continue;
     if ('events_by_id' in u) {
       expectKeyOrder(u, KEY_ORDER.transaction, where, errors);
@@ -236,7 +328,8 @@ function checkItem(it: CanonicalItem, where: string, errors: string[]): void {
       if (view.sub_views.some((s) => s <= i || s >= views.length)) errors.push(`${where}: sub view out of range`);
     });
     if (v.finalization_time <= v.record_time) errors.push(`${where}: finalization before record time`);
-    if ((it.update === null) !== (v.verdict_result === 'VERDICT_RESULT_REJECTED')) errors.push(`${where}: only rejected verdicts lack an update`);
+    if ((it.update === null) !== (v.verdict_result === 'VERDICT_RESULT_REJECTED'))
+      errors.push(`${where}: only rejected verdicts lack an update`);
   }
   const t = it.traffic_summary;
   if (t && t.total_traffic_cost !== t.envelope_traffic_summaries.reduce((s, e) => s + e.traffic_cost, 0)) {
@@ -280,7 +373,7 @@ describe('shapes of simulated items', () => {
     expect(has((it) => it.update !== null && 'event' in it.update && 'created_event' in it.update.event)).toBe(true);
     expect(has((it) => it.update === null && it.verdict?.verdict_result === 'VERDICT_RESULT_REJECTED')).toBe(true);
     expect(has((it) => it.app_activity_records !== null)).toBe(true);
-    expect(has((it) => (it.verdict?.transaction_views.views.some((v) => v.sub_views.length > 0) ?? false))).toBe(true);
+    expect(has((it) => it.verdict?.transaction_views.views.some((v) => v.sub_views.length > 0) ?? false)).toBe(true);
   });
 
   it('the checks reject a malformed item', () => {

@@ -114,7 +114,7 @@ export function checkStream(items: Iterable<CanonicalItem>): CheckResult {
         if (c.synchronizer !== u.synchronizer_id) fail(`${where} ${id}`, `contract ${ev.contract_id} lives on ${c.synchronizer}`);
         if (ev.consuming) active.delete(ev.contract_id);
       }
-      for (const child of (ev).child_event_ids) visit(child, `${where} ${id}`);
+      for (const child of ev.child_event_ids) visit(child, `${where} ${id}`);
     };
     for (const root of u.root_event_ids) visit(root, where);
     if (seen.size !== keys.length) fail(where, `${keys.length - seen.size} events are not reachable from the roots`);
@@ -167,7 +167,13 @@ export function checkStream(items: Iterable<CanonicalItem>): CheckResult {
       checkRecordTime(u.record_time, where);
       walkTransaction(u, where);
       const v = item.verdict;
-      if (v && (v.update_id !== u.update_id || v.record_time !== u.record_time || v.migration_id !== u.migration_id || v.domain_id !== u.synchronizer_id)) {
+      if (
+        v &&
+        (v.update_id !== u.update_id ||
+          v.record_time !== u.record_time ||
+          v.migration_id !== u.migration_id ||
+          v.domain_id !== u.synchronizer_id)
+      ) {
         fail(where, 'verdict does not match its update');
       }
       continue;
@@ -182,7 +188,8 @@ export function checkStream(items: Iterable<CanonicalItem>): CheckResult {
       const c = active.get(assign.created_event.contract_id);
       if (!c) fail(where, `assign of inactive contract ${assign.created_event.contract_id}`);
       else if (c.pendingUnassign !== assign.unassign_id) fail(where, `assign ${assign.unassign_id} has no matching unassign`);
-      else if (c.counter !== assign.reassignment_counter) fail(where, `assign counter ${assign.reassignment_counter}, unassign had ${c.counter}`);
+      else if (c.counter !== assign.reassignment_counter)
+        fail(where, `assign counter ${assign.reassignment_counter}, unassign had ${c.counter}`);
       else if (JSON.stringify(c.created.create_arguments) !== JSON.stringify(assign.created_event.create_arguments)) {
         fail(where, 'assigned contract arguments differ from the created ones');
       } else {
@@ -194,7 +201,8 @@ export function checkStream(items: Iterable<CanonicalItem>): CheckResult {
       const c = active.get(unassign.contract_id);
       if (!c) fail(where, `unassign of inactive contract ${unassign.contract_id}`);
       else if (c.pendingUnassign) fail(where, `contract ${unassign.contract_id} unassigned twice`);
-      else if (c.synchronizer !== unassign.source_synchronizer) fail(where, `unassign from ${unassign.source_synchronizer}, contract is on ${c.synchronizer}`);
+      else if (c.synchronizer !== unassign.source_synchronizer)
+        fail(where, `unassign from ${unassign.source_synchronizer}, contract is on ${c.synchronizer}`);
       else if (unassign.reassignment_counter !== c.counter + 1) {
         fail(where, `reassignment counter ${unassign.reassignment_counter} after ${c.counter}`);
       } else {

@@ -107,7 +107,9 @@ function mismatch(compact: unknown, pb: unknown, path: string): string | null {
     case 'contractId':
       return compact === scalar ? null : fail(`${String(scalar)} vs ${JSON.stringify(compact)}`);
     case 'timestamp':
-      return typeof compact === 'string' && formatInstant(BigInt(scalar as string)) === compact && parseTimestamp(compact) === BigInt(scalar as string)
+      return typeof compact === 'string' &&
+        formatInstant(BigInt(scalar as string)) === compact &&
+        parseTimestamp(compact) === BigInt(scalar as string)
         ? null
         : fail(`${String(scalar)} vs ${String(compact)}`);
     case 'optional': {
@@ -116,7 +118,11 @@ function mismatch(compact: unknown, pb: unknown, path: string): string | null {
       const nested = (value as Record<string, unknown>).optional as { value?: unknown } | undefined;
       if (!nested) return mismatch(compact, value, `${path}?`);
       if (!Array.isArray(compact)) return fail('nested optional is not an array');
-      return nested.value === undefined ? (compact.length === 0 ? null : fail('Some None is not []')) : mismatch(compact[0], value, `${path}?`);
+      return nested.value === undefined
+        ? compact.length === 0
+          ? null
+          : fail('Some None is not []')
+        : mismatch(compact[0], value, `${path}?`);
     }
     case 'list': {
       const elements = (inner.elements ?? []) as unknown[];
@@ -191,7 +197,8 @@ describe('protobuf_json rendering of simulated updates', () => {
       if ('events_by_id' in compact && 'events_by_id' in pb) {
         for (const [id, ev] of Object.entries(compact.events_by_id)) {
           const other = pb.events_by_id[id] as unknown as Record<string, unknown>;
-          for (const f of VALUE_FIELDS) if (f in ev) pairs.push([(ev as unknown as Record<string, unknown>)[f], other[f], `item ${i} ${id} ${f}`]);
+          for (const f of VALUE_FIELDS)
+            if (f in ev) pairs.push([(ev as unknown as Record<string, unknown>)[f], other[f], `item ${i} ${id} ${f}`]);
         }
       } else if ('event' in compact && 'event' in pb && 'created_event' in compact.event && 'created_event' in pb.event) {
         pairs.push([compact.event.created_event.create_arguments, pb.event.created_event.create_arguments, `item ${i} assign`]);

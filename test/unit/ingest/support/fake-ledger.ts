@@ -16,7 +16,8 @@ const RULES = '3ca1343ab26b453d38c8adb70dca5f1ead8440c42b59b68f070786955cbf9ec1:
 const hex = (i: number, width: number) => i.toString(16).padStart(width, '0');
 const updateId = (i: number) => `1220${hex(i, 64)}`;
 const contractId = (i: number) => `00${hex(i, 64)}ca101220${hex(i, 64)}`;
-const time = (i: number, micros = 0) => new Date(Date.UTC(2025, 9, 14, 12, 0, i)).toISOString().replace('.000Z', `.${String(micros).padStart(6, '0')}Z`);
+const time = (i: number, micros = 0) =>
+  new Date(Date.UTC(2025, 9, 14, 12, 0, i)).toISOString().replace('.000Z', `.${String(micros).padStart(6, '0')}Z`);
 
 function createdEvent(offset: number, nodeId: number, cid: string, amount: string, createdAt: string) {
   return {
@@ -26,7 +27,11 @@ function createdEvent(offset: number, nodeId: number, cid: string, amount: strin
     templateId: AMULET,
     contractKey: null,
     contractKeyHash: '',
-    createArgument: { dso: PARTY, owner: PARTY, amount: { initialAmount: amount, createdAt: { number: '7' }, ratePerRound: { rate: '0.0038051800' } } },
+    createArgument: {
+      dso: PARTY,
+      owner: PARTY,
+      amount: { initialAmount: amount, createdAt: { number: '7' }, ratePerRound: { rate: '0.0038051800' } },
+    },
     createdEventBlob: '',
     interfaceViews: [],
     witnessParties: [PARTY],
@@ -119,7 +124,17 @@ function reassignment(i: number, offset: number, kind: 'assign' | 'unassign') {
   return {
     update: {
       Reassignment: {
-        value: { updateId: updateId(i), commandId: '', workflowId: '', offset, events: [event], traceContext: null, recordTime: time(i, 5), synchronizerId: SYNC, paidTrafficCost: null },
+        value: {
+          updateId: updateId(i),
+          commandId: '',
+          workflowId: '',
+          offset,
+          events: [event],
+          traceContext: null,
+          recordTime: time(i, 5),
+          synchronizerId: SYNC,
+          paidTrafficCost: null,
+        },
       },
     },
   };
@@ -141,7 +156,13 @@ export function makeLedgerUpdates(count: number): unknown[] {
       case 2:
         return i % 12 === 2
           ? { update: { OffsetCheckpoint: { value: { offset, synchronizerTimes: [{ synchronizerId: SYNC, recordTime: time(i) }] } } } }
-          : { update: { TopologyTransaction: { value: { updateId: updateId(i), offset, synchronizerId: SYNC, recordTime: time(i), events: [], traceContext: null } } } };
+          : {
+              update: {
+                TopologyTransaction: {
+                  value: { updateId: updateId(i), offset, synchronizerId: SYNC, recordTime: time(i), events: [], traceContext: null },
+                },
+              },
+            };
       case 3:
         return reassignment(i, offset, 'unassign');
       case 4:
@@ -196,7 +217,8 @@ export async function startFakeLedger(elements: readonly unknown[], end = offset
       return { status: 401, body: { ...cantonError('NA', 'A security-sensitive error has been received', -1), grpcCodeValue: 16 } };
     }
     if (request.method === 'GET' && request.path === '/v2/state/ledger-end') return { body: { offset: ledger.end } };
-    if (request.method !== 'POST' || request.path !== '/v2/updates') return { status: 404, body: 'The requested resource could not be found.' };
+    if (request.method !== 'POST' || request.path !== '/v2/updates')
+      return { status: 404, body: 'The requested resource could not be found.' };
     const body = request.body as UpdatesBody;
     const format = body.updateFormat;
     if (
@@ -208,7 +230,10 @@ export async function startFakeLedger(elements: readonly unknown[], end = offset
     }
     const endInclusive = body.endInclusive ?? ledger.end;
     if (endInclusive > ledger.end) {
-      return { status: 400, body: cantonError('OFFSET_AFTER_LEDGER_END', `End offset (${endInclusive}) is after ledger end (${ledger.end})`, 12) };
+      return {
+        status: 400,
+        body: cantonError('OFFSET_AFTER_LEDGER_END', `End offset (${endInclusive}) is after ledger end (${ledger.end})`, 12),
+      };
     }
     const limit = Number(request.query.get('limit') ?? 200);
     const page = elements.filter((e) => offsetOf(e) > body.beginExclusive && offsetOf(e) <= endInclusive).slice(0, limit);

@@ -64,7 +64,10 @@ export async function startFakeScan(items: readonly CanonicalItem[]): Promise<Fa
       const body = request.body as ImportUpdatesRequest;
       const encoding = scan.importsProtobufOnly ? 'protobuf_json' : (body.daml_value_encoding ?? 'protobuf_json');
       const page = visible
-        .filter((item) => isImport(item) && updateMigrationId(item.update!) === body.migration_id && item.update!.update_id > body.after_update_id)
+        .filter(
+          (item) =>
+            isImport(item) && updateMigrationId(item.update!) === body.migration_id && item.update!.update_id > body.after_update_id,
+        )
         .sort((a, b) => (a.update!.update_id < b.update!.update_id ? -1 : 1))
         .slice(0, body.limit)
         .map((item) => v1(servedEventItem(item, encoding).update!));
@@ -72,7 +75,10 @@ export async function startFakeScan(items: readonly CanonicalItem[]): Promise<Fa
     }
     if (request.method === 'POST' && request.path === '/api/scan/v0/backfilling/migration-info') {
       const m = (request.body as { migration_id: number }).migration_id;
-      const imports = visible.filter((item) => isImport(item) && updateMigrationId(item.update!) === m).map((i) => i.update!.update_id).sort();
+      const imports = visible
+        .filter((item) => isImport(item) && updateMigrationId(item.update!) === m)
+        .map((i) => i.update!.update_id)
+        .sort();
       return {
         body: {
           previous_migration_id: m > 0 ? m - 1 : null,

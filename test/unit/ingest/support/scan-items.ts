@@ -27,8 +27,30 @@ function transaction(i: number, migrationId: number, recordTime: bigint, encodin
   const amount = `${i}.0000000000`;
   const args: Json =
     encoding === 'compact'
-      ? { dso: DSO, owner: ALICE, amount: { initialAmount: amount, createdAt: { number: String(i) }, ratePerRound: { rate: '0.0038051800' } } }
-      : { record: { fields: [{ value: { party: DSO } }, { value: { party: ALICE } }, { value: { record: { fields: [{ value: { numeric: amount } }, { value: { record: { fields: [{ value: { int64: String(i) } }] } } }, { value: { record: { fields: [{ value: { numeric: '0.0038051800' } }] } } }] } } }] } };
+      ? {
+          dso: DSO,
+          owner: ALICE,
+          amount: { initialAmount: amount, createdAt: { number: String(i) }, ratePerRound: { rate: '0.0038051800' } },
+        }
+      : {
+          record: {
+            fields: [
+              { value: { party: DSO } },
+              { value: { party: ALICE } },
+              {
+                value: {
+                  record: {
+                    fields: [
+                      { value: { numeric: amount } },
+                      { value: { record: { fields: [{ value: { int64: String(i) } }] } } },
+                      { value: { record: { fields: [{ value: { numeric: '0.0038051800' } }] } } },
+                    ],
+                  },
+                },
+              },
+            ],
+          },
+        };
   const effectiveAt = recordTime - 250_000n;
   return {
     update_id: id,
@@ -46,9 +68,15 @@ function transaction(i: number, migrationId: number, recordTime: bigint, encodin
         template_id: RULES,
         package_name: 'splice-amulet',
         choice: 'AmuletRules_DevNet_Tap',
-        choice_argument: encoding === 'compact' ? { receiver: ALICE, amount } : { record: { fields: [{ value: { party: ALICE } }, { value: { numeric: amount } }] } },
+        choice_argument:
+          encoding === 'compact'
+            ? { receiver: ALICE, amount }
+            : { record: { fields: [{ value: { party: ALICE } }, { value: { numeric: amount } }] } },
         child_event_ids: [`${id}:1`],
-        exercise_result: encoding === 'compact' ? { amuletSum: { amulet: contractId(i) } } : { record: { fields: [{ value: { contractId: contractId(i) } }] } },
+        exercise_result:
+          encoding === 'compact'
+            ? { amuletSum: { amulet: contractId(i) } }
+            : { record: { fields: [{ value: { contractId: contractId(i) } }] } },
         consuming: false,
         acting_parties: [ALICE],
         interface_id: null,
@@ -80,7 +108,9 @@ function verdict(i: number, migrationId: number, recordTime: bigint, accepted: b
     verdict_result: accepted ? 'VERDICT_RESULT_ACCEPTED' : 'VERDICT_RESULT_REJECTED',
     mediator_group: 0,
     transaction_views: {
-      views: [{ view_id: 0, informees: [DSO, ALICE], confirming_parties: [{ parties: [DSO], threshold: 1 }], sub_views: [], view_hash: '' }],
+      views: [
+        { view_id: 0, informees: [DSO, ALICE], confirming_parties: [{ parties: [DSO], threshold: 1 }], sub_views: [], view_hash: '' },
+      ],
       root_views: [0],
     },
   };
@@ -130,7 +160,13 @@ export function makeScanItems(count: number): CanonicalItem[] {
             reassignment_counter: 1,
           },
         });
-        return { update: assign(created), verdict: null, traffic_summary: null, app_activity_records: null, update_protobuf_json: assign(createdProtobuf) };
+        return {
+          update: assign(created),
+          verdict: null,
+          traffic_summary: null,
+          app_activity_records: null,
+          update_protobuf_json: assign(createdProtobuf),
+        };
       }
       default: {
         const unassign = {
