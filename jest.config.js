@@ -27,8 +27,8 @@ module.exports = {
       testMatch: ['**/*.test.ts'],
       transform,
       transformIgnorePatterns,
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      globalSetup: '<rootDir>/test/support/database/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/database/global-teardown.ts',
     },
   ],
 };

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { projectRoot } from '../../src/internal/paths';
-import { adminUrl } from '../support/database';
+import { adminUrl } from '../support/database/database';
 
 function runBench(args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {

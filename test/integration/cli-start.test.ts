@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../src/internal/paths';
-import { request } from '../support/http';
+import { request } from '../support/http/http';
 
 const cli = path.join(projectRoot, 'dist/src/cli.js');
 

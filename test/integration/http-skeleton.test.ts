@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { applyBatch } from '../../src/ingest/writer';
-import { transaction } from '../support/hand-items';
+import { transaction } from '../support/items/hand-items';
 import { setNetworkFact } from '../../src/store/network-repository';
 import { readMigrationFiles } from '../../src/store/migrator';
-import { useTestDatabase } from '../support/database';
-import { request, startTestApi, type TestApi } from '../support/http';
+import { useTestDatabase } from '../support/database/database';
+import { request, startTestApi, type TestApi } from '../support/http/http';
 
 const DSO = 'DSO::1220b1431ef217342db44d516bb9befde802be7d8899637d290895fa58880f19accc';
 const SYNC = 'global-domain::1220b1431ef217342db44d516bb9befde802be7d8899637d290895fa58880f19accc';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { migrate, migrationStatus, MigrationError, readMigrationFiles } from '../../src/store/migrator';
-import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../support/database';
+import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../support/database/database';
 import { projectRoot } from '../../src/internal/paths';
 
 function copyMigrations(): string {

@@ -3,8 +3,8 @@
  * operations, so the document cannot drift from the code unnoticed.
  */
 import type { Express } from 'express';
-import { useTestDatabase } from '../support/database';
-import { request, startTestApi, type TestApi } from '../support/http';
+import { useTestDatabase } from '../support/database/database';
+import { request, startTestApi, type TestApi } from '../support/http/http';
 
 interface Layer {
   rawPath?: unknown;

@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../../../src/internal/paths';
-import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../support/database';
-import { dumpTables } from '../../support/dump';
-import { simulatedItems, writeItems } from '../../support/simulated-network';
+import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../support/database/database';
+import { dumpTables } from '../../support/database/dump';
+import { simulatedItems, writeItems } from '../../support/items/simulated-network';
 
 const cli = path.join(projectRoot, 'dist/src/cli.js');
 

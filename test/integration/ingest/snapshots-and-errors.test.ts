@@ -3,8 +3,8 @@ import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
 import { SourceItemError } from '../../../src/ingest/source';
 import { applyBatch } from '../../../src/ingest/writer';
 import type { CanonicalItem } from '../../../src/domain/items';
-import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../support/database';
-import { archived, created, reassignment, transaction } from '../../support/hand-items';
+import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../support/database/database';
+import { archived, created, reassignment, transaction } from '../../support/items/hand-items';
 import { CheckpointConflictError } from '../../../src/store/ingest-repository';
 
 const asSource = (items: CanonicalItem[], first = 1) =>

@@ -9,8 +9,8 @@ import type { CanonicalItem } from '../../../src/domain/items';
 import { createLogger } from '../../../src/internal/logger';
 import { createFileSource } from '../../../src/ingest/sources/file-source';
 import { runWorker } from '../../../src/ingest/worker';
-import { useTestDatabase } from '../../support/database';
-import { simulatedItems, writeItems } from '../../support/simulated-network';
+import { useTestDatabase } from '../../support/database/database';
+import { simulatedItems, writeItems } from '../../support/items/simulated-network';
 
 type Key = { migration: number; time: string };
 

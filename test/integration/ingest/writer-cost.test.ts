@@ -5,7 +5,7 @@
  * bulk load and never analysed (what a backfill leaves behind).
  */
 import { explainWriterStatements, type ArchiveRow, type ReassignmentRow } from '../../../src/store/ingest-repository';
-import { useTestDatabase } from '../../support/database';
+import { useTestDatabase } from '../../support/database/database';
 
 interface PlanNode {
   'Node Type': string;

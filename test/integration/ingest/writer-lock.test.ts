@@ -3,8 +3,8 @@ import { sql } from 'kysely';
 import { createLogger } from '../../../src/internal/logger';
 import type { Source, SourceItem } from '../../../src/ingest/source';
 import { runWorker } from '../../../src/ingest/worker';
-import { useTestDatabase } from '../../support/database';
-import { created, transaction } from '../../support/hand-items';
+import { useTestDatabase } from '../../support/database/database';
+import { created, transaction } from '../../support/items/hand-items';
 
 /** Endless source: one transaction every 20 ms, resuming after the checkpointed count. */
 function tickingSource(): Source {

@@ -13,9 +13,9 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, SignJWT, UnsecuredJWT } from 'jose';
 import type { TransactionUpdate } from '../../../src/domain/items';
 import { applyBatch } from '../../../src/ingest/writer';
-import { useTestDatabase } from '../../support/database';
-import { startTestApi, type TestApi } from '../../support/http';
-import { simulatedItems } from '../../support/simulated-network';
+import { useTestDatabase } from '../../support/database/database';
+import { startTestApi, type TestApi } from '../../support/http/http';
+import { simulatedItems } from '../../support/items/simulated-network';
 import { createsOf, expectedTransaction, wildcard, witnessesOf } from './expected';
 import { AUDIENCE, expectedErrors, hs256Token, ledgerRequest, PARTICIPANT_ID, SECRET } from './support';
 

@@ -10,9 +10,9 @@ import pino from 'pino';
 import { sql } from 'kysely';
 import type { TransactionUpdate } from '../../../src/domain/items';
 import { applyBatch } from '../../../src/ingest/writer';
-import { useTestDatabase } from '../../support/database';
-import { startTestApi, type TestApi } from '../../support/http';
-import { simulatedItems } from '../../support/simulated-network';
+import { useTestDatabase } from '../../support/database/database';
+import { startTestApi, type TestApi } from '../../support/http/http';
+import { simulatedItems } from '../../support/items/simulated-network';
 import { createsOf, expectedTransaction, wildcard, witnessesOf } from './expected';
 import { hs256Token, PARTICIPANT_ID, SECRET } from './support';
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import express from 'express';
 import { ledgerErrorHandler } from '../../../src/api/ledger/errors';
-import { request } from '../../support/http';
+import { request } from '../../support/http/http';
 
 async function answerTo(error: unknown) {
   const app = express();

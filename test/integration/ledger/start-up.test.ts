@@ -6,8 +6,8 @@
 import { decodeJwt } from 'jose';
 import { DEMO_ADMIN_USER, prepareLedgerAuth } from '../../../src/api/auth/start-up';
 import { ConfigError, loadConfig } from '../../../src/internal/config';
-import { useTestDatabase } from '../../support/database';
-import { request } from '../../support/http';
+import { useTestDatabase } from '../../support/database/database';
+import { request } from '../../support/http/http';
 import { createApp } from '../../../src/api/app';
 import { listen } from '../../../src/api/server';
 import { createLogger } from '../../../src/internal/logger';

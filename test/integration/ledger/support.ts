@@ -1,6 +1,6 @@
 /** Tokens, requests and the fixed error bodies of the ledger interface tests. */
 import { SignJWT, type JWTPayload } from 'jose';
-import { request, type HttpResult } from '../../support/http';
+import { request, type HttpResult } from '../../support/http/http';
 
 export const SECRET = 'ledger-test-secret-of-enough-length-0123456789';
 /** The default LEDGER_PARTICIPANT_ID. */

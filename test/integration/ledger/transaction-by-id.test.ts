@@ -6,10 +6,10 @@
 import { sql } from 'kysely';
 import type { TransactionUpdate } from '../../../src/domain/items';
 import { applyBatch } from '../../../src/ingest/writer';
-import { useTestDatabase } from '../../support/database';
-import { reassignment } from '../../support/hand-items';
-import { startTestApi, type TestApi } from '../../support/http';
-import { simulatedItems } from '../../support/simulated-network';
+import { useTestDatabase } from '../../support/database/database';
+import { reassignment } from '../../support/items/hand-items';
+import { startTestApi, type TestApi } from '../../support/http/http';
+import { simulatedItems } from '../../support/items/simulated-network';
 import {
   anyOf,
   createsOf,

@@ -8,7 +8,7 @@ import { parseTimestamp } from '../../../src/domain/time';
 import { acsPage, MAX_PAIR_RANGES, type TemplateRef } from '../../../src/store/acs-repository';
 import { holdingsPage } from '../../../src/store/holdings-repository';
 import type { Database } from '../../../src/store/schema';
-import { useTestDatabase } from '../../support/database';
+import { useTestDatabase } from '../../support/database/database';
 
 const N = 120_000;
 const AT = parseTimestamp('2025-03-01T00:00:00Z');

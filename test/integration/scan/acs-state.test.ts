@@ -12,10 +12,10 @@ import {
   snapshotTimes,
   type Key,
   type ReplayedContract,
-} from '../../support/acs-replay';
-import { useTestDatabase } from '../../support/database';
-import { request, startTestApi, type TestApi } from '../../support/http';
-import { ingestThroughWorker, simulatedItems } from '../../support/simulated-network';
+} from '../../support/replays/acs-replay';
+import { useTestDatabase } from '../../support/database/database';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
+import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
 
 const dateTime = (recordTime: string) => recordTime.replace(/\.000000Z$/, 'Z');
 

@@ -3,8 +3,8 @@
  * malformed percent-escapes, times PostgreSQL cannot hold — are 400s with a
  * clear message on every Scan and validator route, never a 500.
  */
-import { useTestDatabase } from '../../support/database';
-import { request, startTestApi, type TestApi } from '../../support/http';
+import { useTestDatabase } from '../../support/database/database';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
 
 const NUL = { error: 'Text in the request must not contain NUL characters (\\u0000).' };
 const SNAPSHOT = { migration_id: 0, record_time: '2025-03-10T12:00:00Z' };

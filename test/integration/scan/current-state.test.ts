@@ -5,11 +5,11 @@
  * scan-proxy. Expected bodies come from an independent replay of the items
  * (test/support/live-acs) and the rules of the Scan app written out here.
  */
-import { useTestDatabase } from '../../support/database';
-import { request, startTestApi, type TestApi } from '../../support/http';
-import { arg, dateTime, expectedContract, micros, ofTemplate, replay, type LiveContract } from '../../support/live-acs';
-import { load } from '../../support/network-items';
-import { simulatedItems } from '../../support/simulated-network';
+import { useTestDatabase } from '../../support/database/database';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
+import { arg, dateTime, expectedContract, micros, ofTemplate, replay, type LiveContract } from '../../support/replays/live-acs';
+import { load } from '../../support/items/network-items';
+import { simulatedItems } from '../../support/items/simulated-network';
 
 function expectBody(res: { status: number; text: string; json: unknown }, expected: unknown, status = 200): void {
   expect({ status: res.status, body: res.json }).toEqual({ status, body: expected });

@@ -6,9 +6,9 @@
  * Daml values, is the same in both encodings.
  */
 import { applyBatch } from '../../../src/ingest/writer';
-import { useTestDatabase } from '../../support/database';
-import { created, reassignment, transaction } from '../../support/hand-items';
-import { request, startTestApi, type TestApi } from '../../support/http';
+import { useTestDatabase } from '../../support/database/database';
+import { created, reassignment, transaction } from '../../support/items/hand-items';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
 
 const UNAVAILABLE = { error: 'protobuf_json is not available for update u1: it was ingested without that encoding. Use compact_json.' };
 

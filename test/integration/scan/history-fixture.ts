@@ -8,8 +8,8 @@ import { applyBatch } from '../../../src/ingest/writer';
 import type { SourceItem } from '../../../src/ingest/source';
 import type { Db } from '../../../src/store/pool';
 import { parseTimestamp } from '../../../src/domain/time';
-import { dateTime } from '../../support/live-acs';
-import { simulatedItems } from '../../support/simulated-network';
+import { dateTime } from '../../support/replays/live-acs';
+import { simulatedItems } from '../../support/items/simulated-network';
 
 export type Encoding = 'compact_json' | 'protobuf_json';
 

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { formatDecimal, parseDecimal } from '../../../src/domain/decimal';
 import { holdingFee } from '../../../src/domain/holding-fees';
 import { HOLDING_FEE_SQL } from '../../../src/store/holdings-repository';
-import { useTestDatabase } from '../../support/database';
+import { useTestDatabase } from '../../support/database/database';
 
 const cases: [amount: string, createdRound: number, rate: string, asOfRound: number][] = [
   ['100.0000000000', 10, '0.0038051800', 10], // zero

@@ -20,11 +20,11 @@ import {
   v0Summary,
   v1Summary,
   type Key,
-} from '../../support/acs-replay';
-import { useTestDatabase } from '../../support/database';
-import { archived, DSO, transaction } from '../../support/hand-items';
-import { request, startTestApi, type TestApi } from '../../support/http';
-import { ingestThroughWorker, simulatedItems } from '../../support/simulated-network';
+} from '../../support/replays/acs-replay';
+import { useTestDatabase } from '../../support/database/database';
+import { archived, DSO, transaction } from '../../support/items/hand-items';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
+import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
 
 const post = (api: TestApi, path: string, body: unknown) => request(api.url, 'POST', `/api/scan${path}`, body);
 const dateTime = (recordTime: string) => recordTime.replace(/\.000000Z$/, 'Z');

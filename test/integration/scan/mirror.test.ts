@@ -11,10 +11,10 @@ import type { Source, SourceItem } from '../../../src/ingest/source';
 import { createScanSource } from '../../../src/ingest/sources/scan-source';
 import { runWorker } from '../../../src/ingest/worker';
 import { createLogger } from '../../../src/internal/logger';
-import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../support/database';
-import { dumpTables } from '../../support/dump';
-import { request, startTestApi, type HttpResult, type TestApi } from '../../support/http';
-import { simulatedItems } from '../../support/simulated-network';
+import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../support/database/database';
+import { dumpTables } from '../../support/database/dump';
+import { request, startTestApi, type HttpResult, type TestApi } from '../../support/http/http';
+import { simulatedItems } from '../../support/items/simulated-network';
 import { isImport, isTx, keyed, orderedUpdates } from './history-fixture';
 
 // About four simulated hours per migration, so that each has an ACS snapshot; with reassignments,

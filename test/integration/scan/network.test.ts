@@ -9,11 +9,11 @@ import type { CanonicalItem } from '../../../src/domain/items';
 import type { Json } from '../../../src/domain/json';
 import { parseTimestamp } from '../../../src/domain/time';
 import { loadConfig } from '../../../src/internal/config';
-import { useTestDatabase } from '../../support/database';
-import { request, startTestApi, type TestApi } from '../../support/http';
-import { arg, dateTime, expectedContract, ofTemplate, replay, type LiveContract } from '../../support/live-acs';
-import { after, archiveEvent, createEvent, load, tx } from '../../support/network-items';
-import { simulatedItems } from '../../support/simulated-network';
+import { useTestDatabase } from '../../support/database/database';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
+import { arg, dateTime, expectedContract, ofTemplate, replay, type LiveContract } from '../../support/replays/live-acs';
+import { after, archiveEvent, createEvent, load, tx } from '../../support/items/network-items';
+import { simulatedItems } from '../../support/items/simulated-network';
 
 const APP_SYNC = 'app-synchronizer::1220aa00000000000000000000000000000000000000000000000000000000000000';
 const PRIVATE_SYNC = 'private-synchronizer::1220bb00000000000000000000000000000000000000000000000000000000000000';

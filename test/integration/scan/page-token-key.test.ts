@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { pageTokensFor } from '../../../src/api/page-token';
 import { getOrCreateApiSecret } from '../../../src/store/api-secret-repository';
 import { createDb, createPool, type Db } from '../../../src/store/pool';
-import { useTestDatabase } from '../../support/database';
+import { useTestDatabase } from '../../support/database/database';
 
 describe('page-token key', () => {
   const t = useTestDatabase();

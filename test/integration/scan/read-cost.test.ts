@@ -11,7 +11,7 @@ import { parseTimestamp } from '../../../src/domain/time';
 import { acsPage } from '../../../src/store/acs-repository';
 import { holdingsPage, holdingsTotals } from '../../../src/store/holdings-repository';
 import type { Database } from '../../../src/store/schema';
-import { useTestDatabase } from '../../support/database';
+import { useTestDatabase } from '../../support/database/database';
 
 interface Plan {
   'Shared Hit Blocks': number;

@@ -3,8 +3,8 @@
  * are gone) is answered with the Scan app's generic message and no detail.
  */
 import { sql } from 'kysely';
-import { useTestDatabase } from '../../support/database';
-import { request, startTestApi, type TestApi } from '../../support/http';
+import { useTestDatabase } from '../../support/database/database';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
 
 const GENERIC = { error: 'An unexpected error occurred.' };
 const SNAPSHOT = { migration_id: 0, record_time: '2025-03-10T12:00:00Z' };

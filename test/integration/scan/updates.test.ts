@@ -6,8 +6,8 @@
  */
 import type { TransactionUpdate } from '../../../src/domain/items';
 import { formatRecordTime } from '../../../src/domain/time';
-import { useTestDatabase } from '../../support/database';
-import { request, startTestApi, type TestApi } from '../../support/http';
+import { useTestDatabase } from '../../support/database/database';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
 import {
   after,
   expectedEvent,

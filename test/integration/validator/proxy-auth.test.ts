@@ -5,8 +5,8 @@
  * plain-text messages and a Bearer challenge. Without a verifier the routes are open.
  */
 import { CREDENTIALS_MISSING, CREDENTIALS_REJECTED } from '../../../src/api/validator/auth';
-import { useTestDatabase } from '../../support/database';
-import { request, startTestApi, type TestApi } from '../../support/http';
+import { useTestDatabase } from '../../support/database/database';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { hs256Token, SECRET } from '../ledger/support';
 
 const ROUTES = ['/api/validator/v0/scan-proxy/open-and-issuing-mining-rounds', '/api/validator/v0/scan-proxy/ans-entries?page_size=5'];

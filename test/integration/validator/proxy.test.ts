@@ -15,11 +15,11 @@ import { loadConfig } from '../../../src/internal/config';
 import { createLogger } from '../../../src/internal/logger';
 import { createMetrics } from '../../../src/internal/metrics';
 import { readMigrationFiles } from '../../../src/store/migrator';
-import { useTestDatabase } from '../../support/database';
-import { request, startTestApi, type TestApi } from '../../support/http';
-import { arg, dateTime, expectedContract, micros, ofTemplate, replay, type LiveContract } from '../../support/live-acs';
-import { after, createEvent, load, tx, unassign } from '../../support/network-items';
-import { simulatedItems } from '../../support/simulated-network';
+import { useTestDatabase } from '../../support/database/database';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
+import { arg, dateTime, expectedContract, micros, ofTemplate, replay, type LiveContract } from '../../support/replays/live-acs';
+import { after, createEvent, load, tx, unassign } from '../../support/items/network-items';
+import { simulatedItems } from '../../support/items/simulated-network';
 
 function expectBody(res: { status: number; text: string; json: unknown; headers: Headers }, expected: unknown): void {
   expect(res.status).toBe(200);

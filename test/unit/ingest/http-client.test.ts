@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { createHttpClient, HttpStatusError, parseRetryAfter, UpstreamError, type HttpClientOptions } from '../../../src/ingest/http-client';
 import { isRetryable } from '../../../src/internal/errors';
-import { startFakeServer, type FakeServer } from './support/fake-server';
+import { startFakeServer, type FakeServer } from '../../support/fakes/fake-server';
 
 const logger = pino({ level: 'silent' });
 

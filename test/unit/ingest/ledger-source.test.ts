@@ -11,8 +11,8 @@ import { HttpStatusError } from '../../../src/ingest/http-client';
 import { SourceItemError, type Source, type SourceItem } from '../../../src/ingest/source';
 import { convertUpdatesResponse } from '../../../src/ingest/sources/ledger-conversion';
 import { createLedgerSource, type LedgerSourceOptions } from '../../../src/ingest/sources/ledger-source';
-import { makeLedgerUpdates, offsetOf, PARTY, startFakeLedger, SYNC, type FakeLedger } from './support/fake-ledger';
-import type { FakeServer } from './support/fake-server';
+import { makeLedgerUpdates, offsetOf, PARTY, startFakeLedger, SYNC, type FakeLedger } from '../../support/fakes/fake-ledger';
+import type { FakeServer } from '../../support/fakes/fake-server';
 
 const logger = pino({ level: 'silent' });
 const ELEMENTS = makeLedgerUpdates(30);

@@ -3,7 +3,7 @@ import { runPipeline, type PipelineOptions } from '../../../src/ingest/pipeline'
 import { SourceItemError, type SourceItem } from '../../../src/ingest/source';
 import type { AppliedBatch } from '../../../src/ingest/writer';
 import { parseTimestamp } from '../../../src/domain/time';
-import { created, transaction } from '../../support/hand-items';
+import { created, transaction } from '../../support/items/hand-items';
 
 const time = (i: number) => `2025-01-01T00:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.000000Z`;
 const item = (i: number, at = i): SourceItem => ({

@@ -14,9 +14,9 @@ import { IMPORT_RECORD_TIME_ISO } from '../../../src/domain/time';
 import { HttpStatusError } from '../../../src/ingest/http-client';
 import { SourceItemError, type Source, type SourceItem } from '../../../src/ingest/source';
 import { createScanSource, type ScanSourceOptions } from '../../../src/ingest/sources/scan-source';
-import { startFakeScan, type FakeScan } from './support/fake-scan';
-import { refusedUrl, startFakeServer, type FakeServer } from './support/fake-server';
-import { makeScanItems } from './support/scan-items';
+import { startFakeScan, type FakeScan } from '../../support/fakes/fake-scan';
+import { refusedUrl, startFakeServer, type FakeServer } from '../../support/fakes/fake-server';
+import { makeScanItems } from '../../support/fakes/scan-items';
 
 const logger = pino({ level: 'silent' });
 // 40 items in pages of 5: a page ends exactly at the last item of migration 0.

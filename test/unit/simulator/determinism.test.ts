@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { generateItems, writeNdjson, type SimulatorOptions } from '../../../src/simulator';
+import { generateItems, writeNdjson, type SimulatorOptions } from '../../../src/simulator/index';
 
 /** Collects everything written; `slow` acknowledges each write asynchronously with a tiny buffer, forcing backpressure. */
 function sink(slow = false): { stream: Writable; bytes: () => Buffer; drains: () => number } {

@@ -6,7 +6,7 @@
 
 import type { CanonicalItem, TransactionUpdate } from '../../../src/domain/items';
 import * as general from '../../../src/domain/time';
-import { generateItems } from '../../../src/simulator';
+import { generateItems } from '../../../src/simulator/index';
 import { Prng } from '../../../src/simulator/prng';
 import * as fast from '../../../src/simulator/time-format';
 

@@ -1,7 +1,7 @@
 /** One simulated stream shared by the tests of a file: short ticks so every round phase, vote and ANS path occurs. */
 
 import type { CanonicalItem } from '../../../src/domain/items';
-import { generateItems, type SimulatorOptions } from '../../../src/simulator';
+import { generateItems, type SimulatorOptions } from '../../../src/simulator/index';
 
 export const SAMPLE_OPTIONS: SimulatorOptions = {
   seed: 'unit-tests',

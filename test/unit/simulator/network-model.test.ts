@@ -12,7 +12,7 @@ import {
   type TransactionUpdate,
 } from '../../../src/domain/items';
 import { formatInstant, parseTimestamp } from '../../../src/domain/time';
-import { generateItems } from '../../../src/simulator';
+import { generateItems } from '../../../src/simulator/index';
 import { sampleStream } from './fixtures';
 
 const IMPORT_TIME = '0001-01-01T00:00:00.000000Z';

@@ -4,7 +4,7 @@
  */
 import crypto from 'node:crypto';
 import type pg from 'pg';
-import { createDb, createPool, type Db } from '../../src/store/pool';
+import { createDb, createPool, type Db } from '../../../src/store/pool';
 import { createDatabaseFromTemplate, databaseUrl, dropDatabase, TEST_DATABASE_PREFIX } from './template-database';
 
 export interface TestDatabase {

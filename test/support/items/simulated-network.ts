@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
-import type { CanonicalItem } from '../../src/domain/items';
-import { createFileSource } from '../../src/ingest/sources/file-source';
-import { runWorker } from '../../src/ingest/worker';
-import { createLogger } from '../../src/internal/logger';
-import type { Db } from '../../src/store/pool';
-import { generateItems, type SimulatorOptions } from '../../src/simulator';
+import type { CanonicalItem } from '../../../src/domain/items';
+import { createFileSource } from '../../../src/ingest/sources/file-source';
+import { runWorker } from '../../../src/ingest/worker';
+import { createLogger } from '../../../src/internal/logger';
+import type { Db } from '../../../src/store/pool';
+import { generateItems, type SimulatorOptions } from '../../../src/simulator/index';
 
 export function simulatedItems(options: SimulatorOptions): CanonicalItem[] {
   return [...generateItems(options)];

@@ -4,8 +4,8 @@
  */
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { migrate, readMigrationFiles } from '../../src/store/migrator';
-import { createPool } from '../../src/store/pool';
+import { migrate, readMigrationFiles } from '../../../src/store/migrator';
+import { createPool } from '../../../src/store/pool';
 
 export const TEST_DATABASE_PREFIX = 'scan_indexer_test_';
 // Serialises CREATE DATABASE … TEMPLATE, which fails while another copy of the template is being made.

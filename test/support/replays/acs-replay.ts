@@ -5,7 +5,7 @@
  * exercises, the announced snapshot times, ActiveContract bodies, amulet
  * holdings and their fees with a decimal arithmetic of its own.
  */
-import type { CanonicalItem, CreatedEvent } from '../../src/domain/items';
+import type { CanonicalItem, CreatedEvent } from '../../../src/domain/items';
 
 export interface Key {
   migration: number;

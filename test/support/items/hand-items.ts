@@ -1,5 +1,5 @@
 /** Small hand-written canonical items for tests that need exact control. */
-import type { CanonicalItem, TreeEvent } from '../../src/domain/items';
+import type { CanonicalItem, TreeEvent } from '../../../src/domain/items';
 
 export const SYNC = 'global-domain::1220aaaa';
 export const DSO = 'DSO::1220dddd';

@@ -4,7 +4,7 @@
  * identity sequences) and without the per-stream checkpoints.
  */
 import { sql } from 'kysely';
-import type { Db } from '../../src/store/pool';
+import type { Db } from '../../../src/store/pool';
 
 const TABLES: Record<string, { order: string; exclude: string[] }> = {
   migrations: { order: 'migration_id', exclude: ['first_seen_at'] },

@@ -4,11 +4,11 @@
  * on several synchronizers, a DsoRules without a schedule), and a loader that
  * applies items with the real writer.
  */
-import type { CanonicalItem, CreatedEvent, ExercisedEvent, TreeEvent } from '../../src/domain/items';
-import type { Json } from '../../src/domain/json';
-import { applyBatch } from '../../src/ingest/writer';
-import type { Db } from '../../src/store/pool';
-import type { LiveContract } from './live-acs';
+import type { CanonicalItem, CreatedEvent, ExercisedEvent, TreeEvent } from '../../../src/domain/items';
+import type { Json } from '../../../src/domain/json';
+import { applyBatch } from '../../../src/ingest/writer';
+import type { Db } from '../../../src/store/pool';
+import type { LiveContract } from '../replays/live-acs';
 import { transaction } from './hand-items';
 
 export function createEvent(

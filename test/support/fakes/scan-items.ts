@@ -6,9 +6,9 @@
  * items (rejections), assignments and unassignments. Transactions carry
  * distinct compact_json and protobuf_json renderings.
  */
-import type { CanonicalItem, TransactionUpdate, Verdict } from '../../../../src/domain/items';
-import type { Json } from '../../../../src/domain/json';
-import { formatDateTime, formatInstant, formatRecordTime, parseTimestamp } from '../../../../src/domain/time';
+import type { CanonicalItem, TransactionUpdate, Verdict } from '../../../src/domain/items';
+import type { Json } from '../../../src/domain/json';
+import { formatDateTime, formatInstant, formatRecordTime, parseTimestamp } from '../../../src/domain/time';
 
 const SYNC = 'global-domain::1220b1431ef217342db44d516bb9befde802be7d8899637d290895fa58880f19accc';
 const OTHER_SYNC = 'private-sync::1220c8d3f0b1a2e4d5c6b7a8f9e0d1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0';

@@ -1,13 +1,13 @@
 /** The real Express server over a socket, and a client that never throws on a status. */
 import type { Express } from 'express';
 import type pg from 'pg';
-import { createApp } from '../../src/api/app';
-import { listen, type RunningServer } from '../../src/api/server';
-import { loadConfig, type Config } from '../../src/internal/config';
-import { createLogger } from '../../src/internal/logger';
-import { createMetrics } from '../../src/internal/metrics';
-import { readMigrationFiles, type MigrationFile } from '../../src/store/migrator';
-import type { Db } from '../../src/store/pool';
+import { createApp } from '../../../src/api/app';
+import { listen, type RunningServer } from '../../../src/api/server';
+import { loadConfig, type Config } from '../../../src/internal/config';
+import { createLogger } from '../../../src/internal/logger';
+import { createMetrics } from '../../../src/internal/metrics';
+import { readMigrationFiles, type MigrationFile } from '../../../src/store/migrator';
+import type { Db } from '../../../src/store/pool';
 
 export interface TestApi {
   url: string;

@@ -8,8 +8,8 @@
  * `POST /api/scan/v0/backfilling/import-updates` (by update id) and
  * `GET /api/scan/v2/updates/{update_id}`; migration-info tells whether they are complete.
  */
-import { servedEventItem, updateMigrationId, type CanonicalItem } from '../../../../src/domain/items';
-import { IMPORT_RECORD_TIME_ISO, parseTimestamp } from '../../../../src/domain/time';
+import { servedEventItem, updateMigrationId, type CanonicalItem } from '../../../src/domain/items';
+import { IMPORT_RECORD_TIME_ISO, parseTimestamp } from '../../../src/domain/time';
 import { startFakeServer, type FakeServer } from './fake-server';
 
 export interface FakeScan extends FakeServer {

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/internal/config';
-import { startEmbeddedPostgres } from '../../src/store/embedded-postgres';
+import { loadConfig } from '../../../src/internal/config';
+import { startEmbeddedPostgres } from '../../../src/store/embedded-postgres';
 
 export interface TestServer {
   /** Admin URL: a user allowed to create databases. */

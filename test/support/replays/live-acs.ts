@@ -6,8 +6,8 @@
  * Also small renderers of the timestamp formats, written from the reference
  * (splice-scan.md §1.4), not from src/domain/time.ts.
  */
-import type { CanonicalItem, CreatedEvent } from '../../src/domain/items';
-import type { Json } from '../../src/domain/json';
+import type { CanonicalItem, CreatedEvent } from '../../../src/domain/items';
+import type { Json } from '../../../src/domain/json';
 
 export interface LiveContract {
   migrationId: number;
