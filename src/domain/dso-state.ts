@@ -99,22 +99,107 @@ export function readSvNodeState(payload: Json): SvNodeStateFacts {
 }
 
 /**
- * S13 (reference §7.5, ScanStore.listDsoScans): one entry per SvNodeState and
- * per synchronizer in its `synchronizerNodes` that has a scan, grouped by
- * synchronizer id, groups sorted by id, entries in node-state order.
+ * The Scan app's listFromSvNodeStates: items taken from every SvNodeState,
+ * grouped by synchronizer id, groups sorted by id, items in node-state order.
  */
-export function groupDsoScans(nodeStates: SvNodeStateFacts[]): { synchronizerId: string; scans: ScanInfo[] }[] {
-  const groups = new Map<string, ScanInfo[]>();
-  for (const state of nodeStates) {
-    for (const scan of state.scans) {
-      let group = groups.get(scan.synchronizerId);
-      if (!group) groups.set(scan.synchronizerId, (group = []));
-      group.push({ publicUrl: scan.publicUrl, svName: state.svName });
-    }
+export function groupBySynchronizer<T>(items: { synchronizerId: string; item: T }[]): { synchronizerId: string; items: T[] }[] {
+  const groups = new Map<string, T[]>();
+  for (const { synchronizerId, item } of items) {
+    let group = groups.get(synchronizerId);
+    if (!group) groups.set(synchronizerId, (group = []));
+    group.push(item);
   }
   return [...groups.keys()]
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .map((synchronizerId) => ({ synchronizerId, scans: groups.get(synchronizerId) ?? [] }));
+    .map((synchronizerId) => ({ synchronizerId, items: groups.get(synchronizerId) ?? [] }));
+}
+
+/** S13 (reference §7.5, ScanStore.listDsoScans): one entry per SvNodeState and synchronizer with a scan. */
+export function groupDsoScans(nodeStates: SvNodeStateFacts[]): { synchronizerId: string; scans: ScanInfo[] }[] {
+  return groupBySynchronizer(
+    nodeStates.flatMap((state) =>
+      state.scans.map((s) => ({ synchronizerId: s.synchronizerId, item: { publicUrl: s.publicUrl, svName: state.svName } })),
+    ),
+  ).map((g) => ({ synchronizerId: g.synchronizerId, scans: g.items }));
+}
+
+export interface SequencerInfo {
+  migrationId: number;
+  id: string;
+  url: string;
+  svName: string;
+  /** null: a legacy sequencer, available since always (the Scan app's OffsetDateTime.MIN). */
+  availableAfter: Micros | null;
+}
+
+function int64(template: string, value: Json | undefined, path: string[]): number {
+  const n = Number(text(template, value, path));
+  if (!Number.isSafeInteger(n)) throw new PayloadShapeError(template, path.join('.'), 'an Int64');
+  return n;
+}
+
+/** An Optional field: absent and null are both None in compact_json. */
+function optional(template: string, value: Json | undefined, path: string[]): Json | undefined {
+  const v = member(template, value, path);
+  return v === null ? undefined : v;
+}
+
+/** The Scan app serves only sequencers whose url is a valid http(s) URL (UrlValidator). */
+function validUrl(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * GET /v0/dso-sequencers (HttpScanHandler.listDsoSequencers): per SvNodeState
+ * and synchronizer, its legacy sequencer if any, then its current sequencer
+ * if it has an `availableAfter`; duplicates dropped, invalid URLs skipped;
+ * grouped as S13.
+ */
+export function groupDsoSequencers(payloads: Json[]): { synchronizerId: string; sequencers: SequencerInfo[] }[] {
+  const t = 'SvNodeState';
+  const items: { synchronizerId: string; item: SequencerInfo }[] = [];
+  for (const payload of payloads) {
+    const svName = text(t, payload, ['svName']);
+    for (const [synchronizerId, config] of pairs(t, payload, ['state', 'synchronizerNodes'])) {
+      if (typeof synchronizerId !== 'string') throw new PayloadShapeError(t, 'state.synchronizerNodes', 'synchronizer id keys');
+      const found: SequencerInfo[] = [];
+      const legacy = optional(t, config, ['legacySequencerConfig']);
+      if (legacy !== undefined) {
+        found.push({
+          migrationId: int64(t, legacy, ['migrationId']),
+          id: text(t, legacy, ['sequencerId']),
+          url: text(t, legacy, ['url']),
+          svName,
+          availableAfter: null,
+        });
+      }
+      const current = optional(t, config, ['sequencer']);
+      const availableAfter = current === undefined ? undefined : optional(t, current, ['availableAfter']);
+      if (current !== undefined && availableAfter !== undefined) {
+        if (typeof availableAfter !== 'string') throw new PayloadShapeError(t, 'sequencer.availableAfter', 'a timestamp');
+        found.push({
+          migrationId: int64(t, current, ['migrationId']),
+          id: text(t, current, ['sequencerId']),
+          url: text(t, current, ['url']),
+          svName,
+          availableAfter: parseTimestamp(availableAfter),
+        });
+      }
+      const distinct = found.filter(
+        (s, i) =>
+          found.findIndex(
+            (o) => o.migrationId === s.migrationId && o.id === s.id && o.url === s.url && o.availableAfter === s.availableAfter,
+          ) === i,
+      );
+      for (const s of distinct) if (validUrl(s.url)) items.push({ synchronizerId, item: s });
+    }
+  }
+  return groupBySynchronizer(items).map((g) => ({ synchronizerId: g.synchronizerId, sequencers: g.items }));
 }
 
 /**

@@ -120,6 +120,37 @@ export const knobs = {
     expects: 'a non-empty name such as CNS',
     schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
   },
+  SPLICE_NETWORK_NAME: {
+    description: 'What this Splice network is called, served by /v0/splice-instance-names (network_name).',
+    default: 'Canton Network',
+    expects: 'a non-empty name',
+    schema: z.string().min(1),
+  },
+  SPLICE_NETWORK_FAVICON_URL: {
+    description: "URL of the network's favicon, served by /v0/splice-instance-names (network_favicon_url).",
+    default: 'https://www.canton.network/hubfs/cn-favicon-05%201-1.png',
+    expects: 'a URL',
+    schema: z.string().min(1),
+  },
+  SPLICE_AMULET_NAME: {
+    description: 'What this network calls Amulet, served by /v0/splice-instance-names (amulet_name).',
+    default: 'Canton Coin',
+    expects: 'a non-empty name',
+    schema: z.string().min(1),
+  },
+  SPLICE_AMULET_NAME_ACRONYM: {
+    description: 'The acronym of the amulet name, served by /v0/splice-instance-names (amulet_name_acronym).',
+    default: 'CC',
+    expects: 'a non-empty acronym',
+    schema: z.string().min(1),
+  },
+  SPLICE_NAME_SERVICE_NAME: {
+    description:
+      'What this network calls the Amulet Name Service, served by /v0/splice-instance-names (name_service_name; its acronym is ANS_NAME_ACRONYM).',
+    default: 'Canton Name Service',
+    expects: 'a non-empty name',
+    schema: z.string().min(1),
+  },
   SCAN_SV_USER: {
     description: "The SV user this Scan serves as, reported by /v0/dso (sv_user; the Scan app's svUser).",
     default: 'scan-indexer',
@@ -362,6 +393,13 @@ export interface Config {
   readonly scanApp: {
     readonly clock: KnobValue<'API_CLOCK'>;
     readonly ansAcronym: string;
+    readonly instanceNames: {
+      readonly networkName: string;
+      readonly networkFaviconUrl: string;
+      readonly amuletName: string;
+      readonly amuletNameAcronym: string;
+      readonly nameServiceName: string;
+    };
     readonly svUser: string;
     readonly svPartyId: string | undefined;
     readonly initialRound: string;
@@ -474,6 +512,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scanApp: Object.freeze({
       clock: get('API_CLOCK'),
       ansAcronym: get('ANS_NAME_ACRONYM'),
+      instanceNames: Object.freeze({
+        networkName: get('SPLICE_NETWORK_NAME'),
+        networkFaviconUrl: get('SPLICE_NETWORK_FAVICON_URL'),
+        amuletName: get('SPLICE_AMULET_NAME'),
+        amuletNameAcronym: get('SPLICE_AMULET_NAME_ACRONYM'),
+        nameServiceName: get('SPLICE_NAME_SERVICE_NAME'),
+      }),
       svUser: get('SCAN_SV_USER'),
       svPartyId: get('SCAN_SV_PARTY_ID'),
       initialRound: get('SCAN_INITIAL_ROUND'),

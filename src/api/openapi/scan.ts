@@ -212,6 +212,24 @@ export const scanPaths = {
       responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
     },
   },
+  '/v2/state/acs': {
+    post: {
+      summary: 'The newest path of /v0/state/acs: the ACS at a snapshot, filtered by stakeholder and template, paged in creation order.',
+      requestBody: jsonBody(
+        object(
+          {
+            ...snapshotSelection,
+            after: str(),
+            page_size: int32(),
+            party_ids: array(str()),
+            templates: array(str('package_name:Module:Entity')),
+          },
+          ['record_time_match', 'after', 'party_ids', 'templates'],
+        ),
+      ),
+      responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
+    },
+  },
   '/v0/state/acs/snapshot-timestamp': {
     get: {
       summary: 'The newest snapshot of the migration at or before a time.',
@@ -363,6 +381,62 @@ export const scanPaths = {
       responses: {
         '200': json(object({ scans: array(object({ domainId: str(), scans: array(object({ publicUrl: str(), svName: str() })) })) })),
       },
+    },
+  },
+  '/v0/dso-sequencers': {
+    get: {
+      summary: 'The sequencers the SVs publish in their SvNodeState contracts, grouped by synchronizer.',
+      responses: {
+        '200': json(
+          object({
+            domainSequencers: array(
+              object({
+                domainId: str(),
+                sequencers: array(
+                  object({
+                    migrationId: int64(),
+                    synchronizerSerial: nullable(int64()),
+                    id: str(),
+                    url: str(),
+                    svName: str(),
+                    availableAfter: dateTime(),
+                  }),
+                ),
+              }),
+            ),
+          }),
+        ),
+        ...errors(500),
+      },
+    },
+  },
+  '/v0/splice-instance-names': {
+    get: {
+      summary: 'What this network calls itself, its amulet and its name service (from configuration).',
+      responses: {
+        '200': json(
+          object({
+            network_name: str(),
+            network_favicon_url: str(),
+            amulet_name: str(),
+            amulet_name_acronym: str(),
+            name_service_name: str(),
+            name_service_name_acronym: str(),
+          }),
+        ),
+      },
+    },
+  },
+  '/v0/feature-support': {
+    get: {
+      summary: 'Optional features this Scan supports: none at present, as in the Scan app.',
+      responses: { '200': json(object({ dummy: nullable(bool()) }, ['dummy'])) },
+    },
+  },
+  '/v0/backfilling/status': {
+    get: {
+      summary: 'Whether every migration this instance serves is held in full.',
+      responses: { '200': json(object({ complete: bool() })), ...errors(500) },
     },
   },
   '/v0/migrations/schedule': {

@@ -1,10 +1,11 @@
 /**
  * The ACS at announced snapshots (reference splice-scan.md §4.7, §5):
- *       POST /v0/state/acs                        (v2 shape: ActiveContract items, string token)
+ *       POST /v0/state/acs, /v2/state/acs         (v2 shape: ActiveContract items, string token; the
+ *                                                 newest Splice serves only the /v2 path)
  *       GET  /v0/state/acs/snapshot-timestamp
  *   S8  GET  /v0/state/acs/snapshot-timestamp-after
  */
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { formatDateTime, formatRequestTimeForMessage } from '../../domain/time';
 import { notFound } from '../../internal/errors';
 import { acsPage, firstSnapshotAfter } from '../../store/acs-repository';
@@ -27,7 +28,7 @@ import { sendJson } from '../json-response';
 export function acsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
   const router = Router();
 
-  router.post('/v0/state/acs', async (req, res) => {
+  const acsState: RequestHandler = async (req, res) => {
     const body = parseInput(AcsRequest, req.body, 'body');
     const limit = pageLimit(body.page_size);
     const parties = partyList('party_ids', body.party_ids ?? [], false);
@@ -45,7 +46,9 @@ export function acsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
     const { snapshot, after } = await pagePosition(db, tokens, scope, body.migration_id, body, quotedRecordTime(req));
     const contracts = await acsPage(db, { migrationId: body.migration_id, at: snapshot, after, limit, parties, templates });
     await sendPage(res, tokens, scope, { migrationId: body.migration_id, snapshot, recordTime: snapshot }, contracts, limit);
-  });
+  };
+  router.post('/v0/state/acs', acsState);
+  router.post('/v2/state/acs', acsState);
 
   router.get('/v0/state/acs/snapshot-timestamp', async (req, res) => {
     const q = parseInput(SnapshotBeforeQuery, req.query, 'query');

@@ -2,15 +2,17 @@
  * Network state from the DSO's live contracts and from network facts
  * (reference splice-scan.md §7): S9 closed rounds, S10 vote requests, S11 LSU,
  * S12 roll-forward LSU, S13 scans, S14 migration schedule, S15 last migration
- * id, S16 DSO party id.
+ * id, S16 DSO party id; and /v0/dso-sequencers, /v0/splice-instance-names,
+ * /v0/feature-support and /v0/backfilling/status.
  */
 import { Router } from 'express';
 import { contractJson } from '../../domain/contract-json';
-import { groupDsoScans, readDsoRules, readSvNodeState } from '../../domain/dso-state';
+import { groupDsoScans, groupDsoSequencers, readDsoRules, readSvNodeState, type SequencerInfo } from '../../domain/dso-state';
 import { SPLICE } from '../../domain/splice-contracts';
 import { formatDateTime, parseTimestamp } from '../../domain/time';
 import { notFound } from '../../internal/errors';
 import { findLatestLiveContract, listLiveContracts, listLiveRounds, payloadOf } from '../../store/contract-repository';
+import { historyIncomplete } from '../../store/update-repository';
 import { findDsoPartyId, findLastMigrationId, findLsuAnnouncement, findRollForwardLsu } from '../../store/network-repository';
 import type { ApiContext } from '../context';
 import { sendJson } from '../json-response';
@@ -94,6 +96,36 @@ export function networkRoutes({ db, config }: ApiContext): Router {
     });
   });
 
+  router.get('/v0/dso-sequencers', async (_req, res) => {
+    const nodeStates = await listLiveContracts(db, SPLICE.svNodeState);
+    const groups = groupDsoSequencers(nodeStates.map(payloadOf));
+    sendJson(res, {
+      domainSequencers: groups.map((g) => ({ domainId: g.synchronizerId, sequencers: g.sequencers.map(sequencerJson) })),
+    });
+  });
+
+  router.get('/v0/splice-instance-names', (_req, res) => {
+    const names = config.scanApp.instanceNames;
+    sendJson(res, {
+      network_name: names.networkName,
+      network_favicon_url: names.networkFaviconUrl,
+      amulet_name: names.amuletName,
+      amulet_name_acronym: names.amuletNameAcronym,
+      name_service_name: names.nameServiceName,
+      name_service_name_acronym: config.scanApp.ansAcronym,
+    });
+  });
+
+  // The Scan app currently announces no optional feature; its response keeps the empty field as null.
+  router.get('/v0/feature-support', (_req, res) => {
+    sendJson(res, { dummy: null });
+  });
+
+  // True once every migration's history is held in full (the gate of /v2/updates).
+  router.get('/v0/backfilling/status', async (_req, res) => {
+    sendJson(res, { complete: !(await historyIncomplete(db)) });
+  });
+
   // S14: the DsoRules' next scheduled synchronizer upgrade; 404 with an empty body when
   // there is none (the Scan app's response type has no content).
   router.get('/v0/migrations/schedule', async (_req, res) => {
@@ -107,4 +139,18 @@ export function networkRoutes({ db, config }: ApiContext): Router {
   });
 
   return router;
+}
+
+/** A legacy sequencer is available since always: Java's OffsetDateTime.MIN, as the Scan app prints it. */
+const SINCE_ALWAYS = '-999999999-01-01T00:00:00+18:00';
+
+function sequencerJson(s: SequencerInfo) {
+  return {
+    migrationId: s.migrationId,
+    synchronizerSerial: null,
+    id: s.id,
+    url: s.url,
+    svName: s.svName,
+    availableAfter: s.availableAfter === null ? SINCE_ALWAYS : formatDateTime(s.availableAfter),
+  };
 }

@@ -121,6 +121,20 @@ describe('ACS snapshots over HTTP', () => {
     expect(await count(`select * from contract_stakeholders where archived_record_time <> 'infinity'`)).toBeGreaterThan(0);
   });
 
+  it('answers the same on the newest path, /v2/state/acs, whose tokens page on either path', async () => {
+    const snap = snapshots[snapshots.length - 1]!;
+    const body = { migration_id: snap.migration, record_time: snap.time, page_size: 7 };
+    const v0 = await post(body);
+    const v2 = await request(api.url, 'POST', '/api/scan/v2/state/acs', body);
+    expect(v0.status).toBe(200);
+    expect({ status: v2.status, text: v2.text }).toEqual({ status: 200, text: v0.text });
+    const after = (v2.json as { next_page_token: string }).next_page_token;
+    const next = await request(api.url, 'POST', '/api/scan/v2/state/acs', { ...body, after });
+    expect(next.text).toBe((await post({ ...body, after })).text);
+    const expected = [...acsAt(items, snap).values()].sort(byCreation).slice(7, 14).map(activeContractBody);
+    expect((next.json as { created_events: unknown }).created_events).toEqual(expected);
+  });
+
   it('at_or_before answers the newest snapshot at or before the time', async () => {
     const [a, b] = snapshots.filter((s) => s.migration === 0) as [Key, Key];
     const justBefore = recordTimeText(micros(b.time) - 1n);

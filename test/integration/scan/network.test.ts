@@ -52,6 +52,41 @@ function expectedScans(items: CanonicalItem[]): unknown {
   };
 }
 
+type SequencerConfig = { migrationId: string; sequencerId: string; url: string; availableAfter?: string | null };
+
+/** /v0/dso-sequencers as HttpScanHandler.listDsoSequencers describes it, from the replay. */
+function expectedSequencers(items: CanonicalItem[]): unknown {
+  const states = ofTemplate(replay(items), 'Splice.DSO.SvState:SvNodeState');
+  const groups: Record<string, unknown[]> = {};
+  const served = (url: string) => /^https?:\/\/[^\s/]+/.test(url);
+  for (const state of states) {
+    const svName = arg(state, 'svName') as string;
+    for (const [sync, config] of pairs(arg(state, 'state', 'synchronizerNodes'))) {
+      const { legacySequencerConfig: legacy, sequencer } = config as {
+        legacySequencerConfig?: SequencerConfig | null;
+        sequencer: SequencerConfig | null;
+      };
+      const entry = (c: SequencerConfig, availableAfter: string) => ({
+        migrationId: Number(c.migrationId),
+        synchronizerSerial: null,
+        id: c.sequencerId,
+        url: c.url,
+        svName,
+        availableAfter,
+      });
+      if (legacy && served(legacy.url)) (groups[sync as string] ??= []).push(entry(legacy, '-999999999-01-01T00:00:00+18:00'));
+      if (sequencer?.availableAfter && served(sequencer.url)) {
+        (groups[sync as string] ??= []).push(entry(sequencer, dateTime(sequencer.availableAfter)));
+      }
+    }
+  }
+  return {
+    domainSequencers: Object.keys(groups)
+      .sort()
+      .map((domainId) => ({ domainId, sequencers: groups[domainId] })),
+  };
+}
+
 describe('Scan network state (S9–S16)', () => {
   const t = useTestDatabase();
   let api: TestApi;
@@ -86,9 +121,25 @@ describe('Scan network state (S9–S16)', () => {
           ...(oldState.event.create_arguments as Record<string, Json>),
           state: {
             synchronizerNodes: [
-              [APP_SYNC, { ...globalConfig, scan: { publicUrl: 'https://scan.app.example' } }],
+              [
+                APP_SYNC,
+                {
+                  ...globalConfig,
+                  scan: { publicUrl: 'https://scan.app.example' },
+                  legacySequencerConfig: { migrationId: '0', sequencerId: 'SEQ::legacy-app', url: 'https://legacy-sequencer.app.example' },
+                },
+              ],
               ...nodes,
-              [PRIVATE_SYNC, { ...globalConfig, scan: null }],
+              [
+                PRIVATE_SYNC,
+                {
+                  ...globalConfig,
+                  scan: null,
+                  // Not served: a legacy sequencer without a valid URL, a current one not yet available.
+                  legacySequencerConfig: { migrationId: '0', sequencerId: 'SEQ::legacy-private', url: 'not a url' },
+                  sequencer: { ...(globalConfig.sequencer as Record<string, Json>), availableAfter: null },
+                },
+              ],
             ],
           },
         },
@@ -164,6 +215,41 @@ describe('Scan network state (S9–S16)', () => {
     // The moved node state was ingested last, so its SV comes last although it is first in DsoRules.
     expect(expected.scans[1]!.scans.at(-1)!.svName).toBe(firstSv.name);
     expectBody(await request(api.url, 'GET', '/api/scan/v0/scans'), expected);
+  });
+
+  it("lists the SVs' sequencers by synchronizer: legacy ones first, only available ones with valid URLs", async () => {
+    const expected = expectedSequencers(items) as { domainSequencers: { domainId: string; sequencers: { id: string }[] }[] };
+    expect(expected.domainSequencers.map((g) => g.domainId)).toEqual([APP_SYNC, global]);
+    expect(expected.domainSequencers[0]!.sequencers.map((s) => s.id)).toEqual(['SEQ::legacy-app', expect.stringMatching(/^SEQ::/)]);
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/dso-sequencers'), expected);
+  });
+
+  it('serves the instance names from configuration, no optional features, and whether the history is complete', async () => {
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/splice-instance-names'), {
+      network_name: 'Canton Network',
+      network_favicon_url: 'https://www.canton.network/hubfs/cn-favicon-05%201-1.png',
+      amulet_name: 'Canton Coin',
+      amulet_name_acronym: 'CC',
+      name_service_name: 'Canton Name Service',
+      name_service_name_acronym: 'CNS',
+    });
+    const named = await startTestApi(t, {
+      env: { SPLICE_NETWORK_NAME: 'Test Network', SPLICE_AMULET_NAME_ACRONYM: 'TC', ANS_NAME_ACRONYM: 'TNS' },
+    });
+    try {
+      const res = await request(named.url, 'GET', '/api/scan/v0/splice-instance-names');
+      expect(res.json).toMatchObject({ network_name: 'Test Network', amulet_name_acronym: 'TC', name_service_name_acronym: 'TNS' });
+    } finally {
+      await named.close();
+    }
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/feature-support'), { dummy: null });
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/backfilling/status'), { complete: true });
+    await sql`update migrations set complete = false where migration_id = 0`.execute(t.db);
+    try {
+      expectBody(await request(api.url, 'GET', '/api/scan/v0/backfilling/status'), { complete: false });
+    } finally {
+      await sql`update migrations set complete = true where migration_id = 0`.execute(t.db);
+    }
   });
 
   it('S14 serves the scheduled upgrade of the current DsoRules', async () => {
