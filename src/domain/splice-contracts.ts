@@ -20,6 +20,9 @@ export const SPLICE = {
   externalPartyAmuletRules: { packageName: 'splice-amulet', qualifiedName: 'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules' },
   ansRules: { packageName: 'splice-amulet-name-service', qualifiedName: 'Splice.Ans:AnsRules' },
   featuredAppRight: { packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:FeaturedAppRight' },
+  transferPreapproval: { packageName: 'splice-amulet', qualifiedName: 'Splice.AmuletRules:TransferPreapproval' },
+  transferCommandCounter: { packageName: 'splice-amulet', qualifiedName: 'Splice.ExternalPartyAmuletRules:TransferCommandCounter' },
+  unclaimedDevelopmentFundCoupon: { packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:UnclaimedDevelopmentFundCoupon' },
 } as const;
 
 export interface TemplateKey {

@@ -148,6 +148,32 @@ export async function findFeaturedAppRight(db: Db, provider: string): Promise<St
   return row ? toStored(row) : undefined;
 }
 
+/**
+ * The newest live contract of a template in the current migration whose
+ * payload field `field` is `party`, who must be one of its stakeholders: a
+ * range of contract_stakeholders_by_template (the party's contracts of that
+ * template, live ones told by the INCLUDEd archive time), so that the cost is
+ * the party's own contracts of the template, not the template's.
+ */
+export async function findLiveContractOfParty(
+  db: Db,
+  template: TemplateKey,
+  field: string,
+  party: string,
+): Promise<StoredContract | undefined> {
+  const { rows } = await sql<Row>`
+    select c.template_id, c.contract_id, c.create_arguments, c.created_event_blob, c.created_at, c.synchronizer_id
+    from contract_stakeholders s
+    join contracts c on c.migration_id = s.migration_id and c.contract_id = s.contract_id
+    where s.migration_id = ${CURRENT_MIGRATION} and s.party = ${party}
+      and s.package_name = ${template.packageName} and s.qualified_name = ${template.qualifiedName}
+      and s.archived_record_time = 'infinity'
+      and (c.create_arguments::jsonb ->> ${field}) = ${party}
+    order by s.created_at desc, s.contract_id desc
+    limit 1`.execute(db);
+  return rows[0] ? toStored(rows[0]) : undefined;
+}
+
 /** The newest record time of any ingested non-import update, if any (the "ledger" clock). */
 export async function latestRecordTime(db: Db): Promise<Micros | undefined> {
   const row = await db

@@ -51,6 +51,29 @@ const snapshotSelection = {
 
 const cursor = object({ after_migration_id: int64(), after_record_time: str('Record time of the last item of the previous page.') });
 
+/** S1; the validator's scan-proxy forwards it unchanged. */
+export const holdingsSummaryV0 = {
+  summary: 'S1: holdings per owner at a snapshot, with holding fees (deprecated: use /v1/holdings/summary).',
+  deprecated: true,
+  requestBody: jsonBody(
+    object({ ...snapshotSelection, owner_party_ids: array(str(), { minItems: 1 }), as_of_round: int64() }, [
+      'record_time_match',
+      'as_of_round',
+    ]),
+  ),
+  responses: {
+    '200': json(
+      object({
+        record_time: dateTime(),
+        migration_id: int64(),
+        computed_as_of_round: int64(),
+        summaries: array(ref('HoldingsSummary')),
+      }),
+    ),
+    ...errors(400, 404, 500),
+  },
+};
+
 export const scanSchemas: Record<string, Schema> = {
   ErrorResponse: object({ error: str() }),
   RecordTimeMatch: { type: 'string', enum: ['exact', 'at_or_before'], default: 'exact' },
@@ -126,29 +149,7 @@ export const scanSchemas: Record<string, Schema> = {
 };
 
 export const scanPaths = {
-  '/v0/holdings/summary': {
-    post: {
-      summary: 'S1: holdings per owner at a snapshot, with holding fees (deprecated: use /v1/holdings/summary).',
-      deprecated: true,
-      requestBody: jsonBody(
-        object({ ...snapshotSelection, owner_party_ids: array(str(), { minItems: 1 }), as_of_round: int64() }, [
-          'record_time_match',
-          'as_of_round',
-        ]),
-      ),
-      responses: {
-        '200': json(
-          object({
-            record_time: dateTime(),
-            migration_id: int64(),
-            computed_as_of_round: int64(),
-            summaries: array(ref('HoldingsSummary')),
-          }),
-        ),
-        ...errors(400, 404, 500),
-      },
-    },
-  },
+  '/v0/holdings/summary': { post: holdingsSummaryV0 },
   '/v1/holdings/summary': {
     post: {
       summary: 'S2: holdings per owner at a snapshot. Any number of contracts.',
@@ -553,6 +554,26 @@ export const scanPaths = {
       summary: "A provider's FeaturedAppRight, or null.",
       parameters: [pathParam('provider_party_id')],
       responses: { '200': json(object({ featured_app_right: nullable(ref('Contract')) })), ...errors(400, 500) },
+    },
+  },
+  '/v0/transfer-preapprovals/by-party/{party}': {
+    get: {
+      summary: "The receiver's live TransferPreapproval.",
+      parameters: [pathParam('party')],
+      responses: { '200': json(object({ transfer_preapproval: ref('ContractWithState') })), ...errors(400, 404, 500) },
+    },
+  },
+  '/v0/transfer-command-counter/{party}': {
+    get: {
+      summary: "The sender's live TransferCommandCounter (404: use 0 for the nonce).",
+      parameters: [pathParam('party')],
+      responses: { '200': json(object({ transfer_command_counter: ref('ContractWithState') })), ...errors(400, 404, 500) },
+    },
+  },
+  '/v0/unclaimed-development-fund-coupons': {
+    get: {
+      summary: 'The live UnclaimedDevelopmentFundCoupons, in ingestion order (at most 1000).',
+      responses: { '200': json(object({ 'unclaimed-development-fund-coupons': array(ref('ContractWithState')) })), ...errors(500) },
     },
   },
 };

@@ -1,5 +1,6 @@
 /** The validator scan-proxy (/api/validator) part of the OpenAPI document. */
 import { array, int32, json, jsonBody, nullable, object, pathParam, queryParam, ref, str } from './builders';
+import { holdingsSummaryV0 } from './scan';
 
 const failure = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), json(ref('ErrorResponse'), s === 400 ? 'A client mistake.' : 'Not found.')]));
@@ -86,5 +87,31 @@ export const validatorPaths = {
       parameters: [pathParam('name')],
       responses: { '200': json(object({ entry: ref('AnsEntry') })), '401': unauthorized, ...failure(404) },
     },
+  },
+  '/v0/scan-proxy/transfer-preapprovals/by-party/{party}': {
+    get: {
+      summary: "The receiver's live TransferPreapproval.",
+      security: [{ bearerAuth: [] }],
+      parameters: [pathParam('party')],
+      responses: { '200': json(object({ transfer_preapproval: ref('ContractWithState') })), '401': unauthorized, ...failure(400, 404) },
+    },
+  },
+  '/v0/scan-proxy/transfer-command-counter/{party}': {
+    get: {
+      summary: "The sender's live TransferCommandCounter (404: use 0 for the nonce).",
+      security: [{ bearerAuth: [] }],
+      parameters: [pathParam('party')],
+      responses: { '200': json(object({ transfer_command_counter: ref('ContractWithState') })), '401': unauthorized, ...failure(400, 404) },
+    },
+  },
+  '/v0/scan-proxy/unclaimed-development-fund-coupons': {
+    get: {
+      summary: 'The live UnclaimedDevelopmentFundCoupons.',
+      security: [{ bearerAuth: [] }],
+      responses: { '200': json(object({ 'unclaimed-development-fund-coupons': array(ref('ContractWithState')) })), '401': unauthorized },
+    },
+  },
+  '/v0/scan-proxy/holdings/summary': {
+    post: { ...holdingsSummaryV0, summary: "The Scan's /v0/holdings/summary, forwarded.", security: [{ bearerAuth: [] }] },
   },
 };

@@ -18,6 +18,7 @@ import {
   findAnsEntryByUser,
   findFeaturedAppRight,
   findLatestLiveContract,
+  findLiveContractOfParty,
   latestRecordTime,
   listLiveAnsEntries,
   listLiveContracts,
@@ -161,3 +162,18 @@ export const featuredApps = (db: Db) => listLiveContracts(db, SPLICE.featuredApp
 
 /** A live FeaturedAppRight of the provider, if any. */
 export const featuredAppRight = (db: Db, provider: string) => findFeaturedAppRight(db, provider);
+
+/** The receiver's live TransferPreapproval (ScanStore.lookupTransferPreapprovalByParty), if any. */
+export const transferPreapproval = (db: Db, receiver: string) =>
+  findLiveContractOfParty(db, SPLICE.transferPreapproval, 'receiver', receiver);
+
+/** The sender's live TransferCommandCounter (ScanStore.lookupTransferCommandCounterByParty), if any. */
+export const transferCommandCounter = (db: Db, sender: string) =>
+  findLiveContractOfParty(db, SPLICE.transferCommandCounter, 'sender', sender);
+
+/** The live UnclaimedDevelopmentFundCoupons, in ingestion order (at most the Scan store's 1000). */
+export const unclaimedDevelopmentFundCoupons = (db: Db) => listLiveContracts(db, SPLICE.unclaimedDevelopmentFundCoupon);
+
+/** The 404 messages of the Scan app and the validator's scan-proxy alike. */
+export const noPreapproval = (party: string) => notFound(`No TransferPreapproval found for party: ${party}`);
+export const noCommandCounter = (party: string) => notFound(`No TransferCommandCounter found for party: ${party}, use 0 for the nonce`);

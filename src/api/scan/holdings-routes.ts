@@ -9,12 +9,13 @@
  * holdings pages hold only owned holdings (Scan filters a page after reading
  * it, so its pages can be short or empty before the end).
  */
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { formatDecimal } from '../../domain/decimal';
 import { summaryFigures } from '../../domain/holding-fees';
 import { formatDateTime } from '../../domain/time';
 import { badRequest } from '../../internal/errors';
 import { earliestOpenRound, holdingsPage, holdingsTotals } from '../../store/holdings-repository';
+import type { Db } from '../../store/pool';
 import type { ApiContext } from '../context';
 import { sendJson } from '../json-response';
 import { pageLimit } from '../page-limit';
@@ -26,36 +27,7 @@ import { exactSnapshotOrFail, pagePosition, resolveSnapshot, sendPage, snapshotA
 export function holdingsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
   const router = Router();
 
-  router.post('/v0/holdings/summary', async (req, res) => {
-    const body = parseInput(SummaryRequestV0, req.body, 'body');
-    const owners = partyList('owner_party_ids', body.owner_party_ids, true);
-    // Scan resolves an at_or_before time first and looks the default round up inside the
-    // exact-time query; the order of the 404 and the 400 follows it.
-    const atOrBefore =
-      body.record_time_match === 'at_or_before'
-        ? await snapshotAtOrBeforeOrFail(db, body.migration_id, body.record_time, quotedRecordTime(req))
-        : undefined;
-    let round: bigint;
-    if (body.as_of_round !== undefined && body.as_of_round !== null) {
-      round = BigInt(body.as_of_round);
-    } else {
-      const open = await earliestOpenRound(db);
-      if (open === undefined) throw badRequest('No open mining rounds found.');
-      round = open;
-    }
-    const snapshot = atOrBefore ?? (await exactSnapshotOrFail(db, body.migration_id, body.record_time));
-    const totals = await holdingsTotals(db, body.migration_id, snapshot, owners, round);
-    // The spec: record_time and migration_id are the request's (the Scan app reports the snapshot's time).
-    sendJson(res, {
-      record_time: formatDateTime(body.record_time),
-      migration_id: body.migration_id,
-      computed_as_of_round: Number(round),
-      summaries: totals.map((t) => ({
-        party_id: t.partyId,
-        ...Object.fromEntries(Object.entries(summaryFigures(t)).map(([k, v]) => [k, formatDecimal(v)])),
-      })),
-    });
-  });
+  router.post('/v0/holdings/summary', holdingsSummaryV0(db));
 
   router.post('/v1/holdings/summary', async (req, res) => {
     const body = parseInput(SummaryRequestV1, req.body, 'body');
@@ -95,4 +67,38 @@ export function holdingsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
   router.post('/v0/holdings/state', holdingsState('holdings-state'));
 
   return router;
+}
+
+/** S1, also forwarded unchanged by the validator's scan-proxy (/v0/scan-proxy/holdings/summary). */
+export function holdingsSummaryV0(db: Db): RequestHandler {
+  return async (req, res) => {
+    const body = parseInput(SummaryRequestV0, req.body, 'body');
+    const owners = partyList('owner_party_ids', body.owner_party_ids, true);
+    // Scan resolves an at_or_before time first and looks the default round up inside the
+    // exact-time query; the order of the 404 and the 400 follows it.
+    const atOrBefore =
+      body.record_time_match === 'at_or_before'
+        ? await snapshotAtOrBeforeOrFail(db, body.migration_id, body.record_time, quotedRecordTime(req))
+        : undefined;
+    let round: bigint;
+    if (body.as_of_round !== undefined && body.as_of_round !== null) {
+      round = BigInt(body.as_of_round);
+    } else {
+      const open = await earliestOpenRound(db);
+      if (open === undefined) throw badRequest('No open mining rounds found.');
+      round = open;
+    }
+    const snapshot = atOrBefore ?? (await exactSnapshotOrFail(db, body.migration_id, body.record_time));
+    const totals = await holdingsTotals(db, body.migration_id, snapshot, owners, round);
+    // The spec: record_time and migration_id are the request's (the Scan app reports the snapshot's time).
+    sendJson(res, {
+      record_time: formatDateTime(body.record_time),
+      migration_id: body.migration_id,
+      computed_as_of_round: Number(round),
+      summaries: totals.map((t) => ({
+        party_id: t.partyId,
+        ...Object.fromEntries(Object.entries(summaryFigures(t)).map(([k, v]) => [k, formatDecimal(v)])),
+      })),
+    });
+  };
 }

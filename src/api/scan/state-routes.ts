@@ -5,6 +5,8 @@
  *   GET  /v0/dso
  *   GET  /v0/ans-entries, /v0/ans-entries/by-party/{party}, /v0/ans-entries/by-name/{name}
  *   GET  /v0/featured-apps, /v0/featured-apps/{provider_party_id}
+ *   GET  /v0/transfer-preapprovals/by-party/{party}, /v0/transfer-command-counter/{party}
+ *   GET  /v0/unclaimed-development-fund-coupons
  * A rules request naming the contract the client has cached gets `contract: null`.
  */
 import { Router } from 'express';
@@ -27,7 +29,12 @@ import {
   featuredApps,
   listAnsEntries,
   miningRounds,
+  noCommandCounter,
+  noPreapproval,
   requestParty,
+  transferCommandCounter,
+  transferPreapproval,
+  unclaimedDevelopmentFundCoupons,
   type DsoInfo,
 } from './current-state';
 
@@ -154,6 +161,25 @@ export function stateRoutes({ db, config }: ApiContext): Router {
   router.get('/v0/featured-apps/:provider_party_id', async (req, res) => {
     const right = await featuredAppRight(db, requestParty(req.params.provider_party_id));
     sendJson(res, { featured_app_right: right ? contractJson(right) : null });
+  });
+
+  router.get('/v0/transfer-preapprovals/by-party/:party', async (req, res) => {
+    const party = requestParty(req.params.party);
+    const preapproval = await transferPreapproval(db, party);
+    if (!preapproval) throw noPreapproval(party);
+    sendJson(res, { transfer_preapproval: contractWithStateJson(preapproval) });
+  });
+
+  router.get('/v0/transfer-command-counter/:party', async (req, res) => {
+    const party = requestParty(req.params.party);
+    const counter = await transferCommandCounter(db, party);
+    if (!counter) throw noCommandCounter(party);
+    sendJson(res, { transfer_command_counter: contractWithStateJson(counter) });
+  });
+
+  router.get('/v0/unclaimed-development-fund-coupons', async (_req, res) => {
+    const coupons = await unclaimedDevelopmentFundCoupons(db);
+    sendJson(res, { 'unclaimed-development-fund-coupons': coupons.map(contractWithStateJson) });
   });
 
   return router;

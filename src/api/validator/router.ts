@@ -1,6 +1,6 @@
 /**
  * The validator scan-proxy, mounted at /api/validator (reference
- * splice-scan.md §7.3, §7.4). A validator answers these from its BFT
+ * splice-scan.md §7.3, §7.4; Splice scan-proxy.yaml). A validator answers these from its BFT
  * connection to the SVs' scans; we answer them from our own ACS, in the
  * shapes the validator serves.
  *
@@ -25,8 +25,14 @@ import {
   featuredAppRight,
   listAnsEntries,
   miningRounds,
+  noCommandCounter,
+  noPreapproval,
   requestParty,
+  transferCommandCounter,
+  transferPreapproval,
+  unclaimedDevelopmentFundCoupons,
 } from '../scan/current-state';
+import { holdingsSummaryV0 } from '../scan/holdings-routes';
 import { AnsEntriesQuery, dsoInfoJson } from '../scan/state-routes';
 
 export interface ValidatorRouterOptions {
@@ -96,6 +102,28 @@ export function validatorRouter({ db, config }: ApiContext, options: ValidatorRo
     if (!entry) throw notFound(`Did not find a AnsEntry with name ${req.params.name}`);
     sendJson(res, { entry: ansEntryJson(entry) });
   });
+
+  // Forwarded as the Scan app answers them, 404 messages included.
+  router.get('/v0/scan-proxy/transfer-preapprovals/by-party/:party', async (req, res) => {
+    const party = requestParty(req.params.party);
+    const preapproval = await transferPreapproval(db, party);
+    if (!preapproval) throw noPreapproval(party);
+    sendJson(res, { transfer_preapproval: contractWithStateJson(preapproval) });
+  });
+
+  router.get('/v0/scan-proxy/transfer-command-counter/:party', async (req, res) => {
+    const party = requestParty(req.params.party);
+    const counter = await transferCommandCounter(db, party);
+    if (!counter) throw noCommandCounter(party);
+    sendJson(res, { transfer_command_counter: contractWithStateJson(counter) });
+  });
+
+  router.get('/v0/scan-proxy/unclaimed-development-fund-coupons', async (_req, res) => {
+    const coupons = await unclaimedDevelopmentFundCoupons(db);
+    sendJson(res, { 'unclaimed-development-fund-coupons': coupons.map(contractWithStateJson) });
+  });
+
+  router.post('/v0/scan-proxy/holdings/summary', holdingsSummaryV0(db));
 
   return router;
 }

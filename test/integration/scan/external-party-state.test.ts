@@ -1,0 +1,197 @@
+/**
+ * What external-party wallets look up before they transfer, through the real
+ * HTTP server, on Scan and on the validator's scan-proxy: a receiver's
+ * TransferPreapproval, a sender's TransferCommandCounter, the unclaimed
+ * development fund coupons, and the proxy's holdings summary. The simulator
+ * makes none of these contracts, so a simulated network is continued by
+ * hand-built transactions; expected bodies come from an independent replay.
+ */
+import type { CanonicalItem } from '../../../src/domain/items';
+import type { Json } from '../../../src/domain/json';
+import { useTestDatabase } from '../../support/database/database';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
+import { after, archiveEvent, createEvent, tx } from '../../support/items/network-items';
+import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
+import { snapshotTimes } from '../../support/replays/acs-replay';
+import { arg, expectedContract, ofTemplate, replay, type LiveContract } from '../../support/replays/live-acs';
+
+function expectBody(res: { status: number; text: string; json: unknown }, expected: unknown, status = 200): void {
+  expect({ status: res.status, body: res.json }).toEqual({ status, body: expected });
+  expect(res.text).toBe(JSON.stringify(expected));
+}
+
+const withState = (c: LiveContract) => ({ contract: expectedContract(c), domain_id: c.synchronizerId });
+
+describe('external-party state: preapprovals, command counters, development fund coupons', () => {
+  const t = useTestDatabase();
+  let api: TestApi;
+  const sim = [...simulatedItems({ seed: 41, updates: 1500, meanUpdateGapMs: 20_000, migrations: 1 })];
+  const base = replay(sim);
+  const rules = ofTemplate(base, 'Splice.AmuletRules:AmuletRules').at(-1)!;
+  const dso = arg(rules, 'dso') as string;
+  const sync = rules.synchronizerId!;
+  const migration = base.currentMigration;
+  const last = base.latestRecordTime;
+  const pkg = {
+    packageName: 'splice-amulet',
+    templateId: (entity: string) => rules.event.template_id.replace(/:[^:]+:[^:]+$/, `:${entity}`),
+  };
+  const like = (entity: string) => ({ templateId: pkg.templateId(entity), packageName: pkg.packageName });
+
+  const alice = 'alice::1220aaaa000000000000000000000000000000000000000000000000000000000000';
+  const bob = 'bob::1220bbbb000000000000000000000000000000000000000000000000000000000000';
+  const provider = 'validator-1::1220cccc00000000000000000000000000000000000000000000000000000000000';
+
+  const preapproval = (id: string, at: string, expiresAt: string): Json => ({
+    dso,
+    receiver: alice,
+    provider,
+    validFrom: at,
+    lastRenewedAt: at,
+    expiresAt,
+    description: null,
+  });
+  const items: CanonicalItem[] = [...sim];
+  const t1 = after(last, 1);
+  const t2 = after(last, 2);
+  const t3 = after(last, 3);
+  items.push(
+    tx('hand-preapproval-1', t1, migration, sync, [
+      createEvent(
+        'hand-preapproval-1',
+        0,
+        like('Splice.AmuletRules:TransferPreapproval'),
+        '00preapproval-1',
+        preapproval('1', t1, '2030-01-01T00:00:00Z'),
+        t1,
+        [alice, provider, dso],
+      ),
+      {
+        ...createEvent(
+          'hand-preapproval-1',
+          1,
+          like('Splice.ExternalPartyAmuletRules:TransferCommandCounter'),
+          '00counter-bob',
+          { dso, sender: bob, nextNonce: '3' },
+          t1,
+          [dso],
+        ),
+        observers: [bob],
+      },
+      createEvent(
+        'hand-preapproval-1',
+        2,
+        like('Splice.Amulet:UnclaimedDevelopmentFundCoupon'),
+        '00coupon-1',
+        { dso, amount: '1000.0000000000' },
+        t1,
+        [dso],
+      ),
+    ]),
+  );
+  // A renewal archives the first preapproval and creates the second; a second coupon.
+  const first = () =>
+    ofTemplate(replay(items), 'Splice.AmuletRules:TransferPreapproval').find((c) => c.event.contract_id === '00preapproval-1')!;
+  items.push(
+    tx('hand-renewal', t2, migration, sync, [
+      archiveEvent('hand-renewal', 0, first(), alice),
+      createEvent(
+        'hand-renewal',
+        1,
+        like('Splice.AmuletRules:TransferPreapproval'),
+        '00preapproval-2',
+        preapproval('2', t2, '2031-01-01T00:00:00Z'),
+        t2,
+        [alice, provider, dso],
+      ),
+    ]),
+    tx('hand-coupon-2', t3, migration, sync, [
+      createEvent(
+        'hand-coupon-2',
+        0,
+        like('Splice.Amulet:UnclaimedDevelopmentFundCoupon'),
+        '00coupon-2',
+        { dso, amount: '2.5000000000' },
+        t3,
+        [dso],
+      ),
+    ]),
+  );
+  const r = replay(items);
+
+  beforeAll(async () => {
+    await ingestThroughWorker(t, items);
+    api = await startTestApi(t, { env: { LEDGER_AUTH_DISABLED: 'true' } });
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const scan = (path: string, body?: unknown) => request(api.url, body === undefined ? 'GET' : 'POST', `/api/scan${path}`, body);
+  const proxy = (path: string, body?: unknown) =>
+    request(api.url, body === undefined ? 'GET' : 'POST', `/api/validator/v0/scan-proxy${path}`, body);
+
+  it("a receiver's live TransferPreapproval: the renewed one, not the archived one", async () => {
+    const live = ofTemplate(r, 'Splice.AmuletRules:TransferPreapproval');
+    expect(live.map((c) => c.event.contract_id)).toEqual(['00preapproval-2']);
+    const expected = { transfer_preapproval: withState(live[0]!) };
+    expectBody(await scan(`/v0/transfer-preapprovals/by-party/${encodeURIComponent(alice)}`), expected);
+    expectBody(await proxy(`/transfer-preapprovals/by-party/${encodeURIComponent(alice)}`), expected);
+    // The provider is a stakeholder but not the receiver.
+    for (const get of [scan, proxy]) {
+      const path = get === scan ? '/v0/transfer-preapprovals/by-party/' : '/transfer-preapprovals/by-party/';
+      expectBody(
+        await get(`${path}${encodeURIComponent(provider)}`),
+        { error: `No TransferPreapproval found for party: ${provider}` },
+        404,
+      );
+    }
+  });
+
+  it("a sender's TransferCommandCounter, or the 404 that says to start at nonce 0", async () => {
+    const counter = ofTemplate(r, 'Splice.ExternalPartyAmuletRules:TransferCommandCounter');
+    expect(counter).toHaveLength(1);
+    const expected = { transfer_command_counter: withState(counter[0]!) };
+    expectBody(await scan(`/v0/transfer-command-counter/${encodeURIComponent(bob)}`), expected);
+    expectBody(await proxy(`/transfer-command-counter/${encodeURIComponent(bob)}`), expected);
+    const missing = { error: `No TransferCommandCounter found for party: ${alice}, use 0 for the nonce` };
+    expectBody(await scan(`/v0/transfer-command-counter/${encodeURIComponent(alice)}`), missing, 404);
+    expectBody(await proxy(`/transfer-command-counter/${encodeURIComponent(alice)}`), missing, 404);
+  });
+
+  it('malformed parties are 400s with Canton’s message, never 500s', async () => {
+    for (const res of [
+      await scan('/v0/transfer-preapprovals/by-party/no-fingerprint'),
+      await scan('/v0/transfer-command-counter/no-fingerprint'),
+      await proxy('/transfer-preapprovals/by-party/no-fingerprint'),
+      await proxy('/transfer-command-counter/no-fingerprint'),
+    ]) {
+      expect(res.status).toBe(400);
+      expect(res.json).toEqual({ error: expect.stringContaining('no-fingerprint') });
+    }
+  });
+
+  it('the live development fund coupons in ingestion order', async () => {
+    const coupons = ofTemplate(r, 'Splice.Amulet:UnclaimedDevelopmentFundCoupon');
+    expect(coupons.map((c) => c.event.contract_id)).toEqual(['00coupon-1', '00coupon-2']);
+    const expected = { 'unclaimed-development-fund-coupons': coupons.map(withState) };
+    expectBody(await scan('/v0/unclaimed-development-fund-coupons'), expected);
+    expectBody(await proxy('/unclaimed-development-fund-coupons'), expected);
+  });
+
+  it("the proxy's holdings summary is the Scan's", async () => {
+    const snapshot = snapshotTimes(items).at(-1)!;
+    const owners = ofTemplate(r, 'Splice.Amulet:Amulet')
+      .slice(0, 3)
+      .map((c) => arg(c, 'owner') as string);
+    const body = { migration_id: snapshot.migration, record_time: snapshot.time, owner_party_ids: owners };
+    const fromScan = await scan('/v0/holdings/summary', body);
+    expect(fromScan.status).toBe(200);
+    expect((fromScan.json as { summaries: unknown[] }).summaries.length).toBeGreaterThan(0);
+    const fromProxy = await proxy('/holdings/summary', body);
+    expect({ status: fromProxy.status, text: fromProxy.text }).toEqual({ status: 200, text: fromScan.text });
+    const missing = await proxy('/holdings/summary', { ...body, record_time: '2000-01-01T00:00:00Z' });
+    expect(missing.status).toBe(404);
+    expect(missing.text).toBe((await scan('/v0/holdings/summary', { ...body, record_time: '2000-01-01T00:00:00Z' })).text);
+  });
+});
