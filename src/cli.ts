@@ -71,6 +71,11 @@ async function runService(command: 'start' | 'serve' | 'ingest', config: Config,
       if (command === 'ingest') void shutdown.run('ingestion finished');
     },
     (err: unknown) => {
+      // A failure while a requested shutdown is under way is part of that shutdown, not a fault.
+      if (shutdown.signal.aborted) {
+        logger.warn({ err }, 'ingestion ended during shutdown');
+        return;
+      }
       logger.fatal({ err }, 'ingestion stopped');
       process.stderr.write(`scan-indexer: ingestion stopped: ${(err as Error).message}\n`);
       process.exitCode = 1;

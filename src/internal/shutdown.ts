@@ -1,7 +1,7 @@
 /**
  * One shutdown path: a single AbortController and cleanups run in reverse
  * order of registration (stop accepting, drain, close the pool, stop the
- * embedded database). SIGINT/SIGTERM trigger it once; a second signal forces exit.
+ * embedded database). SIGINT/SIGTERM/SIGHUP trigger it once; a second signal forces exit.
  */
 import type { Logger } from './logger';
 
@@ -55,7 +55,7 @@ export class Shutdown {
   }
 
   /**
-   * Runs the shutdown on SIGINT/SIGTERM. A later signal exits at once; one
+   * Runs the shutdown on SIGINT/SIGTERM/SIGHUP. A later signal exits at once; one
    * within a second of the first is taken as the same request (a terminal's
    * Ctrl-C reaches both npm and this process, and npm forwards it again).
    */
@@ -74,5 +74,7 @@ export class Shutdown {
     };
     process.on('SIGINT', handler);
     process.on('SIGTERM', handler);
+    // A closed terminal: the embedded server runs in its own session and would not hear it.
+    process.on('SIGHUP', handler);
   }
 }

@@ -4,9 +4,10 @@
  * server on 5432), with its data in a git-ignored folder. Postgres refuses to
  * run as root, so as root the package's dedicated OS user is used.
  */
-import type { ChildProcess } from 'node:child_process';
+import childProcess, { type ChildProcess, type SpawnOptions } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,6 +68,28 @@ async function loadEmbeddedPostgres(): Promise<EmbeddedClusterClass> {
     }
   }
   return loaded.default;
+}
+
+/**
+ * Starts the cluster with its server in a session of its own (setsid), so
+ * that a terminal's Ctrl-C, sent to the whole foreground process group,
+ * reaches only this process: the shutdown path then closes the pool and
+ * stops the server last. The package offers no spawn option, so its `spawn`
+ * (an ESM binding of the built-in module) is wrapped for the duration of the
+ * start, for the postgres binary only.
+ */
+async function startInOwnSession(pg: EmbeddedCluster): Promise<void> {
+  const original = childProcess.spawn;
+  const wrapped = (command: string, args: readonly string[], options: SpawnOptions) =>
+    original(command, args, path.basename(command) === 'postgres' ? { ...options, detached: true } : options);
+  childProcess.spawn = wrapped as typeof childProcess.spawn;
+  syncBuiltinESMExports();
+  try {
+    await pg.start();
+  } finally {
+    childProcess.spawn = original;
+    syncBuiltinESMExports();
+  }
 }
 
 /** The child process of the cluster, which the package keeps private. */
@@ -160,7 +183,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     } else {
       await stopOrphan(dataDir, options.logger);
     }
-    await pg.start();
+    await startInOwnSession(pg);
     // Last resort when the process exits without the shutdown path (an uncaught error):
     // do not leave the server running. A SIGKILL is handled by stopOrphan at the next start.
     process.once('exit', () => {
@@ -185,8 +208,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     async stop() {
       if (stopped) return;
       stopped = true;
-      // A Ctrl-C on a terminal also reaches postgres, which may have exited already;
-      // the package would then wait for an exit event that never comes.
+      // Postgres may have exited already (killed from outside); the package would then
+      // wait for an exit event that never comes.
       const child = serverProcess(pg);
       if (child && child.exitCode === null && child.signalCode === null) await pg.stop();
       if (options.ephemeral) {

@@ -73,6 +73,38 @@ describe('scan-indexer start on the embedded default', () => {
     }
   });
 
+  it('a terminal Ctrl-C (SIGINT to the whole process group) drains, stops postgres last, exits 0 with no error line', async () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-ctrl-c-'));
+    fs.chmodSync(parent, 0o755);
+    const dataDir = path.join(parent, 'postgres');
+    // Its own process group, as a terminal's foreground job: the signal below reaches every process in it.
+    const child = spawn(process.execPath, [cli, 'start'], {
+      env: { ...env, PORT: '0', EMBEDDED_PG_DATA_DIR: dataDir, LOG_LEVEL: 'info', SIMULATOR_MODE: 'backfill' },
+      detached: true,
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    try {
+      await waitForOutput(child, /scan-indexer is serving at/, 30_000);
+      // Backfill keeps the worker writing batches, so that the signal finds it busy.
+      await new Promise((r) => setTimeout(r, 3000));
+      process.kill(-child.pid!, 'SIGINT');
+      expect(await exited(child)).toBe(0);
+      expect(postgresRunningOn(dataDir)).toBe(false);
+      const levels = output
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string });
+      expect(levels.length).toBeGreaterThan(0);
+      expect(levels.filter((l) => l.level >= 50)).toEqual([]);
+      expect(output).not.toMatch(/terminating connection|ingestion stopped/);
+      expect(levels.map((l) => l.msg)).toContain('shutdown complete');
+    } finally {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    }
+  });
+
   it('stops at start-up with one line naming a bad variable', async () => {
     const child = spawn(process.execPath, [cli, 'start'], { env: { ...env, PORT: 'eighty' } });
     let stderr = '';
