@@ -74,6 +74,24 @@ export async function listLiveContracts(db: Db, template: TemplateKey, limit = L
   return rows.map(toStored);
 }
 
+/**
+ * A page of the live contracts of a template in ingestion order, after the
+ * ingestion number `after` (the Scan store's event number as page token),
+ * with the number of the last one when the page is full.
+ */
+export async function pageLiveContracts(
+  db: Db,
+  template: TemplateKey,
+  after: bigint | undefined,
+  limit: number,
+): Promise<{ contracts: StoredContract[]; next: bigint | undefined }> {
+  let query = liveOf(db, template).select('ingest_seq');
+  if (after !== undefined) query = query.where(sql<boolean>`ingest_seq > ${after.toString()}::bigint`);
+  const rows = await query.orderBy('ingest_seq').limit(limit).execute();
+  const last = rows.at(-1);
+  return { contracts: rows.map(toStored), next: rows.length === limit && last ? BigInt(String(last.ingest_seq)) : undefined };
+}
+
 /** The most recently ingested live contract of a template (DsoRules, which has one live contract). */
 export async function findLatestLiveContract(db: Db, template: TemplateKey): Promise<StoredContract | undefined> {
   const row = await liveOf(db, template).orderBy('ingest_seq', 'desc').limit(1).executeTakeFirst();

@@ -576,4 +576,17 @@ export const scanPaths = {
       responses: { '200': json(object({ 'unclaimed-development-fund-coupons': array(ref('ContractWithState')) })), ...errors(500) },
     },
   },
+  '/v0/admin/validator/licenses': {
+    get: {
+      summary: 'The live ValidatorLicenses in ingestion order, paged; no authentication (as on Scan).',
+      parameters: [
+        queryParam('after', int64(), false, 'next_page_token of the previous page.'),
+        queryParam('limit', int32(), false, 'At most this many licenses (1..1000, default 1000).'),
+      ],
+      responses: {
+        '200': json(object({ validator_licenses: array(ref('Contract')), next_page_token: nullable(int64()) })),
+        ...errors(400, 500),
+      },
+    },
+  },
 };

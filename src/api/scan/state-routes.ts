@@ -7,6 +7,7 @@
  *   GET  /v0/featured-apps, /v0/featured-apps/{provider_party_id}
  *   GET  /v0/transfer-preapprovals/by-party/{party}, /v0/transfer-command-counter/{party}
  *   GET  /v0/unclaimed-development-fund-coupons
+ *   GET  /v0/admin/validator/licenses             (paged by ingestion number, as Scan by event number)
  * A rules request naming the contract the client has cached gets `contract: null`.
  */
 import { Router } from 'express';
@@ -16,7 +17,10 @@ import type { JsonBody } from '../../domain/raw-json';
 import { badRequest, notFound } from '../../internal/errors';
 import type { ApiContext } from '../context';
 import { sendJson } from '../json-response';
-import { pageLimit } from '../page-limit';
+import { MAX_PAGE_SIZE, pageLimit } from '../page-limit';
+import { SPLICE } from '../../domain/splice-contracts';
+import { RawJson } from '../../domain/raw-json';
+import { pageLiveContracts } from '../../store/contract-repository';
 import { parseInput } from '../validation';
 import {
   amuletRules,
@@ -56,6 +60,17 @@ const RoundsRequest = z.object({
 });
 
 const MAX_CACHED_IDS = 1000;
+
+const queryInteger = (what: string) =>
+  z
+    .string({ error: `expected ${what}` })
+    .regex(/^-?\d{1,19}$/, { error: `expected ${what}` })
+    .transform(BigInt)
+    .refine((n) => n >= -(2n ** 63n) && n < 2n ** 63n, { error: 'integer out of range' });
+const LicensesQuery = z.object({
+  after: queryInteger('an integer page token').optional(),
+  limit: queryInteger('an integer').transform(Number).optional(),
+});
 
 /** Scan bounds the prefix as a String2066 (the longest template id). */
 const MAX_NAME_PREFIX_LENGTH = 2066;
@@ -175,6 +190,16 @@ export function stateRoutes({ db, config }: ApiContext): Router {
     const counter = await transferCommandCounter(db, party);
     if (!counter) throw noCommandCounter(party);
     sendJson(res, { transfer_command_counter: contractWithStateJson(counter) });
+  });
+
+  // No authentication on Scan despite "admin" in the path.
+  router.get('/v0/admin/validator/licenses', async (req, res) => {
+    const query = parseInput(LicensesQuery, req.query, 'query');
+    const page = await pageLiveContracts(db, SPLICE.validatorLicense, query.after, pageLimit(query.limit ?? MAX_PAGE_SIZE));
+    sendJson(res, {
+      validator_licenses: page.contracts.map(contractJson),
+      next_page_token: page.next === undefined ? null : new RawJson(page.next.toString()),
+    });
   });
 
   router.get('/v0/unclaimed-development-fund-coupons', async (_req, res) => {

@@ -51,6 +51,14 @@ describe('external-party state: preapprovals, command counters, development fund
     expiresAt,
     description: null,
   });
+  const license = (validator: string, at: string): Json => ({
+    validator,
+    sponsor: provider,
+    dso,
+    faucetState: null,
+    metadata: { version: '0.5.0', contactPoint: 'ops@example.org', lastUpdatedAt: at },
+    lastActiveAt: at,
+  });
   const items: CanonicalItem[] = [...sim];
   const t1 = after(last, 1);
   const t2 = after(last, 2);
@@ -115,6 +123,25 @@ describe('external-party state: preapprovals, command counters, development fund
         t3,
         [dso],
       ),
+      ...[alice, bob, provider].map((validator, i) => ({
+        ...createEvent(
+          'hand-coupon-2',
+          i + 1,
+          like('Splice.ValidatorLicense:ValidatorLicense'),
+          `00license-${i}`,
+          license(validator, t3),
+          t3,
+          [dso],
+        ),
+        observers: [validator],
+      })),
+    ]),
+  );
+  const licenseOf = (id: string) =>
+    ofTemplate(replay(items), 'Splice.ValidatorLicense:ValidatorLicense').find((c) => c.event.contract_id === id)!;
+  items.push(
+    tx('hand-license-withdrawn', after(last, 4), migration, sync, [
+      archiveEvent('hand-license-withdrawn', 0, licenseOf('00license-1'), dso),
     ]),
   );
   const r = replay(items);
@@ -177,6 +204,32 @@ describe('external-party state: preapprovals, command counters, development fund
     const expected = { 'unclaimed-development-fund-coupons': coupons.map(withState) };
     expectBody(await scan('/v0/unclaimed-development-fund-coupons'), expected);
     expectBody(await proxy('/unclaimed-development-fund-coupons'), expected);
+  });
+
+  it('validator licenses: the live ones in ingestion order, paged by an integer token until a short page', async () => {
+    const live = ofTemplate(r, 'Splice.ValidatorLicense:ValidatorLicense');
+    expect(live.map((c) => c.event.contract_id)).toEqual(['00license-0', '00license-2']);
+    expectBody(await scan('/v0/admin/validator/licenses'), { validator_licenses: live.map(expectedContract), next_page_token: null });
+    const seen: unknown[] = [];
+    let after: number | undefined;
+    for (let page = 0; page < 3; page++) {
+      const res = await scan(`/v0/admin/validator/licenses?limit=1${after === undefined ? '' : `&after=${after}`}`);
+      const body = res.json as { validator_licenses: unknown[]; next_page_token: number | null };
+      expect(res.status).toBe(200);
+      expect(body.validator_licenses.length === 1 ? Number.isSafeInteger(body.next_page_token) : body.next_page_token === null).toBe(true);
+      seen.push(...body.validator_licenses);
+      if (body.next_page_token === null) break;
+      after = body.next_page_token;
+    }
+    expect(seen).toEqual(live.map(expectedContract));
+    for (const [query, error] of [
+      ['limit=0', 'Limit must be at least 1.'],
+      ['limit=1001', 'Exceeded limit maximum (1001 > 1000).'],
+    ] as const) {
+      expectBody(await scan(`/v0/admin/validator/licenses?${query}`), { error }, 400);
+    }
+    const bad = await scan('/v0/admin/validator/licenses?after=latest');
+    expect(bad.status).toBe(400);
   });
 
   it("the proxy's holdings summary is the Scan's", async () => {
