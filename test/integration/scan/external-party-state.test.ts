@@ -2,16 +2,14 @@
  * What external-party wallets look up before they transfer, through the real
  * HTTP server, on Scan and on the validator's scan-proxy: a receiver's
  * TransferPreapproval, a sender's TransferCommandCounter, the unclaimed
- * development fund coupons, and the proxy's holdings summary. The simulator
- * makes none of these contracts, so a simulated network is continued by
- * hand-built transactions; expected bodies come from an independent replay.
+ * development fund coupons, validator licenses, and the proxy's holdings
+ * summary, on the hand-built contracts of test/support/items/external-party-network;
+ * expected bodies come from an independent replay.
  */
-import type { CanonicalItem } from '../../../src/domain/items';
-import type { Json } from '../../../src/domain/json';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
-import { after, archiveEvent, createEvent, tx } from '../../support/items/network-items';
-import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
+import { alice, bob, externalPartyNetwork, provider } from '../../support/items/external-party-network';
+import { ingestThroughWorker } from '../../support/items/simulated-network';
 import { snapshotTimes } from '../../support/replays/acs-replay';
 import { arg, expectedContract, ofTemplate, replay, type LiveContract } from '../../support/replays/live-acs';
 
@@ -25,125 +23,7 @@ const withState = (c: LiveContract) => ({ contract: expectedContract(c), domain_
 describe('external-party state: preapprovals, command counters, development fund coupons', () => {
   const t = useTestDatabase();
   let api: TestApi;
-  const sim = [...simulatedItems({ seed: 41, updates: 1500, meanUpdateGapMs: 20_000, migrations: 1 })];
-  const base = replay(sim);
-  const rules = ofTemplate(base, 'Splice.AmuletRules:AmuletRules').at(-1)!;
-  const dso = arg(rules, 'dso') as string;
-  const sync = rules.synchronizerId!;
-  const migration = base.currentMigration;
-  const last = base.latestRecordTime;
-  const pkg = {
-    packageName: 'splice-amulet',
-    templateId: (entity: string) => rules.event.template_id.replace(/:[^:]+:[^:]+$/, `:${entity}`),
-  };
-  const like = (entity: string) => ({ templateId: pkg.templateId(entity), packageName: pkg.packageName });
-
-  const alice = 'alice::1220aaaa000000000000000000000000000000000000000000000000000000000000';
-  const bob = 'bob::1220bbbb000000000000000000000000000000000000000000000000000000000000';
-  const provider = 'validator-1::1220cccc00000000000000000000000000000000000000000000000000000000000';
-
-  const preapproval = (id: string, at: string, expiresAt: string): Json => ({
-    dso,
-    receiver: alice,
-    provider,
-    validFrom: at,
-    lastRenewedAt: at,
-    expiresAt,
-    description: null,
-  });
-  const license = (validator: string, at: string): Json => ({
-    validator,
-    sponsor: provider,
-    dso,
-    faucetState: null,
-    metadata: { version: '0.5.0', contactPoint: 'ops@example.org', lastUpdatedAt: at },
-    lastActiveAt: at,
-  });
-  const items: CanonicalItem[] = [...sim];
-  const t1 = after(last, 1);
-  const t2 = after(last, 2);
-  const t3 = after(last, 3);
-  items.push(
-    tx('hand-preapproval-1', t1, migration, sync, [
-      createEvent(
-        'hand-preapproval-1',
-        0,
-        like('Splice.AmuletRules:TransferPreapproval'),
-        '00preapproval-1',
-        preapproval('1', t1, '2030-01-01T00:00:00Z'),
-        t1,
-        [alice, provider, dso],
-      ),
-      {
-        ...createEvent(
-          'hand-preapproval-1',
-          1,
-          like('Splice.ExternalPartyAmuletRules:TransferCommandCounter'),
-          '00counter-bob',
-          { dso, sender: bob, nextNonce: '3' },
-          t1,
-          [dso],
-        ),
-        observers: [bob],
-      },
-      createEvent(
-        'hand-preapproval-1',
-        2,
-        like('Splice.Amulet:UnclaimedDevelopmentFundCoupon'),
-        '00coupon-1',
-        { dso, amount: '1000.0000000000' },
-        t1,
-        [dso],
-      ),
-    ]),
-  );
-  // A renewal archives the first preapproval and creates the second; a second coupon.
-  const first = () =>
-    ofTemplate(replay(items), 'Splice.AmuletRules:TransferPreapproval').find((c) => c.event.contract_id === '00preapproval-1')!;
-  items.push(
-    tx('hand-renewal', t2, migration, sync, [
-      archiveEvent('hand-renewal', 0, first(), alice),
-      createEvent(
-        'hand-renewal',
-        1,
-        like('Splice.AmuletRules:TransferPreapproval'),
-        '00preapproval-2',
-        preapproval('2', t2, '2031-01-01T00:00:00Z'),
-        t2,
-        [alice, provider, dso],
-      ),
-    ]),
-    tx('hand-coupon-2', t3, migration, sync, [
-      createEvent(
-        'hand-coupon-2',
-        0,
-        like('Splice.Amulet:UnclaimedDevelopmentFundCoupon'),
-        '00coupon-2',
-        { dso, amount: '2.5000000000' },
-        t3,
-        [dso],
-      ),
-      ...[alice, bob, provider].map((validator, i) => ({
-        ...createEvent(
-          'hand-coupon-2',
-          i + 1,
-          like('Splice.ValidatorLicense:ValidatorLicense'),
-          `00license-${i}`,
-          license(validator, t3),
-          t3,
-          [dso],
-        ),
-        observers: [validator],
-      })),
-    ]),
-  );
-  const licenseOf = (id: string) =>
-    ofTemplate(replay(items), 'Splice.ValidatorLicense:ValidatorLicense').find((c) => c.event.contract_id === id)!;
-  items.push(
-    tx('hand-license-withdrawn', after(last, 4), migration, sync, [
-      archiveEvent('hand-license-withdrawn', 0, licenseOf('00license-1'), dso),
-    ]),
-  );
+  const items = externalPartyNetwork();
   const r = replay(items);
 
   beforeAll(async () => {
