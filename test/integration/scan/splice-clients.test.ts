@@ -34,7 +34,7 @@ function amuletSynchronizer(rules: LiveContract): string | undefined {
   const schedule = arg(rules, 'configSchedule') as { initialValue: Config; futureValues: Config[] | [string, Config][] };
   let synchronizer = schedule.initialValue.decentralizedSynchronizer?.activeSynchronizer;
   for (const value of schedule.futureValues) {
-    const config = (Array.isArray(value) ? value[1] : value) as Config;
+    const config = Array.isArray(value) ? value[1] : value;
     synchronizer = config.decentralizedSynchronizer?.activeSynchronizer ?? synchronizer;
   }
   return synchronizer;
@@ -56,8 +56,8 @@ describe("Splice's published scan clients against the server", () => {
   beforeAll(async () => {
     await ingestThroughWorker(t, items);
     api = await startTestApi(t, { env: { LEDGER_AUTH_DISABLED: 'true', API_CLOCK: 'ledger' } });
-    scan = new ScanClient(new URL(`${api.url}/api/scan`), logger, tokens as never);
-    proxy = new ScanProxyClient(new URL(`${api.url}/api/validator`), logger, tokens as never);
+    scan = new ScanClient(new URL(`${api.url}/api/scan`), logger, tokens);
+    proxy = new ScanProxyClient(new URL(`${api.url}/api/validator`), logger, tokens);
   });
   afterAll(async () => {
     await api?.close();
