@@ -166,6 +166,7 @@ export interface Served {
 export async function serve(config: Config, logger: Logger, shutdown: Shutdown, options: ServeOptions): Promise<Served> {
   const database = await openMigratedDatabase(config, logger, shutdown);
   const metrics = createMetrics();
+  metrics.observePool(database.pool);
   // The ledger routes refuse to start without authentication, except in the demo (embedded database).
   const ledgerAuth = options.api
     ? await prepareLedgerAuth(config, { db: database.db, embedded: database.embedded !== undefined })

@@ -52,6 +52,8 @@ export function createApp(context: ApiContext, options: { interfaces: boolean } 
       const labels = { method: req.method, route: routeLabel(req, res), status_code: String(res.statusCode) };
       end(labels);
       context.metrics.httpRequestsTotal.inc(labels);
+      if (typeof res.locals.authRefusal === 'string') context.metrics.authRefusals.inc({ reason: res.locals.authRefusal });
+      if (res.locals.pageTokenRejected === true) context.metrics.pageTokenRejections.inc();
     });
     next();
   });

@@ -4,7 +4,7 @@
  * replicas that can serve history stay in rotation during a backfill.
  */
 import { Router } from 'express';
-import { formatRecordTime, type Micros } from '../domain/time';
+import { formatRecordTime, nowMicros, type Micros } from '../domain/time';
 import { migrationStatus } from '../store/migrator';
 import { readIngestStatus } from '../store/status-repository';
 import type { ApiContext } from './context';
@@ -34,12 +34,17 @@ export function healthRoutes({ db, pool, metrics, migrationFiles, logger }: ApiC
   router.get('/status', async (_req, res) => {
     const status = await readIngestStatus(db);
     const time = (t: Micros | null) => (t === null ? null : formatRecordTime(t));
+    const now = nowMicros();
+    // This process's worker, if it runs one: active (holds the writer lock) or standby.
+    const role = (await metrics.writerActive.get()).values[0]?.value;
     sendJson(res, {
+      writer: role === undefined ? 'none' : role === 1 ? 'active' : 'standby',
       streams: status.streams.map((s) => ({
         stream: s.stream,
         position: s.position,
         migration_id: s.migrationId,
         record_time: time(s.recordTime),
+        lag_seconds: s.recordTime === null ? null : Math.max(0, Number(now - s.recordTime) / 1e6),
         items_applied: s.itemsApplied,
         updated_at: time(s.updatedAt),
       })),

@@ -4,6 +4,7 @@
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { HttpError } from '../internal/errors';
+import { PageTokenError } from './page-token';
 
 /** The Scan app's message for unexpected failures (HttpErrorHandler). */
 export const UNEXPECTED_ERROR = 'An unexpected error occurred.';
@@ -45,6 +46,7 @@ function otherClientError(err: unknown): { status: number; message: string } | u
 export const scanErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const log = req.log;
   if (err instanceof HttpError) {
+    if (err instanceof PageTokenError) res.locals.pageTokenRejected = true;
     log?.info({ status: err.status, error: err.message }, 'client error');
     res.status(err.status).json({ error: err.message });
     return;

@@ -14,7 +14,7 @@ import { newestStoredKey, readCheckpoint, storedUpdateIds, storedVerdictIds } fr
 import type { Db } from '../store/pool';
 import { acquireWriterLock } from '../store/writer-lock';
 import { runPipeline } from './pipeline';
-import type { Source } from './source';
+import { SourceItemError, type Source } from './source';
 import { commitPlan, type AppliedBatch } from './writer';
 
 export interface WorkerOptions {
@@ -52,23 +52,31 @@ async function withRetries<T>(run: () => Promise<T>, logger: Logger, signal: Abo
 export async function runWorker(options: WorkerOptions, signal: AbortSignal): Promise<WorkerResult> {
   const { db, source, logger } = options;
   const log = logger.child({ stream: source.stream });
+  const metrics = options.metrics;
   const lost = new AbortController();
   const lock = await acquireWriterLock(options.pool, signal, {
     pollMs: options.lockPollMs ?? 2000,
-    onWait: () => log.info('another worker holds the writer lock: waiting as a standby'),
+    onWait: () => {
+      metrics?.writerActive.set(0);
+      log.info('another worker holds the writer lock: waiting as a standby');
+    },
     onLost: (err) => {
+      metrics?.writerLockLosses.inc();
+      metrics?.writerActive.set(0);
       log.error({ err }, 'the writer lock connection failed: stopping');
       lost.abort(err);
     },
   });
   if (!lock) return { items: 0, updates: 0 };
+  metrics?.writerLockAcquisitions.inc();
+  metrics?.writerActive.set(1);
   const running = AbortSignal.any([signal, lost.signal]);
   // Only the lock holder announces snapshots on the schedule.
-  const stopSchedule = scheduleSnapshots(db, log);
+  const stopSchedule = scheduleSnapshots(db, log, options.metrics);
   try {
     const checkpoint = await readCheckpoint(db, source.stream);
     log.info({ position: checkpoint?.position ?? null }, checkpoint ? 'resuming at the checkpoint' : 'starting from the beginning');
-    let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log)).nextDue;
+    let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log, metrics)).nextDue;
     const result = await runPipeline({
       items: source.read(checkpoint?.position, running),
       storedMax: await newestStoredKey(db),
@@ -85,14 +93,9 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
         return withRetries(() => commitPlan(db, source.stream, plan, expected), log, running);
       },
       onApplied: async (applied, plan) => {
-        for (const latest of applied.latest) {
-          options.metrics?.lastIngestedRecordTime.set(
-            { synchronizer_id: latest.synchronizerId, migration_id: String(latest.migrationId) },
-            Number(parseTimestamp(latest.recordTime) / 1000n),
-          );
-        }
+        if (metrics) recordBatch(metrics, applied, plan.items);
         if (applied.last && (nextSnapshot === undefined || applied.last.recordTime >= nextSnapshot)) {
-          nextSnapshot = (await catchUpSnapshots(db, log)).nextDue;
+          nextSnapshot = (await catchUpSnapshots(db, log, metrics)).nextDue;
         }
         log.debug(
           {
@@ -104,12 +107,34 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
         );
         options.onBatch?.(applied);
       },
+    }).catch((err: unknown) => {
+      if (err instanceof SourceItemError) metrics?.ingestRejectedItems.inc();
+      throw err;
     });
     if (lost.signal.aborted) throw new Error('lost the writer lock');
-    await catchUpSnapshots(db, log);
+    await catchUpSnapshots(db, log, metrics);
     return result;
   } finally {
     stopSchedule();
     await lock.release();
+    metrics?.writerActive.set(0);
+  }
+}
+
+/** The ingestion series of one committed batch. */
+function recordBatch(metrics: Metrics, applied: AppliedBatch, items: number): void {
+  const { counts } = applied;
+  metrics.ingestedUpdates.inc({ kind: 'transaction' }, counts.updates - counts.reassignments);
+  metrics.ingestedUpdates.inc({ kind: 'reassignment' }, counts.reassignments);
+  metrics.ingestedUpdates.inc({ kind: 'import' }, counts.importUpdates);
+  metrics.ingestedEvents.inc(counts.events);
+  metrics.ingestedVerdicts.inc(counts.verdicts);
+  metrics.ingestBatchDuration.observe(applied.durationMs / 1000);
+  metrics.ingestBatchItems.observe(items);
+  for (const latest of applied.latest) {
+    const labels = { synchronizer_id: latest.synchronizerId, migration_id: String(latest.migrationId) };
+    const ms = Number(parseTimestamp(latest.recordTime) / 1000n);
+    metrics.lastIngestedRecordTime.set(labels, ms);
+    metrics.newestRecordTimes.set(`${labels.migration_id}/${labels.synchronizer_id}`, { ...labels, ms });
   }
 }

@@ -6,10 +6,134 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 
 export const METRIC_PREFIX = 'scan_indexer_';
 
+/** What the pool gauges read at scrape time (pg.Pool has these counts). */
+export interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  /** Newest ingested record time (ms) per synchronizer and migration, for the lag computed at scrape time. */
+  const newestRecordTimes = new Map<string, { synchronizer_id: string; migration_id: string; ms: number }>();
+  const pools: PoolCounts[] = [];
   return {
+    newestRecordTimes,
+    /** Registers the pool whose connections the pool gauges report. */
+    observePool(pool: PoolCounts): void {
+      pools.push(pool);
+    },
+    ingestedUpdates: new Counter({
+      name: `${METRIC_PREFIX}ingested_updates_total`,
+      help: 'Updates written by the worker, by kind: transaction, reassignment, or import (the ACS carried over a hard migration).',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    ingestedEvents: new Counter({
+      name: `${METRIC_PREFIX}ingested_events_total`,
+      help: 'Events written: created and exercised events of transactions, one per reassignment.',
+      registers: [registry],
+    }),
+    ingestedVerdicts: new Counter({
+      name: `${METRIC_PREFIX}ingested_verdicts_total`,
+      help: 'Mediator verdicts written.',
+      registers: [registry],
+    }),
+    ingestBatchDuration: new Histogram({
+      name: `${METRIC_PREFIX}ingest_batch_duration_seconds`,
+      help: 'Time to commit one batch (its transaction with the checkpoint), retries excluded.',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    ingestBatchItems: new Histogram({
+      name: `${METRIC_PREFIX}ingest_batch_items`,
+      help: 'Items (updates and verdicts) per committed batch.',
+      buckets: [1, 10, 50, 100, 500, 1000, 2000, 5000, 10000],
+      registers: [registry],
+    }),
+    ingestLag: new Gauge({
+      name: `${METRIC_PREFIX}ingest_lag_seconds`,
+      help: 'Seconds between now and the newest ingested record time, per synchronizer and migration (computed at scrape time).',
+      labelNames: ['synchronizer_id', 'migration_id'] as const,
+      registers: [registry],
+      collect() {
+        const now = Date.now();
+        for (const { synchronizer_id, migration_id, ms } of newestRecordTimes.values()) {
+          this.set({ synchronizer_id, migration_id }, Math.max(0, (now - ms) / 1000));
+        }
+      },
+    }),
+    ingestRejectedItems: new Counter({
+      name: `${METRIC_PREFIX}ingest_rejected_items_total`,
+      help: 'Items refused as bad input (the worker stops on them, with nothing of their batch applied).',
+      registers: [registry],
+    }),
+    writerActive: new Gauge({
+      name: `${METRIC_PREFIX}writer_active`,
+      help: 'Whether this process holds the writer lock: 1 active writer, 0 standby or not running.',
+      registers: [registry],
+    }),
+    writerLockAcquisitions: new Counter({
+      name: `${METRIC_PREFIX}writer_lock_acquisitions_total`,
+      help: 'Times this process took the writer lock.',
+      registers: [registry],
+    }),
+    writerLockLosses: new Counter({
+      name: `${METRIC_PREFIX}writer_lock_losses_total`,
+      help: 'Times the connection holding the writer lock failed, stopping the writer.',
+      registers: [registry],
+    }),
+    snapshotLastRecordTime: new Gauge({
+      name: `${METRIC_PREFIX}acs_snapshot_last_record_time_seconds`,
+      help: 'Record time of the newest announced ACS snapshot per migration, in seconds since the epoch.',
+      labelNames: ['migration_id'] as const,
+      registers: [registry],
+    }),
+    snapshotsAnnounced: new Counter({
+      name: `${METRIC_PREFIX}acs_snapshots_announced_total`,
+      help: 'ACS snapshots announced by this process.',
+      registers: [registry],
+    }),
+    snapshotJobDuration: new Histogram({
+      name: `${METRIC_PREFIX}acs_snapshot_job_duration_seconds`,
+      help: 'Duration of a snapshot catch-up run (announcing every snapshot that ingestion has passed).',
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+    dbPoolConnections: new Gauge({
+      name: `${METRIC_PREFIX}db_pool_connections`,
+      help: 'Database pool connections by state: total, idle, and waiting (requests queued for a connection).',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        const sum = (f: (p: PoolCounts) => number) => pools.reduce((n, p) => n + f(p), 0);
+        this.set(
+          { state: 'total' },
+          sum((p) => p.totalCount),
+        );
+        this.set(
+          { state: 'idle' },
+          sum((p) => p.idleCount),
+        );
+        this.set(
+          { state: 'waiting' },
+          sum((p) => p.waitingCount),
+        );
+      },
+    }),
+    pageTokenRejections: new Counter({
+      name: `${METRIC_PREFIX}api_page_token_rejections_total`,
+      help: 'Requests refused for a page token that was altered, of another request, or of an incompatible version.',
+      registers: [registry],
+    }),
+    authRefusals: new Counter({
+      name: `${METRIC_PREFIX}api_auth_refusals_total`,
+      help: 'Requests refused by authentication, by reason: no_verifier, no_token, malformed_header, invalid_token, unknown_user.',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     registry,
     httpRequestDuration: new Histogram({
       name: `${METRIC_PREFIX}http_request_duration_seconds`,

@@ -7,6 +7,7 @@ import cron from 'node-cron';
 import { dueSnapshotTimes, nextSnapshotTime } from '../domain/snapshot-schedule';
 import { formatRecordTime, type Micros } from '../domain/time';
 import type { Logger } from '../internal/logger';
+import type { Metrics } from '../internal/metrics';
 import type { Db } from '../store/pool';
 import { latestSnapshot, migrationSpans, takeSnapshot } from '../store/snapshot-repository';
 
@@ -16,7 +17,8 @@ export interface CatchUpResult {
   nextDue: Micros | undefined;
 }
 
-export async function catchUpSnapshots(db: Db, logger?: Logger): Promise<CatchUpResult> {
+export async function catchUpSnapshots(db: Db, logger?: Logger, metrics?: Metrics): Promise<CatchUpResult> {
+  const endTimer = metrics?.snapshotJobDuration.startTimer();
   const taken: CatchUpResult['taken'] = [];
   let nextDue: Micros | undefined;
   const spans = await migrationSpans(db);
@@ -26,24 +28,28 @@ export async function catchUpSnapshots(db: Db, logger?: Logger): Promise<CatchUp
     const due = dueSnapshotTimes(span.first, span.last, previous?.recordTime);
     for (const t of due) {
       previous = await takeSnapshot(db, span.migrationId, previous, t);
+      metrics?.snapshotsAnnounced.inc();
       taken.push({ migrationId: span.migrationId, recordTime: formatRecordTime(t) });
       logger?.info(
         { migrationId: span.migrationId, recordTime: formatRecordTime(t), contracts: previous.contractCount },
         'ACS snapshot announced',
       );
     }
+    if (previous)
+      metrics?.snapshotLastRecordTime.set({ migration_id: String(span.migrationId) }, Number(previous.recordTime / 1000n) / 1000);
     // Only the newest migration still grows; an ended one's next slot would be passed by every later batch.
     if (span.migrationId === newest) nextDue = nextSnapshotTime(span.first, previous?.recordTime);
   }
+  endTimer?.();
   return { taken, nextDue };
 }
 
 /** Schedules the catch-up on the Scan cadence; returns a function that stops it. */
-export function scheduleSnapshots(db: Db, logger: Logger): () => void {
+export function scheduleSnapshots(db: Db, logger: Logger, metrics?: Metrics): () => void {
   const task = cron.schedule(
     '0 */3 * * *',
     () => {
-      catchUpSnapshots(db, logger).catch((err: unknown) => logger.error({ err }, 'ACS snapshot catch-up failed'));
+      catchUpSnapshots(db, logger, metrics).catch((err: unknown) => logger.error({ err }, 'ACS snapshot catch-up failed'));
     },
     { timezone: 'Etc/UTC', name: 'acs-snapshots' },
   );

@@ -54,6 +54,7 @@ export function authenticate(mode: AuthMode, options: AuthenticateOptions): Requ
   return (req, res, next) => {
     const refuse = (failure: AuthFailure) => {
       req.log?.warn({ status: failure.status, reason: failure.reason }, 'request refused by authentication');
+      res.locals.authRefusal = refusalKind(failure);
       options.reject(res, failure);
     };
     if (mode.kind === 'disabled') {
@@ -82,6 +83,15 @@ export function authenticate(mode: AuthMode, options: AuthenticateOptions): Requ
       (err: unknown) => (err instanceof AuthFailure ? refuse(err) : next(err)),
     );
   };
+}
+
+/** A bounded label for the refusal metric (the reason text can hold a user name). */
+function refusalKind(failure: AuthFailure): string {
+  if (failure.reason.startsWith('unknown user')) return 'unknown_user';
+  if (failure.reason === 'no token verifier is configured') return 'no_verifier';
+  if (failure.reason === 'no bearer token') return 'no_token';
+  if (failure.reason === 'malformed Authorization header') return 'malformed_header';
+  return 'invalid_token';
 }
 
 /** The principal `authenticate` established for this request. */

@@ -24,16 +24,18 @@ const operational: Paths = {
   },
   '/status': {
     get: {
-      summary: 'Ingestion progress per stream and per migration.',
+      summary: "Ingestion progress per stream and per migration, with this process's writer role.",
       responses: {
         '200': json(
           object({
+            writer: { type: 'string', enum: ['active', 'standby', 'none'], description: 'none: this process runs no worker.' },
             streams: array(
               object({
                 stream: str(),
                 position: str(),
                 migration_id: nullable(int64()),
                 record_time: nullable(str()),
+                lag_seconds: nullable({ type: 'number', description: 'Seconds between now and record_time.' }),
                 items_applied: int64(),
                 updated_at: str(),
               }),

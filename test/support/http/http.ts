@@ -5,7 +5,7 @@ import { createApp } from '../../../src/api/app';
 import { listen, type RunningServer } from '../../../src/api/server';
 import { loadConfig, type Config } from '../../../src/internal/config';
 import { createLogger } from '../../../src/internal/logger';
-import { createMetrics } from '../../../src/internal/metrics';
+import { createMetrics, type Metrics } from '../../../src/internal/metrics';
 import { readMigrationFiles, type MigrationFile } from '../../../src/store/migrator';
 import type { Db } from '../../../src/store/pool';
 
@@ -19,7 +19,7 @@ export interface TestApi {
 
 export async function startTestApi(
   database: { db: Db; pool: pg.Pool },
-  options: { env?: Record<string, string>; migrationFiles?: MigrationFile[] } = {},
+  options: { env?: Record<string, string>; migrationFiles?: MigrationFile[]; metrics?: Metrics } = {},
 ): Promise<TestApi> {
   // Tests configure the service the way operators do: through its environment schema.
   const config: Config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
@@ -28,7 +28,7 @@ export async function startTestApi(
     db: database.db,
     pool: database.pool,
     logger: createLogger(config.logLevel),
-    metrics: createMetrics(),
+    metrics: options.metrics ?? createMetrics(),
     migrationFiles: options.migrationFiles ?? readMigrationFiles(),
   });
   const server = await listen(app, '127.0.0.1', 0);
