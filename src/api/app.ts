@@ -1,6 +1,7 @@
 /** The Express application: request logging and metrics, health, and the three interfaces. */
 import { randomUUID } from 'node:crypto';
 import express, { type Express, type Request, type Response } from 'express';
+import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { ApiContext } from './context';
 import { docsRoutes } from './docs-routes';
@@ -31,6 +32,15 @@ export function createApp(context: ApiContext, options: { interfaces: boolean } 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Security headers for a JSON API: nothing here may be framed, run as a script or style,
+  // or sniffed as another type; HSTS for deployments behind TLS.
+  app.use(
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      frameguard: { action: 'deny' },
+      crossOriginResourcePolicy: { policy: 'cross-origin' },
+    }),
+  );
 
   app.use(
     pinoHttp({

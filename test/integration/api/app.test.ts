@@ -1,4 +1,4 @@
-/** What the Express application adds to every request: request ids and HTTP metrics. */
+/** What the Express application adds to every request: request ids, security headers and HTTP metrics. */
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 
@@ -17,6 +17,35 @@ describe('request ids and metrics', () => {
     expect(given.headers.get('x-request-id')).toBe('abc-123');
     const made = await request(api.url, 'GET', '/livez', undefined, { 'x-request-id': 'no spaces allowed' });
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('sends the security headers of a JSON API on every answer, errors included', async () => {
+    for (const [method, path] of [
+      ['GET', '/livez'],
+      ['GET', '/api/scan/v0/dso-party-id'],
+      ['POST', '/api/scan/v0/state/acs'],
+      ['GET', '/nope'],
+      ['GET', '/docs/openapi.json'],
+    ] as const) {
+      const res = await request(api.url, method, path, method === 'POST' ? {} : undefined);
+      expect({
+        path,
+        csp: res.headers.get('content-security-policy'),
+        nosniff: res.headers.get('x-content-type-options'),
+        frame: res.headers.get('x-frame-options'),
+        hsts: res.headers.get('strict-transport-security'),
+        referrer: res.headers.get('referrer-policy'),
+        poweredBy: res.headers.get('x-powered-by'),
+      }).toEqual({
+        path,
+        csp: "default-src 'none';frame-ancestors 'none'",
+        nosniff: 'nosniff',
+        frame: 'DENY',
+        hsts: 'max-age=31536000; includeSubDomains',
+        referrer: 'no-referrer',
+        poweredBy: null,
+      });
+    }
   });
 
   it('exports request metrics labelled by route template, never by raw path', async () => {
