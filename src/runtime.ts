@@ -8,6 +8,7 @@ import { createApp } from './api/app';
 import { prepareLedgerAuth } from './api/auth/start-up';
 import { listen, type RunningServer } from './api/server';
 import { runWorker, type WorkerResult } from './ingest/worker';
+import type { RequestOutcome } from './ingest/http-client';
 import type { Source } from './ingest/source';
 import { createLedgerSource } from './ingest/sources/ledger-source';
 import { createScanSource } from './ingest/sources/scan-source';
@@ -62,7 +63,10 @@ export async function openMigratedDatabase(
 }
 
 /** The configured ingestion source; a missing setting is a ConfigError naming it. */
-export function createConfiguredSource(config: Config, logger: Logger): Source {
+export function createConfiguredSource(config: Config, logger: Logger, metrics?: Metrics): Source {
+  const http = (source: 'scan' | 'ledger') => ({
+    observe: (upstream: string, outcome: RequestOutcome) => metrics?.sourceRequests.inc({ source, upstream, outcome }),
+  });
   switch (config.source) {
     case 'simulator':
       return createSimulatorSource({
@@ -79,11 +83,20 @@ export function createConfiguredSource(config: Config, logger: Logger): Source {
         pollIntervalMs: config.scanSource.pollMs,
         stopAtEnd: config.ingest.stopAtEnd,
         logger,
+        http: http('scan'),
       });
     case 'ledger': {
       const { url, party, token } = config.ledgerSource;
       if (!url || !party) throw new ConfigError('Invalid configuration: SOURCE=ledger needs LEDGER_SOURCE_URL and LEDGER_SOURCE_PARTY.');
-      return createLedgerSource({ url, party, token, migrationId: config.migrationId, stopAtEnd: config.ingest.stopAtEnd, logger });
+      return createLedgerSource({
+        url,
+        party,
+        token,
+        migrationId: config.migrationId,
+        stopAtEnd: config.ingest.stopAtEnd,
+        logger,
+        http: http('ledger'),
+      });
     }
   }
 }
@@ -178,7 +191,7 @@ export async function serve(config: Config, logger: Logger, shutdown: Shutdown, 
   const server = await listen(app, config.host, config.port);
   shutdown.add('HTTP server', () => server.close(config.shutdownTimeoutMs));
   const worker = options.worker
-    ? startWorker(database, createConfiguredSource(config, logger), { config, logger, metrics, shutdown })
+    ? startWorker(database, createConfiguredSource(config, logger, metrics), { config, logger, metrics, shutdown })
     : undefined;
   logger.info({ url: server.url, source: options.worker ? config.source : null }, 'listening');
   process.stdout.write(banner(server.url, database, options.api, ledgerAuth?.devToken));

@@ -31,6 +31,19 @@ export interface HttpClientOptions {
   retryStatuses?: readonly number[];
   /** Replaceable so tests can run without real waits; must reject when `signal` aborts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Told of every attempt's outcome, by upstream origin (for metrics). */
+  observe?: (upstream: string, outcome: RequestOutcome) => void;
+}
+
+/** ok: a 2xx answer; retried: a transient failure that is tried again; failed: given up or refused. */
+export type RequestOutcome = 'ok' | 'retried' | 'failed';
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'invalid';
+  }
 }
 
 export interface JsonRequest {
@@ -158,15 +171,26 @@ export function createHttpClient(logger: Logger, options: HttpClientOptions = {}
       let counted = 0;
       // Consecutive failures, which set the backoff ceiling.
       let failures = 0;
+      const observe = (outcome: RequestOutcome) => options.observe?.(originOf(request.url), outcome);
       for (;;) {
         try {
-          return await attempt(request, signal);
+          const body = await attempt(request, signal);
+          observe('ok');
+          return body;
         } catch (err) {
-          if (!(err instanceof TransientFailure)) throw err;
+          if (signal.aborted) throw err;
+          if (!(err instanceof TransientFailure)) {
+            observe('failed');
+            throw err;
+          }
           failures += 1;
           const waiting = err.status === 503 && waitWhileUnavailable;
           if (!waiting) counted += 1;
-          if (counted >= maxAttempts) throw new UpstreamError(request.method, request.url, counted, err);
+          if (counted >= maxAttempts) {
+            observe('failed');
+            throw new UpstreamError(request.method, request.url, counted, err);
+          }
+          observe('retried');
           const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(failures - 1, 30));
           const wait = err.retryAfterMs ?? Math.random() * ceiling;
           logger[waiting ? 'info' : 'warn'](

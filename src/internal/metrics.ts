@@ -123,6 +123,12 @@ export function createMetrics() {
         );
       },
     }),
+    sourceRequests: new Counter({
+      name: `${METRIC_PREFIX}source_requests_total`,
+      help: 'Requests of the ingestion source to its upstream, by source (scan, ledger), upstream origin and outcome: ok, retried (a transient failure tried again), failed (given up or refused).',
+      labelNames: ['source', 'upstream', 'outcome'] as const,
+      registers: [registry],
+    }),
     pageTokenRejections: new Counter({
       name: `${METRIC_PREFIX}api_page_token_rejections_total`,
       help: 'Requests refused for a page token that was altered, of another request, or of an incompatible version.',

@@ -88,6 +88,24 @@ describe('http client', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('reports every attempt by upstream origin: ok, retried, failed', async () => {
+    const seen: string[] = [];
+    const observe = (upstream: string, outcome: string) => seen.push(`${upstream} ${outcome}`);
+    server.faults = [{ status: 502 }, null, { status: 500 }, { status: 500 }, { status: 500 }, { status: 404 }];
+    await get({ observe });
+    await get({ observe }).catch(() => undefined);
+    await get({ observe }).catch(() => undefined);
+    const origin = new URL(server.url).origin;
+    expect(seen).toEqual([
+      `${origin} retried`,
+      `${origin} ok`,
+      `${origin} retried`,
+      `${origin} retried`,
+      `${origin} failed`,
+      `${origin} failed`,
+    ]);
+  });
+
   it('waits out 503 beyond the attempt limit, unless told to count it', async () => {
     const unavailable = () => Array.from({ length: 6 }, () => ({ status: 503 }));
     server.faults = unavailable();
