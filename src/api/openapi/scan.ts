@@ -51,6 +51,24 @@ const snapshotSelection = {
 
 const cursor = object({ after_migration_id: int64(), after_record_time: str('Record time of the last item of the previous page.') });
 
+/** The ACS at a snapshot (served at /v0/state/acs and, in the newest Splice, /v2/state/acs). */
+const acsState = {
+  summary: 'The ACS at a snapshot, filtered by stakeholder and template, paged in creation order.',
+  requestBody: jsonBody(
+    object(
+      {
+        ...snapshotSelection,
+        after: str(),
+        page_size: int32(),
+        party_ids: array(str()),
+        templates: array(str('package_name:Module:Entity')),
+      },
+      ['record_time_match', 'after', 'party_ids', 'templates'],
+    ),
+  ),
+  responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
+};
+
 /** S1; the validator's scan-proxy forwards it unchanged. */
 export const holdingsSummaryV0 = {
   summary: 'S1: holdings per owner at a snapshot, with holding fees (deprecated: use /v1/holdings/summary).',
@@ -195,42 +213,8 @@ export const scanPaths = {
       responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
     },
   },
-  '/v0/state/acs': {
-    post: {
-      summary: 'The ACS at a snapshot, filtered by stakeholder and template, paged in creation order.',
-      requestBody: jsonBody(
-        object(
-          {
-            ...snapshotSelection,
-            after: str(),
-            page_size: int32(),
-            party_ids: array(str()),
-            templates: array(str('package_name:Module:Entity')),
-          },
-          ['record_time_match', 'after', 'party_ids', 'templates'],
-        ),
-      ),
-      responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
-    },
-  },
-  '/v2/state/acs': {
-    post: {
-      summary: 'The newest path of /v0/state/acs: the ACS at a snapshot, filtered by stakeholder and template, paged in creation order.',
-      requestBody: jsonBody(
-        object(
-          {
-            ...snapshotSelection,
-            after: str(),
-            page_size: int32(),
-            party_ids: array(str()),
-            templates: array(str('package_name:Module:Entity')),
-          },
-          ['record_time_match', 'after', 'party_ids', 'templates'],
-        ),
-      ),
-      responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
-    },
-  },
+  '/v0/state/acs': { post: acsState },
+  '/v2/state/acs': { post: { ...acsState, summary: `The newest path of /v0/state/acs. ${acsState.summary}` } },
   '/v0/state/acs/snapshot-timestamp': {
     get: {
       summary: 'The newest snapshot of the migration at or before a time.',

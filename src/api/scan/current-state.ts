@@ -6,7 +6,8 @@
  * and the validator's scan-proxy routes, which differ only in shape.
  */
 import type { Config } from '../../internal/config';
-import type { AnsEntryView, StoredContract } from '../../domain/contract-json';
+import { contractWithStateJson, type AnsEntryView, type StoredContract } from '../../domain/contract-json';
+import type { JsonBody } from '../../domain/raw-json';
 import { dsoAnsEntries, readDsoRules, readSvNodeState, type DsoRulesFacts } from '../../domain/dso-state';
 import { latestOfOpenRoundTriple, requiredVotes, roundNumber, roundsTimeToLive } from '../../domain/mining-rounds';
 import { partyIdProblem } from '../../domain/party-id';
@@ -174,6 +175,24 @@ export const transferCommandCounter = (db: Db, sender: string) =>
 /** The live UnclaimedDevelopmentFundCoupons, in ingestion order (at most the Scan store's 1000). */
 export const unclaimedDevelopmentFundCoupons = (db: Db) => listLiveContracts(db, SPLICE.unclaimedDevelopmentFundCoupon);
 
-/** The 404 messages of the Scan app and the validator's scan-proxy alike. */
-export const noPreapproval = (party: string) => notFound(`No TransferPreapproval found for party: ${party}`);
-export const noCommandCounter = (party: string) => notFound(`No TransferCommandCounter found for party: ${party}, use 0 for the nonce`);
+/** GET transfer-preapprovals/by-party/{party}, on Scan and the scan-proxy alike (same body, same 404). */
+export async function transferPreapprovalBody(db: Db, partyText: string): Promise<JsonBody> {
+  const party = requestParty(partyText);
+  const preapproval = await transferPreapproval(db, party);
+  if (!preapproval) throw notFound(`No TransferPreapproval found for party: ${party}`);
+  return { transfer_preapproval: contractWithStateJson(preapproval) };
+}
+
+/** GET transfer-command-counter/{party}, on Scan and the scan-proxy alike. */
+export async function transferCommandCounterBody(db: Db, partyText: string): Promise<JsonBody> {
+  const party = requestParty(partyText);
+  const counter = await transferCommandCounter(db, party);
+  if (!counter) throw notFound(`No TransferCommandCounter found for party: ${party}, use 0 for the nonce`);
+  return { transfer_command_counter: contractWithStateJson(counter) };
+}
+
+/** GET unclaimed-development-fund-coupons, on Scan and the scan-proxy alike. */
+export async function unclaimedDevelopmentFundCouponsBody(db: Db): Promise<JsonBody> {
+  const coupons = await unclaimedDevelopmentFundCoupons(db);
+  return { 'unclaimed-development-fund-coupons': coupons.map(contractWithStateJson) };
+}

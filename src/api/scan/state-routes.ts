@@ -33,12 +33,10 @@ import {
   featuredApps,
   listAnsEntries,
   miningRounds,
-  noCommandCounter,
-  noPreapproval,
   requestParty,
-  transferCommandCounter,
-  transferPreapproval,
-  unclaimedDevelopmentFundCoupons,
+  transferCommandCounterBody,
+  transferPreapprovalBody,
+  unclaimedDevelopmentFundCouponsBody,
   type DsoInfo,
 } from './current-state';
 
@@ -179,17 +177,11 @@ export function stateRoutes({ db, config }: ApiContext): Router {
   });
 
   router.get('/v0/transfer-preapprovals/by-party/:party', async (req, res) => {
-    const party = requestParty(req.params.party);
-    const preapproval = await transferPreapproval(db, party);
-    if (!preapproval) throw noPreapproval(party);
-    sendJson(res, { transfer_preapproval: contractWithStateJson(preapproval) });
+    sendJson(res, await transferPreapprovalBody(db, req.params.party));
   });
 
   router.get('/v0/transfer-command-counter/:party', async (req, res) => {
-    const party = requestParty(req.params.party);
-    const counter = await transferCommandCounter(db, party);
-    if (!counter) throw noCommandCounter(party);
-    sendJson(res, { transfer_command_counter: contractWithStateJson(counter) });
+    sendJson(res, await transferCommandCounterBody(db, req.params.party));
   });
 
   // No authentication on Scan despite "admin" in the path.
@@ -203,8 +195,7 @@ export function stateRoutes({ db, config }: ApiContext): Router {
   });
 
   router.get('/v0/unclaimed-development-fund-coupons', async (_req, res) => {
-    const coupons = await unclaimedDevelopmentFundCoupons(db);
-    sendJson(res, { 'unclaimed-development-fund-coupons': coupons.map(contractWithStateJson) });
+    sendJson(res, await unclaimedDevelopmentFundCouponsBody(db));
   });
 
   return router;

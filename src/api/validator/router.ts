@@ -25,12 +25,10 @@ import {
   featuredAppRight,
   listAnsEntries,
   miningRounds,
-  noCommandCounter,
-  noPreapproval,
   requestParty,
-  transferCommandCounter,
-  transferPreapproval,
-  unclaimedDevelopmentFundCoupons,
+  transferCommandCounterBody,
+  transferPreapprovalBody,
+  unclaimedDevelopmentFundCouponsBody,
 } from '../scan/current-state';
 import { holdingsSummaryV0 } from '../scan/holdings-routes';
 import { AnsEntriesQuery, dsoInfoJson } from '../scan/state-routes';
@@ -105,22 +103,15 @@ export function validatorRouter({ db, config }: ApiContext, options: ValidatorRo
 
   // Forwarded as the Scan app answers them, 404 messages included.
   router.get('/v0/scan-proxy/transfer-preapprovals/by-party/:party', async (req, res) => {
-    const party = requestParty(req.params.party);
-    const preapproval = await transferPreapproval(db, party);
-    if (!preapproval) throw noPreapproval(party);
-    sendJson(res, { transfer_preapproval: contractWithStateJson(preapproval) });
+    sendJson(res, await transferPreapprovalBody(db, req.params.party));
   });
 
   router.get('/v0/scan-proxy/transfer-command-counter/:party', async (req, res) => {
-    const party = requestParty(req.params.party);
-    const counter = await transferCommandCounter(db, party);
-    if (!counter) throw noCommandCounter(party);
-    sendJson(res, { transfer_command_counter: contractWithStateJson(counter) });
+    sendJson(res, await transferCommandCounterBody(db, req.params.party));
   });
 
   router.get('/v0/scan-proxy/unclaimed-development-fund-coupons', async (_req, res) => {
-    const coupons = await unclaimedDevelopmentFundCoupons(db);
-    sendJson(res, { 'unclaimed-development-fund-coupons': coupons.map(contractWithStateJson) });
+    sendJson(res, await unclaimedDevelopmentFundCouponsBody(db));
   });
 
   router.post('/v0/scan-proxy/holdings/summary', holdingsSummaryV0(db));
