@@ -65,7 +65,7 @@ export async function openMigratedDatabase(
 /** The configured ingestion source; a missing setting is a ConfigError naming it. */
 export function createConfiguredSource(config: Config, logger: Logger, metrics?: Metrics): Source {
   const http = (source: 'scan' | 'ledger') => ({
-    observe: (upstream: string, outcome: RequestOutcome) => metrics?.sourceRequests.inc({ source, upstream, outcome }),
+    observe: (upstream: string, outcome: RequestOutcome) => metrics?.sourceRequest(source, upstream, outcome),
   });
   switch (config.source) {
     case 'simulator':

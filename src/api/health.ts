@@ -39,6 +39,14 @@ export function healthRoutes({ db, pool, metrics, migrationFiles, logger }: ApiC
     const role = (await metrics.writerActive.get()).values[0]?.value;
     sendJson(res, {
       writer: role === undefined ? 'none' : role === 1 ? 'active' : 'standby',
+      // The upstreams this process's source reads (none for the simulator or without a worker).
+      sources: [...metrics.sourceHealth.values()].map((h) => ({
+        source: h.source,
+        upstream: h.upstream,
+        last_outcome: h.lastOutcome,
+        last_at: new Date(h.lastAt).toISOString(),
+        last_ok_at: h.lastOkAt === null ? null : new Date(h.lastOkAt).toISOString(),
+      })),
       streams: status.streams.map((s) => ({
         stream: s.stream,
         position: s.position,

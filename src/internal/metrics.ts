@@ -13,14 +13,43 @@ export interface PoolCounts {
   waitingCount: number;
 }
 
+/** What /status reports of each upstream the ingestion source reads. */
+export interface SourceHealth {
+  source: string;
+  upstream: string;
+  lastOutcome: 'ok' | 'retried' | 'failed';
+  /** Milliseconds since the epoch. */
+  lastAt: number;
+  lastOkAt: number | null;
+}
+
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
   /** Newest ingested record time (ms) per synchronizer and migration, for the lag computed at scrape time. */
   const newestRecordTimes = new Map<string, { synchronizer_id: string; migration_id: string; ms: number }>();
   const pools: PoolCounts[] = [];
+  /** The latest outcome per source and upstream, for /status. */
+  const sourceHealth = new Map<string, SourceHealth>();
+  const sourceRequests = new Counter({
+    name: `${METRIC_PREFIX}source_requests_total`,
+    help: 'Requests of the ingestion source to its upstream, by source (scan, ledger), upstream origin and outcome: ok, retried (a transient failure tried again), failed (given up or refused).',
+    labelNames: ['source', 'upstream', 'outcome'] as const,
+    registers: [registry],
+  });
   return {
     newestRecordTimes,
+    sourceHealth,
+    /** Counts a request of the ingestion source and remembers its outcome for /status. */
+    sourceRequest(source: string, upstream: string, outcome: 'ok' | 'retried' | 'failed'): void {
+      sourceRequests.inc({ source, upstream, outcome });
+      const key = `${source} ${upstream}`;
+      const health = sourceHealth.get(key) ?? { source, upstream, lastOutcome: outcome, lastAt: 0, lastOkAt: null };
+      health.lastOutcome = outcome;
+      health.lastAt = Date.now();
+      if (outcome === 'ok') health.lastOkAt = health.lastAt;
+      sourceHealth.set(key, health);
+    },
     /** Registers the pool whose connections the pool gauges report. */
     observePool(pool: PoolCounts): void {
       pools.push(pool);
@@ -123,12 +152,7 @@ export function createMetrics() {
         );
       },
     }),
-    sourceRequests: new Counter({
-      name: `${METRIC_PREFIX}source_requests_total`,
-      help: 'Requests of the ingestion source to its upstream, by source (scan, ledger), upstream origin and outcome: ok, retried (a transient failure tried again), failed (given up or refused).',
-      labelNames: ['source', 'upstream', 'outcome'] as const,
-      registers: [registry],
-    }),
+    sourceRequests,
     pageTokenRejections: new Counter({
       name: `${METRIC_PREFIX}api_page_token_rejections_total`,
       help: 'Requests refused for a page token that was altered, of another request, or of an incompatible version.',

@@ -29,6 +29,15 @@ const operational: Paths = {
         '200': json(
           object({
             writer: { type: 'string', enum: ['active', 'standby', 'none'], description: 'none: this process runs no worker.' },
+            sources: array(
+              object({
+                source: str(),
+                upstream: str('Origin of the upstream URL.'),
+                last_outcome: { type: 'string', enum: ['ok', 'retried', 'failed'] },
+                last_at: str(),
+                last_ok_at: nullable(str()),
+              }),
+            ),
             streams: array(
               object({
                 stream: str(),

@@ -154,6 +154,32 @@ describe('/metrics after ingestion and requests', () => {
     expect((status.json as { writer: string }).writer).toBe('standby');
   });
 
+  it("counts source requests by upstream and outcome, and shows each upstream's last outcome in /status", async () => {
+    metrics.sourceRequest('scan', 'https://scan.sv-1.example', 'ok');
+    metrics.sourceRequest('scan', 'https://scan.sv-1.example', 'retried');
+    metrics.sourceRequest('scan', 'https://scan.sv-2.example', 'failed');
+    const s = await scrape();
+    expect(s.get('scan_indexer_source_requests_total{source="scan",upstream="https://scan.sv-1.example",outcome="ok"}')).toBe(1);
+    expect(s.get('scan_indexer_source_requests_total{source="scan",upstream="https://scan.sv-1.example",outcome="retried"}')).toBe(1);
+    const status = (await request(api.url, 'GET', '/status')).json as { sources: Record<string, unknown>[] };
+    expect(status.sources).toEqual([
+      {
+        source: 'scan',
+        upstream: 'https://scan.sv-1.example',
+        last_outcome: 'retried',
+        last_at: expect.stringMatching(/^\d{4}-/),
+        last_ok_at: expect.stringMatching(/^\d{4}-/),
+      },
+      {
+        source: 'scan',
+        upstream: 'https://scan.sv-2.example',
+        last_outcome: 'failed',
+        last_at: expect.stringMatching(/^\d{4}-/),
+        last_ok_at: null,
+      },
+    ]);
+  });
+
   it('reports the newest snapshot per migration and how many were announced', async () => {
     const snapshots = snapshotTimes(items);
     const s = await scrape();
