@@ -35,10 +35,9 @@ export function healthRoutes({ db, pool, metrics, migrationFiles, logger }: ApiC
     const status = await readIngestStatus(db);
     const time = (t: Micros | null) => (t === null ? null : formatRecordTime(t));
     const now = nowMicros();
-    // This process's worker, if it runs one: active (holds the writer lock) or standby.
-    const role = (await metrics.writerActive.get()).values[0]?.value;
     sendJson(res, {
-      writer: role === undefined ? 'none' : role === 1 ? 'active' : 'standby',
+      // This process's worker, if one runs: active (holds the writer lock) or standby.
+      writer: metrics.writer.role,
       // The upstreams this process's source reads (none for the simulator or without a worker).
       sources: [...metrics.sourceHealth.values()].map((h) => ({
         source: h.source,

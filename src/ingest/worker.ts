@@ -57,17 +57,23 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
   const lock = await acquireWriterLock(options.pool, signal, {
     pollMs: options.lockPollMs ?? 2000,
     onWait: () => {
+      if (metrics) metrics.writer.role = 'standby';
       metrics?.writerActive.set(0);
       log.info('another worker holds the writer lock: waiting as a standby');
     },
     onLost: (err) => {
+      if (metrics) metrics.writer.role = 'none';
       metrics?.writerLockLosses.inc();
       metrics?.writerActive.set(0);
       log.error({ err }, 'the writer lock connection failed: stopping');
       lost.abort(err);
     },
   });
-  if (!lock) return { items: 0, updates: 0 };
+  if (!lock) {
+    if (metrics) metrics.writer.role = 'none';
+    return { items: 0, updates: 0 };
+  }
+  if (metrics) metrics.writer.role = 'active';
   metrics?.writerLockAcquisitions.inc();
   metrics?.writerActive.set(1);
   const running = AbortSignal.any([signal, lost.signal]);
@@ -117,6 +123,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
   } finally {
     stopSchedule();
     await lock.release();
+    if (metrics) metrics.writer.role = 'none';
     metrics?.writerActive.set(0);
   }
 }

@@ -40,6 +40,8 @@ export function createMetrics() {
   return {
     newestRecordTimes,
     sourceHealth,
+    /** This process's part in writing, for /status: none (no worker running), standby, or active. */
+    writer: { role: 'none' as 'none' | 'standby' | 'active' },
     /** Counts a request of the ingestion source and remembers its outcome for /status. */
     sourceRequest(source: string, upstream: string, outcome: 'ok' | 'retried' | 'failed'): void {
       sourceRequests.inc({ source, upstream, outcome });

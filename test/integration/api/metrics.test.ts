@@ -62,11 +62,12 @@ describe('/metrics after ingestion and requests', () => {
   const expected = expectedCounts(items);
   let api: TestApi;
   const batches: number[] = [];
-  const rolesDuringRun: number[] = [];
-  let roleAsStandby: number | undefined;
+  const rolesDuringRun: string[] = [];
+  let asStandby: { gauge: number | undefined; status: unknown } | undefined;
 
   const scrape = async () => samples((await request(api.url, 'GET', '/metrics')).text);
-  const role = async () => (await metrics.writerActive.get()).values[0]?.value;
+  const gauge = async () => (await metrics.writerActive.get()).values[0]?.value;
+  const statusRole = async () => ((await request(api.url, 'GET', '/status')).json as { writer: string }).writer;
 
   beforeAll(async () => {
     metrics.observePool(t.pool);
@@ -85,13 +86,13 @@ describe('/metrics after ingestion and requests', () => {
         lockPollMs: 20,
         onBatch: (batch) => {
           batches.push(batch.updates);
-          void role().then((r) => rolesDuringRun.push(r ?? -1));
+          void gauge().then((g) => rolesDuringRun.push(`${metrics.writer.role} ${g}`));
         },
       },
       new AbortController().signal,
     );
-    for (let i = 0; i < 500 && (await role()) === undefined; i++) await new Promise((r) => setTimeout(r, 10));
-    roleAsStandby = await role();
+    for (let i = 0; i < 500 && metrics.writer.role !== 'standby'; i++) await new Promise((r) => setTimeout(r, 10));
+    asStandby = { gauge: await gauge(), status: await statusRole() };
     await holder.release();
     await run;
   });
@@ -143,15 +144,14 @@ describe('/metrics after ingestion and requests', () => {
     }
   });
 
-  it('shows the writer role: standby while another holds the lock, active while writing, none held after', async () => {
-    expect(roleAsStandby).toBe(0);
-    expect(new Set(rolesDuringRun)).toEqual(new Set([1]));
+  it('shows the writer role: standby while another holds the lock, active while writing, none once stopped', async () => {
+    expect(asStandby).toEqual({ gauge: 0, status: 'standby' });
+    expect(new Set(rolesDuringRun)).toEqual(new Set(['active 1']));
     const s = await scrape();
     expect(s.get('scan_indexer_writer_active')).toBe(0);
     expect(s.get('scan_indexer_writer_lock_acquisitions_total')).toBe(1);
     expect(s.get('scan_indexer_writer_lock_losses_total')).toBe(0);
-    const status = await request(api.url, 'GET', '/status');
-    expect((status.json as { writer: string }).writer).toBe('standby');
+    expect(await statusRole()).toBe('none');
   });
 
   it("counts source requests by upstream and outcome, and shows each upstream's last outcome in /status", async () => {
