@@ -19,7 +19,7 @@ import { createMetrics, type Metrics } from './internal/metrics';
 import type { Shutdown } from './internal/shutdown';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgresHandle } from './store/embedded-postgres';
 import { migrate, readMigrationFiles } from './store/migrator';
-import { createDb, createPool, type Db } from './store/pool';
+import { createDb, createPool, observeQueries, type Db } from './store/pool';
 
 export const EMBEDDED_DATABASE_NAME = 'scan_indexer';
 
@@ -180,6 +180,7 @@ export async function serve(config: Config, logger: Logger, shutdown: Shutdown, 
   const database = await openMigratedDatabase(config, logger, shutdown);
   const metrics = createMetrics();
   metrics.observePool(database.pool);
+  observeQueries(database.db, metrics.observeQuery);
   // The ledger routes refuse to start without authentication, except in the demo (embedded database).
   const ledgerAuth = options.api
     ? await prepareLedgerAuth(config, { db: database.db, embedded: database.embedded !== undefined })

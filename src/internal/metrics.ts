@@ -37,6 +37,13 @@ export function createMetrics() {
     labelNames: ['source', 'upstream', 'outcome'] as const,
     registers: [registry],
   });
+  const dbQueryDuration = new Histogram({
+    name: `${METRIC_PREFIX}db_query_duration_seconds`,
+    help: "Duration of database queries by repository operation (the storage function that made them, or other) and outcome (ok, error). The writer's batch statements are timed by the ingest batch histogram instead.",
+    labelNames: ['operation', 'outcome'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
   return {
     newestRecordTimes,
     sourceHealth,
@@ -51,6 +58,10 @@ export function createMetrics() {
       health.lastAt = Date.now();
       if (outcome === 'ok') health.lastOkAt = health.lastAt;
       sourceHealth.set(key, health);
+    },
+    /** Times a query of a repository operation (the store's QueryObserver). */
+    observeQuery: (operation: string, seconds: number, outcome: 'ok' | 'error'): void => {
+      dbQueryDuration.observe({ operation, outcome }, seconds);
     },
     /** Registers the pool whose connections the pool gauges report. */
     observePool(pool: PoolCounts): void {

@@ -22,6 +22,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { ActiveContract } from '../domain/active-contract';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
+import { repositoryOperation } from './query-operation';
 
 /** Keyset position: the creation key of the last contract of the previous page. */
 export interface CreationKey {
@@ -36,28 +37,36 @@ export interface TemplateRef {
 
 const ts = (t: Micros) => sql`${formatRecordTime(t)}::timestamptz`;
 
-export async function snapshotExists(db: Db, migrationId: number, at: Micros): Promise<boolean> {
-  const row = await sql<{ one: number }>`
+export const snapshotExists = repositoryOperation(
+  'snapshotExists',
+  async function snapshotExists(db: Db, migrationId: number, at: Micros): Promise<boolean> {
+    const row = await sql<{ one: number }>`
     select 1 as one from acs_snapshots where migration_id = ${migrationId} and record_time = ${ts(at)}`.execute(db);
-  return row.rows.length > 0;
-}
+    return row.rows.length > 0;
+  },
+);
 
 /** The newest snapshot of the migration at or before `at`. */
-export async function snapshotAtOrBefore(db: Db, migrationId: number, at: Micros): Promise<Micros | undefined> {
-  const row = await sql<{ record_time: string }>`
+export const snapshotAtOrBefore = repositoryOperation(
+  'snapshotAtOrBefore',
+  async function snapshotAtOrBefore(db: Db, migrationId: number, at: Micros): Promise<Micros | undefined> {
+    const row = await sql<{ record_time: string }>`
     select record_time from acs_snapshots
     where migration_id = ${migrationId} and record_time <= ${ts(at)}
     order by record_time desc limit 1`.execute(db);
-  const r = row.rows[0];
-  return r ? fromPgTimestamp(r.record_time) : undefined;
-}
+    const r = row.rows[0];
+    return r ? fromPgTimestamp(r.record_time) : undefined;
+  },
+);
 
 /**
  * The earliest of: the first snapshot of the migration strictly after `after`,
  * and the first snapshot of any later migration regardless of time (reference §5.2).
  */
-export async function firstSnapshotAfter(db: Db, migrationId: number, after: Micros): Promise<Micros | undefined> {
-  const row = await sql<{ record_time: string }>`
+export const firstSnapshotAfter = repositoryOperation(
+  'firstSnapshotAfter',
+  async function firstSnapshotAfter(db: Db, migrationId: number, after: Micros): Promise<Micros | undefined> {
+    const row = await sql<{ record_time: string }>`
     select record_time from (
       (select record_time from acs_snapshots
        where migration_id = ${migrationId} and record_time > ${ts(after)}
@@ -68,9 +77,10 @@ export async function firstSnapshotAfter(db: Db, migrationId: number, after: Mic
        order by record_time limit 1)
     ) candidates
     order by record_time limit 1`.execute(db);
-  const r = row.rows[0];
-  return r ? fromPgTimestamp(r.record_time) : undefined;
-}
+    const r = row.rows[0];
+    return r ? fromPgTimestamp(r.record_time) : undefined;
+  },
+);
 
 interface ContractRow {
   created_in_update_id: string | null;
@@ -126,17 +136,20 @@ export interface SnapshotBounds {
   recent: boolean;
 }
 
-export async function snapshotBounds(db: Db, migrationId: number, at: Micros): Promise<SnapshotBounds> {
-  const { rows } = await sql<{ max_created_at: string | null; archived_since: string }>`
+export const snapshotBounds = repositoryOperation(
+  'snapshotBounds',
+  async function snapshotBounds(db: Db, migrationId: number, at: Micros): Promise<SnapshotBounds> {
+    const { rows } = await sql<{ max_created_at: string | null; archived_since: string }>`
     select (select max_created_at from acs_snapshots where migration_id = ${migrationId} and record_time = ${ts(at)}) as max_created_at,
            (select coalesce(sum(archived_count), 0) from acs_deltas where migration_id = ${migrationId} and slot > ${ts(at)})::text
              as archived_since`.execute(db);
-  const r = rows[0]!;
-  return {
-    maxCreatedAt: r.max_created_at === null ? undefined : fromPgTimestamp(r.max_created_at),
-    recent: BigInt(r.archived_since) <= BigInt(RECENT_ARCHIVES_LIMIT),
-  };
-}
+    const r = rows[0]!;
+    return {
+      maxCreatedAt: r.max_created_at === null ? undefined : fromPgTimestamp(r.max_created_at),
+      recent: BigInt(r.archived_since) <= BigInt(RECENT_ARCHIVES_LIMIT),
+    };
+  },
+);
 
 /** No entry past the snapshot's highest created_at. */
 export const createdBy = (bounds: SnapshotBounds): RawBuilder<unknown> =>
@@ -147,15 +160,18 @@ export const createdBy = (bounds: SnapshotBounds): RawBuilder<unknown> =>
  * returning contract_id and created_at, already ordered and limited), in
  * creation order. Choosing the page first lets it run as an index-only scan.
  */
-export async function fetchPage(db: Db, migrationId: number, page: RawBuilder<unknown>): Promise<ActiveContract[]> {
-  const rows = await sql<ContractRow>`
+export const fetchPage = repositoryOperation(
+  'fetchPage',
+  async function fetchPage(db: Db, migrationId: number, page: RawBuilder<unknown>): Promise<ActiveContract[]> {
+    const rows = await sql<ContractRow>`
     with page as materialized (${page})
     select c.created_in_update_id, c.contract_id, c.template_id, c.package_name, c.create_arguments,
            c.created_at, c.signatories, c.observers
     from page join contracts c on c.migration_id = ${migrationId} and c.contract_id = page.contract_id
     order by page.created_at, page.contract_id`.execute(db);
-  return rows.rows.map(toActiveContract);
-}
+    return rows.rows.map(toActiveContract);
+  },
+);
 
 export interface AcsPageQuery {
   migrationId: number;
@@ -184,7 +200,7 @@ export const MAX_PAIR_RANGES = 1000;
  * page costs the same for a rare party or template, and deep into the ACS, as
  * an unfiltered page.
  */
-export async function acsPage(db: Db, q: AcsPageQuery): Promise<ActiveContract[]> {
+export const acsPage = repositoryOperation('acsPage', async function acsPage(db: Db, q: AcsPageQuery): Promise<ActiveContract[]> {
   const parties = [...new Set(q.parties)];
   const templateKeys = new Map(q.templates.map((t) => [`${t.packageName}:${t.qualifiedName}`, t]));
   const templates = [...templateKeys.values()];
@@ -257,4 +273,4 @@ export async function acsPage(db: Db, q: AcsPageQuery): Promise<ActiveContract[]
         limit ${q.limit}`;
   }
   return fetchPage(db, q.migrationId, page);
-}
+});

@@ -17,6 +17,7 @@ import type { Json } from '../domain/json';
 import { SPLICE, type TemplateKey } from '../domain/splice-contracts';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
+import { repositoryOperation } from './query-operation';
 
 const CURRENT_MIGRATION = sql<number>`(select max(migration_id) from migrations)`;
 
@@ -54,49 +55,61 @@ function toStored(row: Row): StoredContract {
 }
 
 /** Live mining rounds of one template, by round number (then ingestion order). */
-export async function listLiveRounds(db: Db, template: TemplateKey, limit = LIVE_LIST_LIMIT): Promise<StoredContract[]> {
-  const rows = await liveOf(db, template).orderBy('round_number').orderBy('ingest_seq').limit(limit).execute();
-  return rows.map(toStored);
-}
+export const listLiveRounds = repositoryOperation(
+  'listLiveRounds',
+  async function listLiveRounds(db: Db, template: TemplateKey, limit: number = LIVE_LIST_LIMIT): Promise<StoredContract[]> {
+    const rows = await liveOf(db, template).orderBy('round_number').orderBy('ingest_seq').limit(limit).execute();
+    return rows.map(toStored);
+  },
+);
 
 /**
  * Live contracts of one template in ingestion order (the Scan store's event number), made the
  * same on every instance: contracts without a creating update (imported over a hard migration,
  * or assigned) arrive in whatever order the source lists them, so those are ordered by contract id.
  */
-export async function listLiveContracts(db: Db, template: TemplateKey, limit = LIVE_LIST_LIMIT): Promise<StoredContract[]> {
-  const rows = await liveOf(db, template)
-    .orderBy('created_record_time')
-    .orderBy(sql`case when created_in_update_id is null then contract_id end`)
-    .orderBy('ingest_seq')
-    .limit(limit)
-    .execute();
-  return rows.map(toStored);
-}
+export const listLiveContracts = repositoryOperation(
+  'listLiveContracts',
+  async function listLiveContracts(db: Db, template: TemplateKey, limit: number = LIVE_LIST_LIMIT): Promise<StoredContract[]> {
+    const rows = await liveOf(db, template)
+      .orderBy('created_record_time')
+      .orderBy(sql`case when created_in_update_id is null then contract_id end`)
+      .orderBy('ingest_seq')
+      .limit(limit)
+      .execute();
+    return rows.map(toStored);
+  },
+);
 
 /**
  * A page of the live contracts of a template in ingestion order, after the
  * ingestion number `after` (the Scan store's event number as page token),
  * with the number of the last one when the page is full.
  */
-export async function pageLiveContracts(
-  db: Db,
-  template: TemplateKey,
-  after: bigint | undefined,
-  limit: number,
-): Promise<{ contracts: StoredContract[]; next: bigint | undefined }> {
-  let query = liveOf(db, template).select('ingest_seq');
-  if (after !== undefined) query = query.where(sql<boolean>`ingest_seq > ${after.toString()}::bigint`);
-  const rows = await query.orderBy('ingest_seq').limit(limit).execute();
-  const last = rows.at(-1);
-  return { contracts: rows.map(toStored), next: rows.length === limit && last ? BigInt(String(last.ingest_seq)) : undefined };
-}
+export const pageLiveContracts = repositoryOperation(
+  'pageLiveContracts',
+  async function pageLiveContracts(
+    db: Db,
+    template: TemplateKey,
+    after: bigint | undefined,
+    limit: number,
+  ): Promise<{ contracts: StoredContract[]; next: bigint | undefined }> {
+    let query = liveOf(db, template).select('ingest_seq');
+    if (after !== undefined) query = query.where(sql<boolean>`ingest_seq > ${after.toString()}::bigint`);
+    const rows = await query.orderBy('ingest_seq').limit(limit).execute();
+    const last = rows.at(-1);
+    return { contracts: rows.map(toStored), next: rows.length === limit && last ? BigInt(String(last.ingest_seq)) : undefined };
+  },
+);
 
 /** The most recently ingested live contract of a template (DsoRules, which has one live contract). */
-export async function findLatestLiveContract(db: Db, template: TemplateKey): Promise<StoredContract | undefined> {
-  const row = await liveOf(db, template).orderBy('ingest_seq', 'desc').limit(1).executeTakeFirst();
-  return row ? toStored(row) : undefined;
-}
+export const findLatestLiveContract = repositoryOperation(
+  'findLatestLiveContract',
+  async function findLatestLiveContract(db: Db, template: TemplateKey): Promise<StoredContract | undefined> {
+    const row = await liveOf(db, template).orderBy('ingest_seq', 'desc').limit(1).executeTakeFirst();
+    return row ? toStored(row) : undefined;
+  },
+);
 
 /** Parses a stored compact_json payload. */
 export function payloadOf(contract: StoredContract): Json {
@@ -141,30 +154,42 @@ async function liveAnsEntries(db: Db, condition: RawBuilder<unknown>, now: Micro
  * wildcards) and that expire at or after `now`, ordered by name in code-point
  * order (collation "C", whatever the database's default collation is).
  */
-export function listLiveAnsEntries(db: Db, prefix: string, now: Micros, limit: number): Promise<AnsEntryView[]> {
-  return liveAnsEntries(db, sql`(ans_name collate "C") ^@ ${prefix}`, now, limit);
-}
+export const listLiveAnsEntries = repositoryOperation(
+  'listLiveAnsEntries',
+  function listLiveAnsEntries(db: Db, prefix: string, now: Micros, limit: number): Promise<AnsEntryView[]> {
+    return liveAnsEntries(db, sql`(ans_name collate "C") ^@ ${prefix}`, now, limit);
+  },
+);
 
 /** The unexpired AnsEntry of this name, if any. */
-export async function findAnsEntryByName(db: Db, name: string, now: Micros): Promise<AnsEntryView | undefined> {
-  return (await liveAnsEntries(db, sql`(ans_name collate "C") = ${name}`, now, 1))[0];
-}
+export const findAnsEntryByName = repositoryOperation(
+  'findAnsEntryByName',
+  async function findAnsEntryByName(db: Db, name: string, now: Micros): Promise<AnsEntryView | undefined> {
+    return (await liveAnsEntries(db, sql`(ans_name collate "C") = ${name}`, now, 1))[0];
+  },
+);
 
 /** The first (by name) unexpired AnsEntry of this user, if any (contracts_active_ans_by_user). */
-export async function findAnsEntryByUser(db: Db, user: string, now: Micros): Promise<AnsEntryView | undefined> {
-  return (await liveAnsEntries(db, sql`ans_user = ${user}`, now, 1))[0];
-}
+export const findAnsEntryByUser = repositoryOperation(
+  'findAnsEntryByUser',
+  async function findAnsEntryByUser(db: Db, user: string, now: Micros): Promise<AnsEntryView | undefined> {
+    return (await liveAnsEntries(db, sql`ans_user = ${user}`, now, 1))[0];
+  },
+);
 
 /** A live FeaturedAppRight of this provider in the current migration, if any (the Scan app takes any one). */
-export async function findFeaturedAppRight(db: Db, provider: string): Promise<StoredContract | undefined> {
-  // Featured apps are few: the template's range of live contracts, filtered by the payload's provider.
-  const row = await liveOf(db, SPLICE.featuredAppRight)
-    .where(sql<boolean>`(create_arguments::jsonb ->> 'provider') = ${provider}`)
-    .orderBy('ingest_seq')
-    .limit(1)
-    .executeTakeFirst();
-  return row ? toStored(row) : undefined;
-}
+export const findFeaturedAppRight = repositoryOperation(
+  'findFeaturedAppRight',
+  async function findFeaturedAppRight(db: Db, provider: string): Promise<StoredContract | undefined> {
+    // Featured apps are few: the template's range of live contracts, filtered by the payload's provider.
+    const row = await liveOf(db, SPLICE.featuredAppRight)
+      .where(sql<boolean>`(create_arguments::jsonb ->> 'provider') = ${provider}`)
+      .orderBy('ingest_seq')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? toStored(row) : undefined;
+  },
+);
 
 /**
  * The newest live contract of a template in the current migration whose
@@ -173,13 +198,10 @@ export async function findFeaturedAppRight(db: Db, provider: string): Promise<St
  * template, live ones told by the INCLUDEd archive time), so that the cost is
  * the party's own contracts of the template, not the template's.
  */
-export async function findLiveContractOfParty(
-  db: Db,
-  template: TemplateKey,
-  field: string,
-  party: string,
-): Promise<StoredContract | undefined> {
-  const { rows } = await sql<Row>`
+export const findLiveContractOfParty = repositoryOperation(
+  'findLiveContractOfParty',
+  async function findLiveContractOfParty(db: Db, template: TemplateKey, field: string, party: string): Promise<StoredContract | undefined> {
+    const { rows } = await sql<Row>`
     select c.template_id, c.contract_id, c.create_arguments, c.created_event_blob, c.created_at, c.synchronizer_id
     from contract_stakeholders s
     join contracts c on c.migration_id = s.migration_id and c.contract_id = s.contract_id
@@ -189,14 +211,17 @@ export async function findLiveContractOfParty(
       and (c.create_arguments::jsonb ->> ${field}) = ${party}
     order by s.created_at desc, s.contract_id desc
     limit 1`.execute(db);
-  return rows[0] ? toStored(rows[0]) : undefined;
-}
+    return rows[0] ? toStored(rows[0]) : undefined;
+  },
+);
 
 /** The newest record time of any ingested non-import update, if any (the "ledger" clock). */
-export async function latestRecordTime(db: Db): Promise<Micros | undefined> {
+export const latestRecordTime = repositoryOperation('latestRecordTime', async function latestRecordTime(db: Db): Promise<
+  Micros | undefined
+> {
   const row = await db
     .selectFrom('migration_synchronizers')
     .select((eb) => eb.fn.max('max_record_time').as('latest'))
     .executeTakeFirst();
   return row?.latest ? fromPgTimestamp(row.latest) : undefined;
-}
+});

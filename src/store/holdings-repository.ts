@@ -12,6 +12,7 @@ import { SPLICE } from '../domain/splice-contracts';
 import { formatRecordTime, type Micros } from '../domain/time';
 import { activeNowCreatedBy, afterKey, archivedAfter, createdBy, fetchPage, snapshotBounds, type CreationKey } from './acs-repository';
 import type { Db } from './pool';
+import { repositoryOperation } from './query-operation';
 
 export interface HoldingsPageQuery {
   migrationId: number;
@@ -30,7 +31,9 @@ export interface HoldingsPageQuery {
  * one, a range of contracts_history_holdings_by_owner_created_at). A page
  * costs the same however much history the owners have and however deep it is.
  */
-export async function holdingsPage(db: Db, q: HoldingsPageQuery): Promise<ActiveContract[]> {
+export const holdingsPage = repositoryOperation('holdingsPage', async function holdingsPage(db: Db, q: HoldingsPageQuery): Promise<
+  ActiveContract[]
+> {
   const bounds = await snapshotBounds(db, q.migrationId, q.at);
   const bound = sql`${afterKey(q.after)} ${createdBy(bounds)}`;
   const order = sql`order by created_at, contract_id limit ${q.limit}`;
@@ -51,7 +54,7 @@ export async function holdingsPage(db: Db, q: HoldingsPageQuery): Promise<Active
           union all (${history})) x
         ${order}`,
   );
-}
+});
 
 /**
  * The holding fee rule of src/domain/holding-fees.ts (holdingFee) over the columns of
@@ -73,21 +76,17 @@ export interface OwnerTotals extends HoldingsTotals {
  * of contracts_holdings_totals: each owner's active holdings and those
  * archived since the snapshot.
  */
-export async function holdingsTotals(
-  db: Db,
-  migrationId: number,
-  at: Micros,
-  owners: string[],
-  asOfRound?: bigint,
-): Promise<OwnerTotals[]> {
-  const fee = sql.raw(HOLDING_FEE_SQL);
-  const t = formatRecordTime(at);
-  const fees =
-    asOfRound === undefined
-      ? sql`'0' as fees_unlocked, '0' as fees_locked`
-      : sql`coalesce(sum(${fee}) filter (where not c.amulet_locked), 0)::text as fees_unlocked,
+export const holdingsTotals = repositoryOperation(
+  'holdingsTotals',
+  async function holdingsTotals(db: Db, migrationId: number, at: Micros, owners: string[], asOfRound?: bigint): Promise<OwnerTotals[]> {
+    const fee = sql.raw(HOLDING_FEE_SQL);
+    const t = formatRecordTime(at);
+    const fees =
+      asOfRound === undefined
+        ? sql`'0' as fees_unlocked, '0' as fees_locked`
+        : sql`coalesce(sum(${fee}) filter (where not c.amulet_locked), 0)::text as fees_unlocked,
            coalesce(sum(${fee}) filter (where c.amulet_locked), 0)::text as fees_locked`;
-  const rows = await sql<{ party_id: string; unlocked: string; locked: string; fees_unlocked: string; fees_locked: string }>`
+    const rows = await sql<{ party_id: string; unlocked: string; locked: string; fees_unlocked: string; fees_locked: string }>`
     with as_of as (select ${(asOfRound ?? 0n).toString()}::bigint as round)
     select c.amulet_owner as party_id,
            coalesce(sum(c.amulet_initial_amount) filter (where not c.amulet_locked), 0)::text as unlocked,
@@ -99,22 +98,25 @@ export async function holdingsTotals(
       and c.created_record_time <= ${t}::timestamptz
     group by c.amulet_owner
     order by min(c.created_at), c.amulet_owner collate "C"`.execute(db);
-  const dec = (s: string): Decimal10 => parseDecimal(s);
-  return rows.rows.map((r) => ({
-    partyId: r.party_id,
-    unlocked: dec(r.unlocked),
-    locked: dec(r.locked),
-    feesUnlocked: dec(r.fees_unlocked),
-    feesLocked: dec(r.fees_locked),
-  }));
-}
+    const dec = (s: string): Decimal10 => parseDecimal(s);
+    return rows.rows.map((r) => ({
+      partyId: r.party_id,
+      unlocked: dec(r.unlocked),
+      locked: dec(r.locked),
+      feesUnlocked: dec(r.fees_unlocked),
+      feesLocked: dec(r.fees_locked),
+    }));
+  },
+);
 
 /**
  * The round of the earliest open mining round in the current ACS (the newest
  * migration's active contracts), as Scan's default as_of_round; undefined when
  * there is none.
  */
-export async function earliestOpenRound(db: Db): Promise<bigint | undefined> {
+export const earliestOpenRound = repositoryOperation('earliestOpenRound', async function earliestOpenRound(db: Db): Promise<
+  bigint | undefined
+> {
   const row = await sql<{ round_number: string }>`
     select c.round_number::text as round_number from contracts c
     where c.package_name = ${SPLICE.openMiningRound.packageName}
@@ -125,4 +127,4 @@ export async function earliestOpenRound(db: Db): Promise<bigint | undefined> {
     limit 1`.execute(db);
   const r = row.rows[0];
   return r ? BigInt(r.round_number) : undefined;
-}
+});

@@ -20,6 +20,7 @@ import { CopyRows } from './copy-text';
 import { poolOf, type Db } from './pool';
 import type { ContractsTable, Database, UpdatesTable } from './schema';
 import { typedStorageError } from './storage-errors';
+import { repositoryOperation } from './query-operation';
 
 type Trx = Transaction<Database>;
 
@@ -306,7 +307,9 @@ export async function readCheckpoint(db: Db | Trx | WriteConnection, stream: str
  * writer is given after this position is new, so only items at or before it
  * need to be looked up before they are written.
  */
-export async function newestStoredKey(db: Db): Promise<StreamKey | undefined> {
+export const newestStoredKey = repositoryOperation('newestStoredKey', async function newestStoredKey(db: Db): Promise<
+  StreamKey | undefined
+> {
   const { rows } = await sql<{ migration_id: number; record_time: string }>`
     select migration_id, record_time from (
       (select migration_id, record_time from updates where record_time > '0001-01-01 00:00:00+00'
@@ -320,20 +323,24 @@ export async function newestStoredKey(db: Db): Promise<StreamKey | undefined> {
     order by migration_id desc, record_time desc limit 1`.execute(db);
   const r = rows[0];
   return r ? { migrationId: r.migration_id, recordTime: fromPgTimestamp(r.record_time) } : undefined;
-}
+});
 
 /** Which of these update ids are already stored (a re-applied item is a no-op). */
-export async function storedUpdateIds(db: Db, ids: string[]): Promise<Set<string>> {
+export const storedUpdateIds = repositoryOperation('storedUpdateIds', async function storedUpdateIds(db: Db, ids: string[]): Promise<
+  Set<string>
+> {
   if (ids.length === 0) return new Set();
   const rows = await sql<{ update_id: string }>`select update_id from updates where update_id = any(${ids}::text[])`.execute(db);
   return new Set(rows.rows.map((r) => r.update_id));
-}
+});
 
-export async function storedVerdictIds(db: Db, ids: string[]): Promise<Set<string>> {
+export const storedVerdictIds = repositoryOperation('storedVerdictIds', async function storedVerdictIds(db: Db, ids: string[]): Promise<
+  Set<string>
+> {
   if (ids.length === 0) return new Set();
   const rows = await sql<{ update_id: string }>`select update_id from verdicts where update_id = any(${ids}::text[])`.execute(db);
   return new Set(rows.rows.map((r) => r.update_id));
-}
+});
 
 async function copy(connection: WriteConnection, rows: CopyData): Promise<void> {
   if (rows.size === 0) return;

@@ -5,49 +5,53 @@ import type { StoredContract, StoredTransaction } from '../domain/ledger-transac
 import { contractIdsToLookUp } from '../domain/ledger-transaction';
 import type { Db } from './pool';
 import { storedJson } from './update-repository';
+import { repositoryOperation } from './query-operation';
 
 /**
  * The transaction with this update id and what its conversion needs, or
  * undefined when there is none (reassignments are not transactions).
  */
-export async function findStoredTransaction(db: Db, updateId: string): Promise<StoredTransaction | undefined> {
-  const row = await db
-    .selectFrom('updates')
-    .leftJoin('verdicts', 'verdicts.update_id', 'updates.update_id')
-    .select([
-      'updates.migration_id',
-      'updates.ingest_seq',
-      'updates.command_id',
-      'updates.external_transaction_hash',
-      'updates.kind',
-      'updates.payload',
-      'updates.payload_compact_length',
-      'updates.json_compact',
-      'updates.json_protobuf',
-      'verdicts.submitting_parties',
-    ])
-    .where('updates.update_id', '=', updateId)
-    .where('updates.kind', '=', 'transaction')
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const update = JSON.parse(storedJson(row, 'compact_json')!) as TransactionUpdate;
-  const ids = contractIdsToLookUp(update);
-  const contracts = new Map<string, StoredContract>();
-  if (ids.length > 0) {
-    const rows = await sql<{ contract_id: string; signatories: string[]; observers: string[]; created_event_blob: string }>`
+export const findStoredTransaction = repositoryOperation(
+  'findStoredTransaction',
+  async function findStoredTransaction(db: Db, updateId: string): Promise<StoredTransaction | undefined> {
+    const row = await db
+      .selectFrom('updates')
+      .leftJoin('verdicts', 'verdicts.update_id', 'updates.update_id')
+      .select([
+        'updates.migration_id',
+        'updates.ingest_seq',
+        'updates.command_id',
+        'updates.external_transaction_hash',
+        'updates.kind',
+        'updates.payload',
+        'updates.payload_compact_length',
+        'updates.json_compact',
+        'updates.json_protobuf',
+        'verdicts.submitting_parties',
+      ])
+      .where('updates.update_id', '=', updateId)
+      .where('updates.kind', '=', 'transaction')
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const update = JSON.parse(storedJson(row, 'compact_json')!) as TransactionUpdate;
+    const ids = contractIdsToLookUp(update);
+    const contracts = new Map<string, StoredContract>();
+    if (ids.length > 0) {
+      const rows = await sql<{ contract_id: string; signatories: string[]; observers: string[]; created_event_blob: string }>`
       select contract_id, signatories, observers, created_event_blob
       from contracts
       where migration_id = ${row.migration_id} and contract_id = any(${ids}::text[])`.execute(db);
-    for (const c of rows.rows) {
-      contracts.set(c.contract_id, { signatories: c.signatories, observers: c.observers, createdEventBlob: c.created_event_blob });
+      for (const c of rows.rows) {
+        contracts.set(c.contract_id, { signatories: c.signatories, observers: c.observers, createdEventBlob: c.created_event_blob });
+      }
     }
-  }
-  return {
-    update,
-    offset: row.ingest_seq,
-    commandId: row.command_id,
-    externalTransactionHash: row.external_transaction_hash,
-    submitters: row.submitting_parties ?? [],
-    contracts,
-  };
-}
+    return {
+      update,
+      offset: row.ingest_seq,
+      commandId: row.command_id,
+      externalTransactionHash: row.external_transaction_hash,
+      submitters: row.submitting_parties ?? [],
+      contracts,
+    };
+  },
+);

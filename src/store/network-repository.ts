@@ -8,8 +8,9 @@ import { sql } from 'kysely';
 import { SPLICE } from '../domain/splice-contracts';
 import { parseTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
+import { repositoryOperation } from './query-operation';
 
-export async function findDsoPartyId(db: Db): Promise<string | undefined> {
+export const findDsoPartyId = repositoryOperation('findDsoPartyId', async function findDsoPartyId(db: Db): Promise<string | undefined> {
   // The newest migration with a live DsoRules: the migrations with live contracts, newest first, each
   // found in one step of the active-contract index (a loose index scan), then one range of the
   // template index in each.
@@ -29,30 +30,35 @@ export async function findDsoPartyId(db: Db): Promise<string | undefined> {
   if (rows[0]) return rows[0].dso_party;
   const fact = await getNetworkFact(db, 'dso_party_id');
   return typeof fact === 'string' ? fact : undefined;
-}
+});
 
 /** The highest migration id with ingested data, if any. */
-export async function findLastMigrationId(db: Db): Promise<number | undefined> {
+export const findLastMigrationId = repositoryOperation('findLastMigrationId', async function findLastMigrationId(db: Db): Promise<
+  number | undefined
+> {
   const row = await db
     .selectFrom('migrations')
     .select((eb) => eb.fn.max('migration_id').as('max'))
     .executeTakeFirst();
   return row?.max === null || row?.max === undefined ? undefined : Number(row.max);
-}
+});
 
-export async function getNetworkFact(db: Db, key: string): Promise<unknown> {
+export const getNetworkFact = repositoryOperation('getNetworkFact', async function getNetworkFact(db: Db, key: string): Promise<unknown> {
   const row = await db.selectFrom('network_facts').select('value').where('key', '=', key).executeTakeFirst();
   return row ? (JSON.parse(row.value) as unknown) : undefined;
-}
+});
 
-export async function setNetworkFact(db: Db, key: string, value: unknown): Promise<void> {
-  const json = JSON.stringify(value);
-  await db
-    .insertInto('network_facts')
-    .values({ key, value: json })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value: json, updated_at: sql<string>`now()` }))
-    .execute();
-}
+export const setNetworkFact = repositoryOperation(
+  'setNetworkFact',
+  async function setNetworkFact(db: Db, key: string, value: unknown): Promise<void> {
+    const json = JSON.stringify(value);
+    await db
+      .insertInto('network_facts')
+      .values({ key, value: json })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: json, updated_at: sql<string>`now()` }))
+      .execute();
+  },
+);
 
 /** network_facts keys of the LSU facts; values are the JSON written by the setters below. */
 export const LSU_FACT = 'lsu';
@@ -92,19 +98,26 @@ function readFact<T>(key: string, value: unknown, times: (keyof T)[], ids: (keyo
 }
 
 /** The LSU announcement a source recorded, if any. */
-export async function findLsuAnnouncement(db: Db): Promise<LsuAnnouncement | undefined> {
+export const findLsuAnnouncement = repositoryOperation('findLsuAnnouncement', async function findLsuAnnouncement(db: Db): Promise<
+  LsuAnnouncement | undefined
+> {
   const value = await getNetworkFact(db, LSU_FACT);
   if (value === undefined || value === null) return undefined;
   return readFact<LsuAnnouncement>(LSU_FACT, value, ['topologyFreezeTime', 'upgradeTime'], ['successorPhysicalSynchronizerId']);
-}
+});
 
 /** Records (or with null clears) the LSU announcement; for sources that learn it (an upstream Scan, a participant). */
-export async function setLsuAnnouncement(db: Db, lsu: Stored<LsuAnnouncement> | null): Promise<void> {
-  await setNetworkFact(db, LSU_FACT, lsu);
-}
+export const setLsuAnnouncement = repositoryOperation(
+  'setLsuAnnouncement',
+  async function setLsuAnnouncement(db: Db, lsu: Stored<LsuAnnouncement> | null): Promise<void> {
+    await setNetworkFact(db, LSU_FACT, lsu);
+  },
+);
 
 /** The roll-forward LSU a source recorded, if any (configuration takes precedence; see network-routes). */
-export async function findRollForwardLsu(db: Db): Promise<RollForwardLsu | undefined> {
+export const findRollForwardLsu = repositoryOperation('findRollForwardLsu', async function findRollForwardLsu(db: Db): Promise<
+  RollForwardLsu | undefined
+> {
   const value = await getNetworkFact(db, ROLL_FORWARD_LSU_FACT);
   if (value === undefined || value === null) return undefined;
   return readFact<RollForwardLsu>(
@@ -113,8 +126,11 @@ export async function findRollForwardLsu(db: Db): Promise<RollForwardLsu | undef
     ['upgradeTime'],
     ['currentPhysicalSynchronizerId', 'successorPhysicalSynchronizerId'],
   );
-}
+});
 
-export async function setRollForwardLsu(db: Db, lsu: Stored<RollForwardLsu> | null): Promise<void> {
-  await setNetworkFact(db, ROLL_FORWARD_LSU_FACT, lsu);
-}
+export const setRollForwardLsu = repositoryOperation(
+  'setRollForwardLsu',
+  async function setRollForwardLsu(db: Db, lsu: Stored<RollForwardLsu> | null): Promise<void> {
+    await setNetworkFact(db, ROLL_FORWARD_LSU_FACT, lsu);
+  },
+);

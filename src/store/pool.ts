@@ -5,6 +5,7 @@
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { currentOperation } from './query-operation';
 import type { Database } from './schema';
 
 const TEXT_TYPES: number[] = [
@@ -61,10 +62,22 @@ export function createPool(options: PoolOptions): pg.Pool {
 
 const pools = new WeakMap<Kysely<Database>, pg.Pool>();
 
+/** Told of every query made through a Db: the repository operation it ran for, its duration, and whether it failed. */
+export type QueryObserver = (operation: string, seconds: number, outcome: 'ok' | 'error') => void;
+const observers = new WeakMap<Kysely<Database>, QueryObserver>();
+
 export function createDb(pool: pg.Pool): Kysely<Database> {
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db: Kysely<Database> = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    log: (event) => observers.get(db)?.(currentOperation(), event.queryDurationMillis / 1000, event.level === 'query' ? 'ok' : 'error'),
+  });
   pools.set(db, pool);
   return db;
+}
+
+/** Reports the durations of the queries made through `db` (and its transactions) to `observer`. */
+export function observeQueries(db: Kysely<Database>, observer: QueryObserver): void {
+  observers.set(db, observer);
 }
 
 /** The pool behind a Db made by createDb, for what Kysely cannot express (COPY). */

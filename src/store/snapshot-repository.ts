@@ -7,6 +7,7 @@
 import { sql } from 'kysely';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
+import { repositoryOperation } from './query-operation';
 
 export interface MigrationSpan {
   migrationId: number;
@@ -26,7 +27,7 @@ export interface SnapshotRow {
   maxCreatedAt: Micros | null;
 }
 
-export async function migrationSpans(db: Db): Promise<MigrationSpan[]> {
+export const migrationSpans = repositoryOperation('migrationSpans', async function migrationSpans(db: Db): Promise<MigrationSpan[]> {
   const rows = await db
     .selectFrom('migration_synchronizers')
     .select(['migration_id', (eb) => eb.fn.min('min_record_time').as('first'), (eb) => eb.fn.max('max_record_time').as('last')])
@@ -34,9 +35,11 @@ export async function migrationSpans(db: Db): Promise<MigrationSpan[]> {
     .orderBy('migration_id')
     .execute();
   return rows.map((r) => ({ migrationId: r.migration_id, first: fromPgTimestamp(r.first), last: fromPgTimestamp(r.last) }));
-}
+});
 
-export async function latestSnapshot(db: Db, migrationId: number): Promise<SnapshotRow | undefined> {
+export const latestSnapshot = repositoryOperation('latestSnapshot', async function latestSnapshot(db: Db, migrationId: number): Promise<
+  SnapshotRow | undefined
+> {
   const row = await db
     .selectFrom('acs_snapshots')
     .selectAll()
@@ -54,14 +57,16 @@ export async function latestSnapshot(db: Db, migrationId: number): Promise<Snaps
         maxCreatedAt: row.max_created_at === null ? null : fromPgTimestamp(row.max_created_at),
       }
     : undefined;
-}
+});
 
 /** Takes the snapshot at `to` from the one at `from` (undefined: from nothing). */
-export async function takeSnapshot(db: Db, migrationId: number, from: SnapshotRow | undefined, at: Micros): Promise<SnapshotRow> {
-  const lower = from ? formatRecordTime(from.recordTime) : '-infinity';
-  const to = formatRecordTime(at);
-  const previousMax = from?.maxCreatedAt === null || from?.maxCreatedAt === undefined ? null : formatRecordTime(from.maxCreatedAt);
-  const { rows } = await sql<{ contract_count: number; unlocked: string; locked: string; max_created_at: string | null }>`
+export const takeSnapshot = repositoryOperation(
+  'takeSnapshot',
+  async function takeSnapshot(db: Db, migrationId: number, from: SnapshotRow | undefined, at: Micros): Promise<SnapshotRow> {
+    const lower = from ? formatRecordTime(from.recordTime) : '-infinity';
+    const to = formatRecordTime(at);
+    const previousMax = from?.maxCreatedAt === null || from?.maxCreatedAt === undefined ? null : formatRecordTime(from.maxCreatedAt);
+    const { rows } = await sql<{ contract_count: number; unlocked: string; locked: string; max_created_at: string | null }>`
     insert into acs_snapshots (migration_id, record_time, contract_count, unlocked_amulet, locked_amulet, max_created_at)
     select ${migrationId}, ${to}::timestamptz,
            ${from?.contractCount ?? 0} + coalesce(sum(d.contract_count), 0),
@@ -72,13 +77,14 @@ export async function takeSnapshot(db: Db, migrationId: number, from: SnapshotRo
     where d.migration_id = ${migrationId} and d.slot > ${lower}::timestamptz and d.slot <= ${to}::timestamptz
     on conflict (migration_id, record_time) do update set migration_id = excluded.migration_id
     returning contract_count, unlocked_amulet as unlocked, locked_amulet as locked, max_created_at`.execute(db);
-  const r = rows[0]!;
-  return {
-    migrationId,
-    recordTime: at,
-    contractCount: r.contract_count,
-    unlockedAmulet: r.unlocked,
-    lockedAmulet: r.locked,
-    maxCreatedAt: r.max_created_at === null ? null : fromPgTimestamp(r.max_created_at),
-  };
-}
+    const r = rows[0]!;
+    return {
+      migrationId,
+      recordTime: at,
+      contractCount: r.contract_count,
+      unlockedAmulet: r.unlocked,
+      lockedAmulet: r.locked,
+      maxCreatedAt: r.max_created_at === null ? null : fromPgTimestamp(r.max_created_at),
+    };
+  },
+);

@@ -1,6 +1,7 @@
 /** Ingestion progress for /status: where each stream is and what has been announced. */
 import { fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
+import { repositoryOperation } from './query-operation';
 
 export interface IngestStatus {
   streams: {
@@ -16,7 +17,7 @@ export interface IngestStatus {
 
 const instant = (t: string | null | undefined): Micros | null => (t === null || t === undefined ? null : fromPgTimestamp(t));
 
-export async function readIngestStatus(db: Db): Promise<IngestStatus> {
+export const readIngestStatus = repositoryOperation('readIngestStatus', async function readIngestStatus(db: Db): Promise<IngestStatus> {
   const [streams, migrations] = await Promise.all([
     db.selectFrom('ingest_checkpoints').selectAll().orderBy('stream').execute(),
     db
@@ -64,4 +65,4 @@ export async function readIngestStatus(db: Db): Promise<IngestStatus> {
       lastSnapshot: instant(m.last_snapshot),
     })),
   };
-}
+});

@@ -11,6 +11,7 @@ import type { Db } from './pool';
 import { decodePayload } from './update-payload';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
+import { repositoryOperation } from './query-operation';
 
 /** Record time of import updates, as a literal so the planner matches the partial indexes. */
 const IMPORT_TIME = sql.raw(`'0001-01-01 00:00:00+00'::timestamptz`);
@@ -98,54 +99,66 @@ function afterCursor(column: { migration: RawBuilder<unknown>; recordTime: RawBu
 }
 
 /** A transaction by update id, import updates included; reassignments are not looked up by id (Scan's getUpdate). */
-export async function findTransactionById(db: Db, updateId: string, encoding: DamlValueEncoding): Promise<StoredUpdate | undefined> {
-  const { rows } = await sql<UpdateDbRow>`
+export const findTransactionById = repositoryOperation(
+  'findTransactionById',
+  async function findTransactionById(db: Db, updateId: string, encoding: DamlValueEncoding): Promise<StoredUpdate | undefined> {
+    const { rows } = await sql<UpdateDbRow>`
     select ${updateColumns} from updates u
     where u.update_id = ${updateId} and u.kind = 'transaction'`.execute(db);
-  return rows[0] && toStored(rows[0], encoding);
-}
+    return rows[0] && toStored(rows[0], encoding);
+  },
+);
 
 /** A transaction by its external transaction hash (lowercase hex). */
-export async function findTransactionByHash(db: Db, hash: string, encoding: DamlValueEncoding): Promise<StoredUpdate | undefined> {
-  const { rows } = await sql<UpdateDbRow>`
+export const findTransactionByHash = repositoryOperation(
+  'findTransactionByHash',
+  async function findTransactionByHash(db: Db, hash: string, encoding: DamlValueEncoding): Promise<StoredUpdate | undefined> {
+    const { rows } = await sql<UpdateDbRow>`
     select ${updateColumns} from updates u
     where u.external_transaction_hash = ${hash} and u.kind = 'transaction'
     order by u.migration_id, u.record_time, u.update_id
     limit 1`.execute(db);
-  return rows[0] && toStored(rows[0], encoding);
-}
+    return rows[0] && toStored(rows[0], encoding);
+  },
+);
 
 /** A page of non-import updates after the cursor, in the network's order. */
-export async function listUpdates(
-  db: Db,
-  after: HistoryCursor | undefined,
-  limit: number,
-  encoding: DamlValueEncoding,
-): Promise<StoredUpdate[]> {
-  const { rows } = await sql<UpdateDbRow>`
+export const listUpdates = repositoryOperation(
+  'listUpdates',
+  async function listUpdates(
+    db: Db,
+    after: HistoryCursor | undefined,
+    limit: number,
+    encoding: DamlValueEncoding,
+  ): Promise<StoredUpdate[]> {
+    const { rows } = await sql<UpdateDbRow>`
     select ${updateColumns} from updates u
     where ${afterCursor({ migration: sql`u.migration_id`, recordTime: sql`u.record_time` }, after)}
       and u.record_time > ${IMPORT_TIME}
     order by u.migration_id, u.record_time, u.synchronizer_id, u.update_id
     limit ${limit}`.execute(db);
-  return rows.map((r) => toStored(r, encoding));
-}
+    return rows.map((r) => toStored(r, encoding));
+  },
+);
 
 /** Import updates of one migration with update id > afterUpdateId, by update id. */
-export async function listImportUpdates(
-  db: Db,
-  migrationId: number,
-  afterUpdateId: string,
-  limit: number,
-  encoding: DamlValueEncoding,
-): Promise<StoredUpdate[]> {
-  const { rows } = await sql<UpdateDbRow>`
+export const listImportUpdates = repositoryOperation(
+  'listImportUpdates',
+  async function listImportUpdates(
+    db: Db,
+    migrationId: number,
+    afterUpdateId: string,
+    limit: number,
+    encoding: DamlValueEncoding,
+  ): Promise<StoredUpdate[]> {
+    const { rows } = await sql<UpdateDbRow>`
     select ${updateColumns} from updates u
     where u.migration_id = ${migrationId} and u.record_time = ${IMPORT_TIME} and u.update_id > ${afterUpdateId}
     order by u.update_id
     limit ${limit}`.execute(db);
-  return rows.map((r) => toStored(r, encoding));
-}
+    return rows.map((r) => toStored(r, encoding));
+  },
+);
 
 interface Side {
   verdicts: Map<string, string>;
@@ -187,19 +200,21 @@ function eventRow(base: Omit<EventRow, 'verdictJson' | 'trafficJson' | 'appActiv
  * The event of an update id: its transaction (if any) with the verdict, traffic and activity of
  * that id, in one statement (the traffic and activity rows by the event's key).
  */
-export async function findEvent(db: Db, updateId: string, encoding: DamlValueEncoding): Promise<EventRow | undefined> {
-  const { rows } = await sql<
-    Partial<UpdateDbRow> &
-      StoredJsonColumns & {
-        found_update: boolean;
-        event_migration_id: number | null;
-        event_record_time: string | null;
-        event_synchronizer_id: string | null;
-        verdict_json: string | null;
-        traffic_json: string | null;
-        activity_json: string | null;
-      }
-  >`
+export const findEvent = repositoryOperation(
+  'findEvent',
+  async function findEvent(db: Db, updateId: string, encoding: DamlValueEncoding): Promise<EventRow | undefined> {
+    const { rows } = await sql<
+      Partial<UpdateDbRow> &
+        StoredJsonColumns & {
+          found_update: boolean;
+          event_migration_id: number | null;
+          event_record_time: string | null;
+          event_synchronizer_id: string | null;
+          verdict_json: string | null;
+          traffic_json: string | null;
+          activity_json: string | null;
+        }
+    >`
     select u.update_id is not null as found_update, ${updateColumns},
       coalesce(u.migration_id, v.migration_id) as event_migration_id,
       coalesce(u.record_time, v.record_time) as event_record_time,
@@ -214,19 +229,20 @@ export async function findEvent(db: Db, updateId: string, encoding: DamlValueEnc
     left join app_activity_records a on a.migration_id = coalesce(u.migration_id, v.migration_id)
       and a.record_time = coalesce(u.record_time, v.record_time)
       and a.synchronizer_id = coalesce(u.synchronizer_id, v.domain_id) and a.update_id = k.update_id`.execute(db);
-  const r = rows[0];
-  if (!r || r.event_migration_id === null) return undefined;
-  return {
-    update: r.found_update ? toStored(r as UpdateDbRow, encoding) : undefined,
-    updateId,
-    migrationId: r.event_migration_id,
-    recordTime: fromPgTimestamp(r.event_record_time!),
-    synchronizerId: r.event_synchronizer_id!,
-    verdictJson: r.verdict_json,
-    trafficJson: r.traffic_json,
-    appActivityJson: r.activity_json,
-  };
-}
+    const r = rows[0];
+    if (!r || r.event_migration_id === null) return undefined;
+    return {
+      update: r.found_update ? toStored(r as UpdateDbRow, encoding) : undefined,
+      updateId,
+      migrationId: r.event_migration_id,
+      recordTime: fromPgTimestamp(r.event_record_time!),
+      synchronizerId: r.event_synchronizer_id!,
+      verdictJson: r.verdict_json,
+      trafficJson: r.traffic_json,
+      appActivityJson: r.activity_json,
+    };
+  },
+);
 
 interface VerdictKeyRow {
   update_id: string;
@@ -253,19 +269,16 @@ export function compareEventKeys(a: EventKey, b: EventKey): number {
  * that have no update (rejections), each with its verdict, traffic summary
  * and activity records. `keyOf` turns a stored row's position into a sort key.
  */
-export async function listEvents(
-  db: Db,
-  after: HistoryCursor | undefined,
-  limit: number,
-  encoding: DamlValueEncoding,
-): Promise<EventRow[]> {
-  const updates = await listUpdates(db, after, limit, encoding);
-  // Verdict-only events past a full page of updates cannot be in this page: bound the verdict walk there.
-  const lastUpdate = updates.length === limit ? updates[updates.length - 1] : undefined;
-  const bound = lastUpdate
-    ? sql`and (v.migration_id, v.record_time, v.domain_id, v.update_id) <= (${lastUpdate.migrationId}::bigint, ${formatRecordTime(lastUpdate.recordTime)}::timestamptz, ${lastUpdate.synchronizerId}, ${lastUpdate.updateId})`
-    : sql``;
-  const verdictOnly = await sql<VerdictKeyRow>`
+export const listEvents = repositoryOperation(
+  'listEvents',
+  async function listEvents(db: Db, after: HistoryCursor | undefined, limit: number, encoding: DamlValueEncoding): Promise<EventRow[]> {
+    const updates = await listUpdates(db, after, limit, encoding);
+    // Verdict-only events past a full page of updates cannot be in this page: bound the verdict walk there.
+    const lastUpdate = updates.length === limit ? updates[updates.length - 1] : undefined;
+    const bound = lastUpdate
+      ? sql`and (v.migration_id, v.record_time, v.domain_id, v.update_id) <= (${lastUpdate.migrationId}::bigint, ${formatRecordTime(lastUpdate.recordTime)}::timestamptz, ${lastUpdate.synchronizerId}, ${lastUpdate.updateId})`
+      : sql``;
+    const verdictOnly = await sql<VerdictKeyRow>`
     select v.update_id, v.migration_id, v.record_time, v.domain_id from verdicts v
     where ${afterCursor({ migration: sql`v.migration_id`, recordTime: sql`v.record_time` }, after)}
       and v.record_time > ${IMPORT_TIME} ${bound}
@@ -273,32 +286,33 @@ export async function listEvents(
     order by v.migration_id, v.record_time, v.domain_id, v.update_id
     limit ${limit}`.execute(db);
 
-  type Entry = { key: EventKey; base: Omit<EventRow, 'verdictJson' | 'trafficJson' | 'appActivityJson'> };
-  const entries: Entry[] = [
-    ...updates.map((u) => ({
-      key: { migrationId: u.migrationId, recordTime: u.recordTime, synchronizerId: u.synchronizerId, updateId: u.updateId },
-      base: { update: u, updateId: u.updateId, migrationId: u.migrationId, recordTime: u.recordTime, synchronizerId: u.synchronizerId },
-    })),
-    ...verdictOnly.rows.map((v) => {
-      const recordTime = fromPgTimestamp(v.record_time);
-      return {
-        key: { migrationId: v.migration_id, recordTime, synchronizerId: v.domain_id, updateId: v.update_id },
-        base: { update: undefined, updateId: v.update_id, migrationId: v.migration_id, recordTime, synchronizerId: v.domain_id },
-      };
-    }),
-  ];
-  entries.sort((a, b) => compareEventKeys(a.key, b.key));
-  const page = entries.slice(0, limit);
-  const side = await sideData(
-    db,
-    page.map((e) => e.base),
-  );
-  return page.map((e) => eventRow(e.base, side));
-}
+    type Entry = { key: EventKey; base: Omit<EventRow, 'verdictJson' | 'trafficJson' | 'appActivityJson'> };
+    const entries: Entry[] = [
+      ...updates.map((u) => ({
+        key: { migrationId: u.migrationId, recordTime: u.recordTime, synchronizerId: u.synchronizerId, updateId: u.updateId },
+        base: { update: u, updateId: u.updateId, migrationId: u.migrationId, recordTime: u.recordTime, synchronizerId: u.synchronizerId },
+      })),
+      ...verdictOnly.rows.map((v) => {
+        const recordTime = fromPgTimestamp(v.record_time);
+        return {
+          key: { migrationId: v.migration_id, recordTime, synchronizerId: v.domain_id, updateId: v.update_id },
+          base: { update: undefined, updateId: v.update_id, migrationId: v.migration_id, recordTime, synchronizerId: v.domain_id },
+        };
+      }),
+    ];
+    entries.sort((a, b) => compareEventKeys(a.key, b.key));
+    const page = entries.slice(0, limit);
+    const side = await sideData(
+      db,
+      page.map((e) => e.base),
+    );
+    return page.map((e) => eventRow(e.base, side));
+  },
+);
 
 /** True while some migration is not yet held in full (Scan's backfilling gate, §1.3). */
-export async function historyIncomplete(db: Db): Promise<boolean> {
+export const historyIncomplete = repositoryOperation('historyIncomplete', async function historyIncomplete(db: Db): Promise<boolean> {
   const { rows } = await sql<{ incomplete: boolean }>`
     select exists (select 1 from migrations where not complete) as incomplete`.execute(db);
   return rows[0]?.incomplete ?? false;
-}
+});

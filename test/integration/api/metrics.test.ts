@@ -3,14 +3,17 @@
  * worker has ingested a simulated network and the API has answered requests:
  * counts equal to what the items hold, the lag from the newest record time,
  * the writer role as a standby and as the writer, snapshot times as the
- * Scan schedule gives them, the pool, and refused requests by reason.
+ * Scan schedule gives them, the pool, query durations by repository
+ * operation, and refused requests by reason.
  */
+import { sql } from 'kysely';
 import type { CanonicalItem } from '../../../src/domain/items';
 import { parseTimestamp } from '../../../src/domain/time';
 import { createFileSource } from '../../../src/ingest/sources/file-source';
 import { runWorker } from '../../../src/ingest/worker';
 import { createLogger } from '../../../src/internal/logger';
 import { createMetrics } from '../../../src/internal/metrics';
+import { observeQueries } from '../../../src/store/pool';
 import { acquireWriterLock } from '../../../src/store/writer-lock';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
@@ -71,6 +74,7 @@ describe('/metrics after ingestion and requests', () => {
 
   beforeAll(async () => {
     metrics.observePool(t.pool);
+    observeQueries(t.db, metrics.observeQuery);
     api = await startTestApi(t, { metrics, env: { LEDGER_AUTH_HS256_SECRET: 'a-test-secret-of-at-least-32-bytes!!' } });
     // Another process holds the writer lock: the worker waits as a standby until it is released.
     const holder = (await acquireWriterLock(t.pool, new AbortController().signal, { pollMs: 20 }))!;
@@ -224,5 +228,20 @@ describe('/metrics after ingestion and requests', () => {
     }).toEqual({ no_token: 2, malformed_header: 1, invalid_token: 1 });
     expect(s.get('scan_indexer_db_pool_connections{state="total"}')).toBeGreaterThanOrEqual(1);
     expect(s.get('scan_indexer_db_pool_connections{state="waiting"}')).toBe(0);
+  });
+
+  it('times the queries of each repository operation under its name', async () => {
+    const findEvents = async () =>
+      (await scrape()).get('scan_indexer_db_query_duration_seconds_count{operation="findEvent",outcome="ok"}') ?? 0;
+    const transaction = items.find((i) => i.update && 'events_by_id' in i.update && i.update.record_time !== IMPORT_TIME)!;
+    const before = await findEvents();
+    const found = await request(api.url, 'GET', `/api/scan/v0/events/${encodeURIComponent(transaction.update!.update_id)}`);
+    expect(found.status).toBe(200);
+    const missing = await request(api.url, 'GET', '/api/scan/v0/events/no-such-update');
+    expect(missing.status).toBe(404);
+    // One query per lookup, found or not; a query outside any named operation counts as other.
+    expect((await findEvents()) - before).toBe(2);
+    await sql`select 1`.execute(t.db);
+    expect((await scrape()).get('scan_indexer_db_query_duration_seconds_count{operation="other",outcome="ok"}')).toBeGreaterThanOrEqual(1);
   });
 });
