@@ -3,12 +3,14 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(level: string, name = 'scan-indexer'): Logger {
-  return pino({
+/** `destination`: standard output unless given (tests read the lines back). */
+export function createLogger(level: string, name = 'scan-indexer', destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level,
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

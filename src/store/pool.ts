@@ -69,7 +69,14 @@ const observers = new WeakMap<Kysely<Database>, QueryObserver>();
 export function createDb(pool: pg.Pool): Kysely<Database> {
   const db: Kysely<Database> = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
-    log: (event) => observers.get(db)?.(currentOperation(), event.queryDurationMillis / 1000, event.level === 'query' ? 'ok' : 'error'),
+    log: (event) => {
+      const operation = currentOperation();
+      // The error log of a failed request then names the storage function whose query failed.
+      if (event.level === 'error' && typeof event.error === 'object' && event.error !== null && !('operation' in event.error)) {
+        Object.assign(event.error, { operation });
+      }
+      observers.get(db)?.(operation, event.queryDurationMillis / 1000, event.level === 'query' ? 'ok' : 'error');
+    },
   });
   pools.set(db, pool);
   return db;

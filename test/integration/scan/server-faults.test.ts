@@ -2,7 +2,9 @@
  * The 500 of S1–S5 and S8: a failure of the server's own (here: its tables
  * are gone) is answered with the Scan app's generic message and no detail.
  */
+import { Writable } from 'node:stream';
 import { sql } from 'kysely';
+import { createLogger } from '../../../src/internal/logger';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 
@@ -12,8 +14,16 @@ const SNAPSHOT = { migration_id: 0, record_time: '2025-03-10T12:00:00Z' };
 describe('server faults', () => {
   const t = useTestDatabase();
   let api: TestApi;
+  /** The service's log lines, as an operator's collector receives them. */
+  const lines: Record<string, unknown>[] = [];
+  const collector = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
   beforeAll(async () => {
-    api = await startTestApi(t, { env: { LEDGER_AUTH_DISABLED: 'true' } });
+    api = await startTestApi(t, { env: { LEDGER_AUTH_DISABLED: 'true' }, logger: createLogger('info', 'scan-indexer', collector) });
     for (const table of ['acs_snapshots', 'updates', 'verdicts', 'contracts'])
       await sql`drop table ${sql.table(table)} cascade`.execute(t.db);
   });
@@ -31,5 +41,24 @@ describe('server faults', () => {
   ])('%s %s answers 500 with the generic message', async (method, path, body) => {
     const res = await request(api.url, method, path, body);
     expect({ status: res.status, json: res.json }).toEqual({ status: 500, json: GENERIC });
+  });
+
+  it("logs a fault with what an operator needs: the request, the database's error and the storage function", async () => {
+    const res = await request(api.url, 'GET', '/api/scan/v0/events/some-update', undefined, { 'x-request-id': 'fault-log-1' });
+    expect(res.status).toBe(500);
+    const logged = lines.filter((l) => l.msg === 'unexpected error' && (l.req as { id?: string } | undefined)?.id === 'fault-log-1');
+    expect(logged).toHaveLength(1);
+    const line = logged[0] as { level: number; req: { method: string; url: string }; err: Record<string, unknown> };
+    expect({ level: line.level, method: line.req.method, url: line.req.url }).toEqual({
+      level: 50,
+      method: 'GET',
+      url: '/api/scan/v0/events/some-update',
+    });
+    expect(line.err).toMatchObject({
+      code: '42P01',
+      operation: 'findEvent',
+      message: expect.stringMatching(/relation "\w+" does not exist/),
+    });
+    expect(line.err.stack).toEqual(expect.stringContaining('at findEvent'));
   });
 });

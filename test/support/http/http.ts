@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { createApp } from '../../../src/api/app';
 import { listen, type RunningServer } from '../../../src/api/server';
 import { loadConfig, type Config } from '../../../src/internal/config';
-import { createLogger } from '../../../src/internal/logger';
+import { createLogger, type Logger } from '../../../src/internal/logger';
 import { createMetrics, type Metrics } from '../../../src/internal/metrics';
 import { readMigrationFiles, type MigrationFile } from '../../../src/store/migrator';
 import type { Db } from '../../../src/store/pool';
@@ -19,7 +19,7 @@ export interface TestApi {
 
 export async function startTestApi(
   database: { db: Db; pool: pg.Pool },
-  options: { env?: Record<string, string>; migrationFiles?: MigrationFile[]; metrics?: Metrics } = {},
+  options: { env?: Record<string, string>; migrationFiles?: MigrationFile[]; metrics?: Metrics; logger?: Logger } = {},
 ): Promise<TestApi> {
   // Tests configure the service the way operators do: through its environment schema.
   const config: Config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
@@ -27,7 +27,7 @@ export async function startTestApi(
     config,
     db: database.db,
     pool: database.pool,
-    logger: createLogger(config.logLevel),
+    logger: options.logger ?? createLogger(config.logLevel),
     metrics: options.metrics ?? createMetrics(),
     migrationFiles: options.migrationFiles ?? readMigrationFiles(),
   });
