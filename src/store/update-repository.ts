@@ -142,6 +142,31 @@ export const listUpdates = repositoryOperation(
 );
 
 /** Import updates of one migration with update id > afterUpdateId, by update id. */
+/** Which updates `/v0/backfilling/updates-before` lists: one migration and synchronizer, record times in [atOrAfter, before). */
+export interface UpdatesBeforeQuery {
+  migrationId: number;
+  synchronizerId: string;
+  before: Micros;
+  /** Without it, import updates are left out (Scan's `record_time > MinValue`). */
+  atOrAfter: Micros | undefined;
+}
+
+/** Up to `limit` updates before a record time, newest first (how a peer Scan backfills history). */
+export const listUpdatesBefore = repositoryOperation(
+  'listUpdatesBefore',
+  async function listUpdatesBefore(db: Db, q: UpdatesBeforeQuery, limit: number, encoding: DamlValueEncoding): Promise<StoredUpdate[]> {
+    const lower =
+      q.atOrAfter === undefined ? sql`u.record_time > ${IMPORT_TIME}` : sql`u.record_time >= ${formatRecordTime(q.atOrAfter)}::timestamptz`;
+    const { rows } = await sql<UpdateDbRow>`
+    select ${updateColumns} from updates u
+    where u.migration_id = ${q.migrationId} and u.synchronizer_id = ${q.synchronizerId}
+      and u.record_time < ${formatRecordTime(q.before)}::timestamptz and ${lower}
+    order by u.record_time desc, u.update_id desc
+    limit ${limit}`.execute(db);
+    return rows.map((r) => toStored(r, encoding));
+  },
+);
+
 export const listImportUpdates = repositoryOperation(
   'listImportUpdates',
   async function listImportUpdates(

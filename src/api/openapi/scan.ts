@@ -311,6 +311,31 @@ export const scanPaths = {
       responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500, 501) },
     },
   },
+  '/v0/backfilling/updates-before': {
+    post: {
+      summary:
+        'Updates of one migration and synchronizer with a record time before `before` (and at or after `at_or_after`, which without it leaves out import updates), newest first; how a peer Scan backfills.',
+      requestBody: jsonBody(
+        object(
+          {
+            migration_id: int64(),
+            synchronizer_id: str(),
+            before: dateTime(),
+            at_or_after: dateTime(),
+            count: int32(),
+            daml_value_encoding: {
+              type: 'string',
+              enum: ['compact_json', 'protobuf_json'],
+              default: 'protobuf_json',
+              description: 'Extension, as for import updates: the Scan app answers protobuf_json.',
+            },
+          },
+          ['at_or_after', 'daml_value_encoding'],
+        ),
+      ),
+      responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500, 501) },
+    },
+  },
   '/v0/history/bulk/checksums': {
     post: {
       summary: 'S7: bulk storage checksums. Bulk storage is not implemented: always 501.',

@@ -6,6 +6,7 @@
  *       POST /v2/updates, GET /v2/updates/{update_id}
  *       POST /v0/events
  *       POST /v0/backfilling/import-updates        (what a mirror needs after a hard migration)
+ *       POST /v0/backfilling/updates-before        (how a peer Scan backfills: newest first)
  *
  * Answers are the stored JSON text concatenated (domain/update-rendering.ts).
  * `external_transaction_hash` is served wherever the update has one (by hash,
@@ -15,6 +16,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { eventItemJson, jsonArrayObject, toV1Transaction, withExternalHash } from '../../domain/update-rendering';
+import { partyIdProblem } from '../../domain/party-id';
 import { parseStorableTimestamp } from '../../domain/time';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
 import { badRequest, HttpError, notFound } from '../../internal/errors';
@@ -26,6 +28,7 @@ import {
   listEvents,
   listImportUpdates,
   listUpdates,
+  listUpdatesBefore,
   type EventRow,
   type HistoryCursor,
   type StoredUpdate,
@@ -62,16 +65,29 @@ const ImportUpdatesRequest = z.object({
   daml_value_encoding: encoding.nullish(),
 });
 
-/** `after_record_time` is parsed like Instant.parse; digits beyond microseconds are floored. */
-function historyCursor(after: z.infer<typeof Cursor> | null | undefined): HistoryCursor | undefined {
-  if (!after) return undefined;
-  let micros: bigint;
+const UpdatesBeforeRequest = z.object({
+  migration_id: int64,
+  synchronizer_id: z.string({ error: 'expected a string' }),
+  before: z.string({ error: 'expected a string' }),
+  at_or_after: z.string({ error: 'expected a string' }).nullish(),
+  count: int64,
+  /** Extension, as for import updates: Scan always answers protobuf_json. */
+  daml_value_encoding: encoding.nullish(),
+});
+
+/** A record time of a request body, parsed like Instant.parse; digits beyond microseconds are floored. */
+function bodyTimestamp(text: string): bigint {
   try {
-    micros = parseStorableTimestamp(after.after_record_time);
+    return parseStorableTimestamp(text);
   } catch (err) {
     throw badRequest(`Invalid timestamp: ${(err as Error).message}`);
   }
-  return { migrationId: after.after_migration_id, recordTime: micros };
+}
+
+/** `after_record_time` is parsed like Instant.parse; digits beyond microseconds are floored. */
+function historyCursor(after: z.infer<typeof Cursor> | null | undefined): HistoryCursor | undefined {
+  if (!after) return undefined;
+  return { migrationId: after.after_migration_id, recordTime: bodyTimestamp(after.after_record_time) };
 }
 
 const BACKFILLING_MESSAGE =
@@ -175,6 +191,30 @@ export function updateRoutes(context: ApiContext): Router {
         jsonArrayObject(
           'transactions',
           updates.map((u) => toV1Transaction(v2Item(u))),
+        ),
+      ),
+    );
+  });
+
+  router.post('/v0/backfilling/updates-before', async (req, res) => {
+    const body = parseInput(UpdatesBeforeRequest, req.body, 'body');
+    const problem = partyIdProblem(body.synchronizer_id);
+    if (problem) throw badRequest(problem);
+    const query = {
+      migrationId: body.migration_id,
+      synchronizerId: body.synchronizer_id,
+      before: bodyTimestamp(body.before),
+      atOrAfter: body.at_or_after == null ? undefined : bodyTimestamp(body.at_or_after),
+    };
+    const limit = pageLimit(body.count);
+    const updates = await listUpdatesBefore(db, query, limit, body.daml_value_encoding ?? 'protobuf_json');
+    // UpdateHistoryItem (v1), as Scan encodes them for its peers: transactions get the constant offset.
+    sendJson(
+      res,
+      new RawJson(
+        jsonArrayObject(
+          'transactions',
+          updates.map((u) => (u.kind === 'transaction' ? toV1Transaction(v2Item(u)) : v2Item(u))),
         ),
       ),
     );

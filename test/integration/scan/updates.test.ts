@@ -5,11 +5,12 @@
  * from the simulator items in this file and compared byte for byte.
  */
 import type { TransactionUpdate } from '../../../src/domain/items';
-import { formatRecordTime } from '../../../src/domain/time';
+import { formatRecordTime, parseTimestamp } from '../../../src/domain/time';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 import {
   after,
+  byKey,
   expectedEvent,
   expectedMigrationInfo,
   expectedUpdate,
@@ -17,10 +18,12 @@ import {
   historyItems,
   isImport,
   isTx,
+  keyed,
   loadItems,
   migrationOf,
   orderedEvents,
   orderedUpdates,
+  synchronizerOf,
   type Encoding,
   type Keyed,
 } from './history-fixture';
@@ -298,6 +301,106 @@ describe('update history endpoints', () => {
       expect(await post('/v0/backfilling/import-updates', { migration_id: 1, limit: 10 })).toMatchObject({
         status: 400,
         text: error("Missing required body field 'after_update_id'."),
+      });
+    });
+  });
+
+  describe('POST /v0/backfilling/updates-before', () => {
+    /** Independently of the service: one migration and synchronizer, record times in [atOrAfter, before), newest first. */
+    const before = (m: number, sync: string, beforeTime: bigint, atOrAfter?: bigint) =>
+      items
+        .filter((i) => i.update && (atOrAfter === undefined ? !isImport(i) : true))
+        .map(keyed)
+        .filter(
+          (k) =>
+            k.migrationId === m &&
+            k.synchronizerId === sync &&
+            k.recordTime < beforeTime &&
+            (atOrAfter === undefined || k.recordTime >= atOrAfter),
+        )
+        .sort((a, b) => byKey(b, a));
+    const busiest = (m: number) => {
+      const counts = new Map<string, number>();
+      for (const k of orderedUpdates(items).filter((k) => k.migrationId === m))
+        counts.set(k.synchronizerId, (counts.get(k.synchronizerId) ?? 0) + 1);
+      return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+    };
+
+    it.each([undefined, ...ENCODINGS])('walks a synchronizer backwards from a record time, newest first (%s)', async (encoding) => {
+      const sync = busiest(0);
+      const all = before(0, sync, parseTimestamp('9999-01-01T00:00:00Z'));
+      expect(all.length).toBeGreaterThan(150);
+      // Each page starts before the oldest record time of the previous one, as a backfilling peer does.
+      let cursor = all[0]!.recordTime + 1n;
+      let seen = 0;
+      for (;;) {
+        const res = await post('/v0/backfilling/updates-before', {
+          migration_id: 0,
+          synchronizer_id: sync,
+          before: formatRecordTime(cursor),
+          count: 60,
+          ...(encoding && { daml_value_encoding: encoding }),
+        });
+        const page = before(0, sync, cursor).slice(0, 60);
+        expect(res.status).toBe(200);
+        expect(res.text).toBe(JSON.stringify({ transactions: page.map((k) => expectedV1(k.item, encoding ?? 'protobuf_json')) }));
+        seen += page.length;
+        if (page.length < 60) break;
+        cursor = page.at(-1)!.recordTime;
+      }
+      expect(seen).toBe(all.length);
+    });
+
+    it('stops at at_or_after, which can reach the import updates', async () => {
+      const sync = busiest(0);
+      const all = before(0, sync, parseTimestamp('9999-01-01T00:00:00Z'));
+      const from = all[80]!.recordTime;
+      const res = await post('/v0/backfilling/updates-before', {
+        migration_id: 0,
+        synchronizer_id: sync,
+        before: formatRecordTime(all[10]!.recordTime),
+        at_or_after: formatRecordTime(from),
+        count: 1000,
+      });
+      const expected = before(0, sync, all[10]!.recordTime, from);
+      expect(expected).toHaveLength(70);
+      expect(res.text).toBe(JSON.stringify({ transactions: expected.map((k) => expectedV1(k.item, 'protobuf_json')) }));
+      const imported = items.find((i) => isImport(i) && migrationOf(i.update!) === 1)!;
+      const sync1 = synchronizerOf(imported.update!);
+      const withImports = await post('/v0/backfilling/updates-before', {
+        migration_id: 1,
+        synchronizer_id: sync1,
+        before: '9999-01-01T00:00:00Z',
+        at_or_after: '0001-01-01T00:00:00Z',
+        count: 1000,
+      });
+      const expectedWithImports = before(1, sync1, parseTimestamp('9999-01-01T00:00:00Z'), parseTimestamp('0001-01-01T00:00:00Z'));
+      expect(expectedWithImports.some((k) => isImport(k.item))).toBe(true);
+      expect(withImports.text).toBe(
+        JSON.stringify({ transactions: expectedWithImports.slice(0, 1000).map((k) => expectedV1(k.item, 'protobuf_json')) }),
+      );
+    });
+
+    it('is empty for an unknown synchronizer or migration, and refuses bad input with 400', async () => {
+      const body = { migration_id: 0, synchronizer_id: 'nobody::1220ab', before: '2100-01-01T00:00:00Z', count: 10 };
+      expect((await post('/v0/backfilling/updates-before', body)).text).toBe('{"transactions":[]}');
+      expect((await post('/v0/backfilling/updates-before', { ...body, migration_id: 7, synchronizer_id: busiest(0) })).text).toBe(
+        '{"transactions":[]}',
+      );
+      expect(await post('/v0/backfilling/updates-before', { ...body, count: 1001 })).toMatchObject({
+        status: 400,
+        text: error('Exceeded limit maximum (1001 > 1000).'),
+      });
+      expect(await post('/v0/backfilling/updates-before', { ...body, synchronizer_id: 'no-namespace' })).toMatchObject({
+        status: 400,
+        text: error('Invalid unique identifier `no-namespace` with missing namespace.'),
+      });
+      const badTime = await post('/v0/backfilling/updates-before', { ...body, before: 'yesterday' });
+      expect(badTime.status).toBe(400);
+      expect(badTime.text).toMatch(/^\{"error":"Invalid timestamp: /);
+      expect(await post('/v0/backfilling/updates-before', { migration_id: 0, before: body.before, count: 10 })).toMatchObject({
+        status: 400,
+        text: error("Missing required body field 'synchronizer_id'."),
       });
     });
   });
