@@ -82,6 +82,30 @@ export const listLiveContracts = repositoryOperation(
 );
 
 /**
+ * Live vote requests by tracking id: a request's `trackingCid`, or its own contract id while
+ * no vote has been cast on it (each cast re-creates the request under a new id), as the Scan
+ * store's vote_request_tracking_cid column has it.
+ */
+export const listLiveVoteRequestsByTrackingCid = repositoryOperation(
+  'listLiveVoteRequestsByTrackingCid',
+  async function listLiveVoteRequestsByTrackingCid(
+    db: Db,
+    trackingCids: string[],
+    limit: number = LIVE_LIST_LIMIT,
+  ): Promise<StoredContract[]> {
+    if (trackingCids.length === 0) return [];
+    const rows = await liveOf(db, SPLICE.voteRequest)
+      .where(sql<boolean>`coalesce(create_arguments::jsonb ->> 'trackingCid', contract_id) = any(${trackingCids}::text[])`)
+      .orderBy('created_record_time')
+      .orderBy(sql`case when created_in_update_id is null then contract_id end`)
+      .orderBy('ingest_seq')
+      .limit(limit)
+      .execute();
+    return rows.map(toStored);
+  },
+);
+
+/**
  * A page of the live contracts of a template in ingestion order, after the
  * ingestion number `after` (the Scan store's event number as page token),
  * with the number of the last one when the page is full.

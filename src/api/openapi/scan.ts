@@ -355,6 +355,20 @@ export const scanPaths = {
       responses: { '200': json(object({ dso_rules_vote_requests: array(ref('Contract')) })) },
     },
   },
+  '/v0/voterequests/{vote_request_contract_id}': {
+    get: {
+      summary: "An active vote request by tracking id: the request's first contract id (votes re-create it under new ids).",
+      parameters: [pathParam('vote_request_contract_id')],
+      responses: { '200': json(object({ dso_rules_vote_request: ref('Contract') })), ...errors(404) },
+    },
+  },
+  '/v0/voterequest': {
+    post: {
+      summary: 'The active vote requests whose tracking ids are listed (at most 1,000).',
+      requestBody: jsonBody(object({ vote_request_contract_ids: array(str()) })),
+      responses: { '200': json(object({ vote_requests: array(ref('Contract')) })), ...errors(400) },
+    },
+  },
   '/v0/lsu': {
     get: {
       summary: 'S11: the next logical synchronizer upgrade, or null.',

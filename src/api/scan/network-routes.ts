@@ -1,21 +1,33 @@
 /**
  * Network state from the DSO's live contracts and from network facts
  * (reference splice-scan.md §7): S9 closed rounds, S10 vote requests, S11 LSU,
- * S12 roll-forward LSU, S13 scans, S14 migration schedule, S15 last migration
+ * vote requests by tracking id, S12 roll-forward LSU, S13 scans, S14 migration schedule, S15 last migration
  * id, S16 DSO party id; and /v0/dso-sequencers, /v0/splice-instance-names,
  * /v0/feature-support and /v0/backfilling/status.
  */
 import { Router } from 'express';
+import { z } from 'zod';
 import { contractJson } from '../../domain/contract-json';
 import { groupDsoScans, groupDsoSequencers, readDsoRules, readSvNodeState, type SequencerInfo } from '../../domain/dso-state';
 import { SPLICE } from '../../domain/splice-contracts';
 import { formatDateTime, parseTimestamp } from '../../domain/time';
 import { notFound } from '../../internal/errors';
-import { findLatestLiveContract, listLiveContracts, listLiveRounds, payloadOf } from '../../store/contract-repository';
+import {
+  findLatestLiveContract,
+  listLiveContracts,
+  listLiveRounds,
+  listLiveVoteRequestsByTrackingCid,
+  payloadOf,
+} from '../../store/contract-repository';
 import { historyIncomplete } from '../../store/update-repository';
 import { findDsoPartyId, findLastMigrationId, findLsuAnnouncement, findRollForwardLsu } from '../../store/network-repository';
 import type { ApiContext } from '../context';
 import { sendJson } from '../json-response';
+import { parseInput } from '../validation';
+
+const VoteRequestsRequest = z.object({
+  vote_request_contract_ids: z.array(z.string({ error: 'expected a string' }), { error: 'expected an array' }),
+});
 
 export function networkRoutes({ db, config }: ApiContext): Router {
   const router = Router();
@@ -42,6 +54,20 @@ export function networkRoutes({ db, config }: ApiContext): Router {
   router.get('/v0/admin/sv/voterequests', async (_req, res) => {
     const requests = await listLiveContracts(db, SPLICE.voteRequest);
     sendJson(res, { dso_rules_vote_requests: requests.map(contractJson) });
+  });
+
+  // Both match the tracking id (a request's first contract id), as the Scan store does.
+  router.get('/v0/voterequests/:vote_request_contract_id', async (req, res) => {
+    const id = req.params.vote_request_contract_id;
+    const [found] = await listLiveVoteRequestsByTrackingCid(db, [id], 1);
+    if (!found) throw notFound(`No VoteRequest found contract: ${id}`);
+    sendJson(res, { dso_rules_vote_request: contractJson(found) });
+  });
+
+  router.post('/v0/voterequest', async (req, res) => {
+    const body = parseInput(VoteRequestsRequest, req.body, 'body');
+    const requests = await listLiveVoteRequestsByTrackingCid(db, body.vote_request_contract_ids);
+    sendJson(res, { vote_requests: requests.map(contractJson) });
   });
 
   // S11: Scan asks its participant; we serve the configured announcement (LSU_*), else what

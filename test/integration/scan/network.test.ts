@@ -209,6 +209,30 @@ describe('Scan network state (S9–S16)', () => {
     });
   });
 
+  it('finds vote requests by tracking id: the first contract id of a request, whatever votes re-created it', async () => {
+    const votes = ofTemplate(replay(items), 'Splice.DsoRules:VoteRequest');
+    const trackingOf = (c: LiveContract) => (arg(c, 'trackingCid') as string | null) ?? c.event.contract_id;
+    const voted = votes.find((c) => arg(c, 'trackingCid') !== null)!;
+    expect(voted).toBeDefined();
+    expect(trackingOf(voted)).not.toBe(voted.event.contract_id);
+    expectBody(await request(api.url, 'GET', `/api/scan/v0/voterequests/${encodeURIComponent(trackingOf(voted))}`), {
+      dso_rules_vote_request: expectedContract(voted),
+    });
+    // The current contract id of a request that has votes is not its tracking id.
+    const byCurrentId = await request(api.url, 'GET', `/api/scan/v0/voterequests/${encodeURIComponent(voted.event.contract_id)}`);
+    expect({ status: byCurrentId.status, json: byCurrentId.json }).toEqual({
+      status: 404,
+      json: { error: `No VoteRequest found contract: ${voted.event.contract_id}` },
+    });
+    const ids = [...votes.map(trackingOf).reverse(), 'no-such-request'];
+    expectBody(await request(api.url, 'POST', '/api/scan/v0/voterequest', { vote_request_contract_ids: ids }), {
+      vote_requests: votes.map(expectedContract),
+    });
+    expectBody(await request(api.url, 'POST', '/api/scan/v0/voterequest', { vote_request_contract_ids: [] }), { vote_requests: [] });
+    const bad = await request(api.url, 'POST', '/api/scan/v0/voterequest', { vote_request_contract_ids: 'x' });
+    expect(bad.status).toBe(400);
+  });
+
   it("S13 groups the SVs' scans by synchronizer, groups sorted by id, in node-state order", async () => {
     const expected = expectedScans(items) as { scans: { domainId: string; scans: { svName: string }[] }[] };
     expect(expected.scans.map((g) => g.domainId)).toEqual([APP_SYNC, global]);
