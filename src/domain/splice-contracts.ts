@@ -16,6 +16,7 @@ export const SPLICE = {
   dsoRules: { packageName: 'splice-dso-governance', qualifiedName: 'Splice.DsoRules:DsoRules' },
   voteRequest: { packageName: 'splice-dso-governance', qualifiedName: 'Splice.DsoRules:VoteRequest' },
   svNodeState: { packageName: 'splice-dso-governance', qualifiedName: 'Splice.DSO.SvState:SvNodeState' },
+  amuletPriceVote: { packageName: 'splice-dso-governance', qualifiedName: 'Splice.DSO.AmuletPrice:AmuletPriceVote' },
   amuletRules: { packageName: 'splice-amulet', qualifiedName: 'Splice.AmuletRules:AmuletRules' },
   externalPartyAmuletRules: { packageName: 'splice-amulet', qualifiedName: 'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules' },
   ansRules: { packageName: 'splice-amulet-name-service', qualifiedName: 'Splice.Ans:AnsRules' },

@@ -1,7 +1,7 @@
 /**
  * What users (and occasionally SVs) do when no automation is due: mostly
  * amulet transfers, plus merges, locks, faucet taps, ANS requests, votes,
- * node reconfigurations, reassignments and the odd rejected submission.
+ * node reconfigurations, price votes, reassignments and the odd rejected submission.
  * Whales are picked far more often than other users, so their history of
  * archived amulets grows long while their live holdings stay few.
  */
@@ -38,6 +38,7 @@ export class Activities {
       [() => net.ans.request(this.users.pick(net.rng)), 1.5],
       [() => net.votes.randomRequest(), 0.3],
       [() => net.svNodes.randomConfigChange(), 0.3],
+      [() => net.svNodes.randomPriceVote(), 0.3],
       [() => net.reassignments.moveAway(), 1],
       [() => rejectedItem(net, this.users.pick(net.rng)), 1],
     ];

@@ -181,7 +181,7 @@ export class Rounds {
         V.record({
           amuletRulesCid: V.contractId(net.gov.amuletRulesCid),
           ...cids,
-          amuletPriceVoteCids: V.list([]),
+          amuletPriceVoteCids: V.list(net.svNodes.priceVoteCids().map((cid) => V.contractId(cid))),
           sv: V.some(V.party(sv.party)),
         }),
         [sv.party],

@@ -1,16 +1,19 @@
 /**
  * Per-SV state contracts: SvNodeState (the SV's CometBFT, sequencer,
  * mediator and scan nodes per synchronizer; `/v0/scans` is built from the
- * scan public URLs) and SvStatusReport, the heartbeat every SV submits each
- * tick. After a hard migration each SV points its sequencer at the new
- * migration id.
+ * scan public URLs), SvStatusReport, the heartbeat every SV submits each
+ * tick, and AmuletPriceVote, the SV's desired amulet price (none until the SV
+ * first votes). After a hard migration each SV points its sequencer at the
+ * new migration id.
  */
 
 import { V, type DamlRecord } from '../domain/daml-value';
+import { mulDecimal, type Decimal10 } from '../domain/decimal';
 import type { CanonicalItem } from '../domain/items';
 import type { Micros } from '../domain/time';
 import type { SuperValidator } from './identities';
 import type { NetworkContext } from './context';
+import { AMULET_PRICE } from './economics';
 import { roundValue } from './splice-values';
 import { TEMPLATES } from './templates';
 
@@ -27,6 +30,7 @@ interface NodeState {
   sequencerMigrationId: number;
   sequencerAvailableAfter: Micros;
   votingPower: number;
+  priceVoteCid: string;
 }
 
 export class SvNodes {
@@ -47,6 +51,7 @@ export class SvNodes {
           sequencerMigrationId: net.migrationId,
           sequencerAvailableAfter: tx.effectiveAt,
           votingPower: 1,
+          priceVoteCid: '',
         };
         state.nodeStateCid = tx.create(null, TEMPLATES.svNodeState, this.nodeStateArgs(sv, state), [dso]);
         state.reportCid = tx.create(
@@ -55,8 +60,43 @@ export class SvNodes {
           V.record({ dso: V.party(dso), sv: V.party(sv.party), svName: V.text(sv.name), number: V.int64(0), status: V.none() }),
           [dso],
         );
+        state.priceVoteCid = tx.create(null, TEMPLATES.amuletPriceVote, this.priceVoteArgs(sv, null, tx.effectiveAt), [dso]);
         this.nodes.set(sv.party, state);
       }
+    });
+  }
+
+  /** The live AmuletPriceVote of every SV, for the median price of a new open round. */
+  priceVoteCids(): string[] {
+    return [...this.nodes.values()].map((state) => state.priceVoteCid);
+  }
+
+  /** DsoRules_UpdateAmuletPriceVote: an SV moves its desired price within 2% of the reference price. */
+  randomPriceVote(): CanonicalItem {
+    const net = this.net;
+    const sv = net.randomSv();
+    const state = this.state(sv);
+    const price = mulDecimal(AMULET_PRICE, BigInt(net.rng.int(9_800, 10_200)) * 1_000_000n);
+    return net.submit(net.svSubmitter(sv), (tx) => {
+      const node = tx.exercise(
+        null,
+        net.gov.dsoRulesCid,
+        'DsoRules_UpdateAmuletPriceVote',
+        V.record({ sv: V.party(sv.party), voteCid: V.contractId(state.priceVoteCid), amuletPrice: V.numeric(price) }),
+        [sv.party],
+      );
+      tx.archive(node, state.priceVoteCid, [net.who.dso]);
+      state.priceVoteCid = tx.create(node, TEMPLATES.amuletPriceVote, this.priceVoteArgs(sv, price, tx.effectiveAt), [net.who.dso]);
+      node.result = V.record({ amuletPriceVote: V.contractId(state.priceVoteCid) });
+    });
+  }
+
+  private priceVoteArgs(sv: SuperValidator, price: Decimal10 | null, at: Micros): DamlRecord {
+    return V.record({
+      dso: V.party(this.net.who.dso),
+      sv: V.party(sv.party),
+      amuletPrice: V.optional(price === null ? null : V.numeric(price)),
+      lastUpdatedAt: V.timestamp(at),
     });
   }
 

@@ -58,4 +58,5 @@ export const TEMPLATES = {
   confirmation: template('splice-dso-governance', 'Splice.DsoRules', 'Confirmation'),
   svNodeState: template('splice-dso-governance', 'Splice.DSO.SvState', 'SvNodeState'),
   svStatusReport: template('splice-dso-governance', 'Splice.DSO.SvState', 'SvStatusReport'),
+  amuletPriceVote: template('splice-dso-governance', 'Splice.DSO.AmuletPrice', 'AmuletPriceVote'),
 } satisfies Record<string, TemplateRef>;

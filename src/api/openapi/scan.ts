@@ -355,6 +355,12 @@ export const scanPaths = {
       responses: { '200': json(object({ dso_rules_vote_requests: array(ref('Contract')) })) },
     },
   },
+  '/v0/amulet-price/votes': {
+    get: {
+      summary: "The SVs' current amulet price votes.",
+      responses: { '200': json(object({ amulet_price_votes: array(ref('Contract')) })) },
+    },
+  },
   '/v0/voterequests/{vote_request_contract_id}': {
     get: {
       summary: "An active vote request by tracking id: the request's first contract id (votes re-create it under new ids).",

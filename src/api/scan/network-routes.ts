@@ -1,7 +1,7 @@
 /**
  * Network state from the DSO's live contracts and from network facts
  * (reference splice-scan.md §7): S9 closed rounds, S10 vote requests, S11 LSU,
- * vote requests by tracking id, S12 roll-forward LSU, S13 scans, S14 migration schedule, S15 last migration
+ * vote requests by tracking id, amulet price votes, S12 roll-forward LSU, S13 scans, S14 migration schedule, S15 last migration
  * id, S16 DSO party id; and /v0/dso-sequencers, /v0/splice-instance-names,
  * /v0/feature-support and /v0/backfilling/status.
  */
@@ -54,6 +54,12 @@ export function networkRoutes({ db, config }: ApiContext): Router {
   router.get('/v0/admin/sv/voterequests', async (_req, res) => {
     const requests = await listLiveContracts(db, SPLICE.voteRequest);
     sendJson(res, { dso_rules_vote_requests: requests.map(contractJson) });
+  });
+
+  // Each SV's current price vote (one live contract per SV), in ingestion order.
+  router.get('/v0/amulet-price/votes', async (_req, res) => {
+    const votes = await listLiveContracts(db, SPLICE.amuletPriceVote);
+    sendJson(res, { amulet_price_votes: votes.map(contractJson) });
   });
 
   // Both match the tracking id (a request's first contract id), as the Scan store does.

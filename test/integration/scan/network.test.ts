@@ -209,6 +209,15 @@ describe('Scan network state (S9–S16)', () => {
     });
   });
 
+  it("lists each SV's current amulet price vote in ingestion order", async () => {
+    const votes = ofTemplate(replay(items), 'Splice.DSO.AmuletPrice:AmuletPriceVote');
+    const svs = svsOf(ofTemplate(replay(items), 'Splice.DsoRules:DsoRules').at(-1)!);
+    // One live vote per SV; some have voted (a price), some not yet (none).
+    expect(votes.map((v) => arg(v, 'sv')).sort()).toEqual(svs.map((sv) => sv.party).sort());
+    expect(votes.some((v) => arg(v, 'amuletPrice') !== null)).toBe(true);
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/amulet-price/votes'), { amulet_price_votes: votes.map(expectedContract) });
+  });
+
   it('finds vote requests by tracking id: the first contract id of a request, whatever votes re-created it', async () => {
     const votes = ofTemplate(replay(items), 'Splice.DsoRules:VoteRequest');
     const trackingOf = (c: LiveContract) => (arg(c, 'trackingCid') as string | null) ?? c.event.contract_id;
@@ -408,6 +417,7 @@ describe('Scan network state on an empty database', () => {
   it('answers empty lists, null LSUs and 404s where nothing is known', async () => {
     expectBody(await request(api.url, 'GET', '/api/scan/v0/closed-rounds'), { rounds: [] });
     expectBody(await request(api.url, 'GET', '/api/scan/v0/admin/sv/voterequests'), { dso_rules_vote_requests: [] });
+    expectBody(await request(api.url, 'GET', '/api/scan/v0/amulet-price/votes'), { amulet_price_votes: [] });
     expectBody(await request(api.url, 'GET', '/api/scan/v0/lsu'), { lsu: null });
     expectBody(await request(api.url, 'GET', '/api/scan/v0/roll-forward-lsu'), { rollForwardLsu: null });
     expectBody(await request(api.url, 'GET', '/api/scan/v0/scans'), { scans: [] });

@@ -59,6 +59,7 @@ describe('the simulated network', () => {
       'LockedAmulet',
       'AnsEntry',
       'VoteRequest',
+      'AmuletPriceVote',
     ]) {
       expect(created).toContain(t);
     }
@@ -77,6 +78,7 @@ describe('the simulated network', () => {
       'AmuletRules_MiningRound_Archive',
       'DsoRules_SetSynchronizerNodeConfig',
       'DsoRules_SetConfig',
+      'DsoRules_UpdateAmuletPriceVote',
     ]) {
       expect(choices).toContain(c);
     }

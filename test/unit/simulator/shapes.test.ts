@@ -28,6 +28,7 @@ const PACKAGE_OF_MODULE: Record<string, string> = {
   'Splice.Ans': 'splice-amulet-name-service',
   'Splice.DsoRules': 'splice-dso-governance',
   'Splice.DSO.SvState': 'splice-dso-governance',
+  'Splice.DSO.AmuletPrice': 'splice-dso-governance',
 };
 
 const createdEvent = z.strictObject({
@@ -263,6 +264,7 @@ const PAYLOAD_FIELDS: Record<string, string[]> = {
   DsoRules: ['dso', 'epoch', 'svs', 'offboardedSvs', 'dsoDelegate', 'config', 'initialTrafficState', 'isDevNet'],
   AmuletRules: ['dso', 'configSchedule', 'isDevNet'],
   SvNodeState: ['dso', 'sv', 'svName', 'state'],
+  AmuletPriceVote: ['dso', 'sv', 'amuletPrice', 'lastUpdatedAt'],
   FeaturedAppRight: ['dso', 'provider'],
   ValidatorRewardCoupon: ['dso', 'user', 'amount', 'round'],
   AppRewardCoupon: ['dso', 'provider', 'featured', 'amount', 'round', 'beneficiary'],
