@@ -222,6 +222,35 @@ export const findFeaturedAppRight = repositoryOperation(
  * template, live ones told by the INCLUDEd archive time), so that the cost is
  * the party's own contracts of the template, not the template's.
  */
+/**
+ * The live contracts of a template whose payload `field` names one of `parties`, in ingestion
+ * order, through the stakeholder index (the party must be a stakeholder, as the named
+ * validator, receiver or sender of these templates is).
+ */
+export const listLiveContractsOfParties = repositoryOperation(
+  'listLiveContractsOfParties',
+  async function listLiveContractsOfParties(
+    db: Db,
+    template: TemplateKey,
+    field: string,
+    parties: string[],
+    limit: number = LIVE_LIST_LIMIT,
+  ): Promise<StoredContract[]> {
+    if (parties.length === 0) return [];
+    const { rows } = await sql<Row>`
+    select c.template_id, c.contract_id, c.create_arguments, c.created_event_blob, c.created_at, c.synchronizer_id
+    from contract_stakeholders s
+    join contracts c on c.migration_id = s.migration_id and c.contract_id = s.contract_id
+    where s.migration_id = ${CURRENT_MIGRATION} and s.party = any(${parties}::text[])
+      and s.package_name = ${template.packageName} and s.qualified_name = ${template.qualifiedName}
+      and s.archived_record_time = 'infinity'
+      and (c.create_arguments::jsonb ->> ${field}) = s.party
+    order by c.ingest_seq
+    limit ${limit}`.execute(db);
+    return rows.map(toStored);
+  },
+);
+
 export const findLiveContractOfParty = repositoryOperation(
   'findLiveContractOfParty',
   async function findLiveContractOfParty(db: Db, template: TemplateKey, field: string, party: string): Promise<StoredContract | undefined> {

@@ -605,6 +605,29 @@ export const scanPaths = {
       responses: { '200': json(object({ 'unclaimed-development-fund-coupons': array(ref('ContractWithState')) })), ...errors(500) },
     },
   },
+  '/v0/validators/validator-faucets': {
+    get: {
+      summary:
+        "Faucet rounds collected by each named validator with a live ValidatorLicense (unknown parties are ignored), in the licenses' ingestion order.",
+      parameters: [queryParam('validator_ids', array(str()), true, 'A validator party id; repeat the parameter for several.')],
+      responses: {
+        '200': json(
+          object({
+            validatorsReceivedFaucets: array(
+              object({
+                validator: str(),
+                numRoundsCollected: int64(),
+                numRoundsMissed: int64(),
+                firstCollectedInRound: int64(),
+                lastCollectedInRound: int64(),
+              }),
+            ),
+          }),
+        ),
+        ...errors(400, 500),
+      },
+    },
+  },
   '/v0/admin/validator/licenses': {
     get: {
       summary: 'The live ValidatorLicenses in ingestion order, paged; no authentication (as on Scan).',

@@ -8,6 +8,7 @@
  *   GET  /v0/transfer-preapprovals/by-party/{party}, /v0/transfer-command-counter/{party}
  *   GET  /v0/unclaimed-development-fund-coupons
  *   GET  /v0/admin/validator/licenses             (paged by ingestion number, as Scan by event number)
+ *   GET  /v0/validators/validator-faucets         (from the licenses of the named validators)
  * A rules request naming the contract the client has cached gets `contract: null`.
  */
 import { Router } from 'express';
@@ -20,7 +21,8 @@ import { sendJson } from '../json-response';
 import { MAX_PAGE_SIZE, pageLimit } from '../page-limit';
 import { SPLICE } from '../../domain/splice-contracts';
 import { RawJson } from '../../domain/raw-json';
-import { pageLiveContracts } from '../../store/contract-repository';
+import { listLiveContractsOfParties, pageLiveContracts, payloadOf } from '../../store/contract-repository';
+import { validatorReceivedFaucets } from '../../domain/validator-faucets';
 import { parseInput } from '../validation';
 import {
   amuletRules,
@@ -41,6 +43,13 @@ import {
 } from './current-state';
 
 const contractId = z.string({ error: 'expected a contract id string' });
+/** One party id per `validator_ids` parameter (repeated for several). */
+const FaucetsQuery = z.object({
+  validator_ids: z.preprocess(
+    (v) => (typeof v === 'string' ? [v] : v),
+    z.array(z.string({ error: 'expected a party id' }), { error: 'expected party ids' }),
+  ),
+});
 const nullable = <T extends z.ZodType>(t: T) => t.nullish();
 
 const AmuletRulesRequest = z.object({
@@ -192,6 +201,13 @@ export function stateRoutes({ db, config }: ApiContext): Router {
       validator_licenses: page.contracts.map(contractJson),
       next_page_token: page.next === undefined ? null : new RawJson(page.next.toString()),
     });
+  });
+
+  router.get('/v0/validators/validator-faucets', async (req, res) => {
+    const query = parseInput(FaucetsQuery, req.query, 'query');
+    const validators = query.validator_ids.map(requestParty);
+    const licenses = await listLiveContractsOfParties(db, SPLICE.validatorLicense, 'validator', [...new Set(validators)]);
+    sendJson(res, { validatorsReceivedFaucets: licenses.map((license) => validatorReceivedFaucets(payloadOf(license))) });
   });
 
   router.get('/v0/unclaimed-development-fund-coupons', async (_req, res) => {

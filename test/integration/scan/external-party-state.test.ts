@@ -112,6 +112,31 @@ describe('external-party state: preapprovals, command counters, development fund
     expect(bad.status).toBe(400);
   });
 
+  it('validator faucets: the rounds each named validator collected, from its live license', async () => {
+    const live = ofTemplate(r, 'Splice.ValidatorLicense:ValidatorLicense');
+    const [aliceLicense, providerLicense] = [alice, provider].map((v) => live.find((c) => arg(c, 'validator') === v)!);
+    expect(arg(providerLicense!, 'faucetState')).not.toBeNull();
+    // collected + missed = last - first + 1, as the interface guarantees.
+    const providerFaucets = {
+      validator: provider,
+      numRoundsCollected: 6,
+      numRoundsMissed: 2,
+      firstCollectedInRound: 5,
+      lastCollectedInRound: 12,
+    };
+    const aliceFaucets = { validator: alice, numRoundsCollected: 0, numRoundsMissed: 0, firstCollectedInRound: 0, lastCollectedInRound: 0 };
+    expect(aliceLicense).toBeDefined();
+    const q = (...ids: string[]) =>
+      `/v0/validators/validator-faucets?${ids.map((id) => `validator_ids=${encodeURIComponent(id)}`).join('&')}`;
+    // In the licenses' ingestion order; bob's license was withdrawn, unknown parties are ignored.
+    expectBody(await scan(q(provider, bob, 'nobody::1220ab', alice, provider)), {
+      validatorsReceivedFaucets: [aliceFaucets, providerFaucets],
+    });
+    expectBody(await scan(q(provider)), { validatorsReceivedFaucets: [providerFaucets] });
+    expectBody(await scan('/v0/validators/validator-faucets'), { error: "Missing required query field 'validator_ids'." }, 400);
+    expectBody(await scan(q('not-a-party')), { error: 'Invalid unique identifier `not-a-party` with missing namespace.' }, 400);
+  });
+
   it("the proxy's holdings summary is the Scan's", async () => {
     const snapshot = snapshotTimes(items).at(-1)!;
     const owners = ofTemplate(r, 'Splice.Amulet:Amulet')

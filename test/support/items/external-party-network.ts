@@ -2,7 +2,7 @@
  * A simulated network continued by hand-built contracts the simulator does
  * not make yet: a receiver's TransferPreapproval (created, then renewed), a
  * sender's TransferCommandCounter, two UnclaimedDevelopmentFundCoupons and
- * three ValidatorLicenses (one withdrawn). For the tests of the endpoints
+ * three ValidatorLicenses (one withdrawn, one with faucets collected). For the tests of the endpoints
  * that serve them, on Scan, on the scan-proxy and through Splice's clients.
  */
 import type { CanonicalItem } from '../../../src/domain/items';
@@ -38,11 +38,13 @@ export function externalPartyNetwork(): CanonicalItem[] {
     expiresAt,
     description: null,
   });
+  // The provider's license has collected faucets from round 5 to 12, missing two of them.
   const license = (validator: string, at: string): Json => ({
     validator,
     sponsor: provider,
     dso,
-    faucetState: null,
+    faucetState:
+      validator === provider ? { firstReceivedFor: { number: '5' }, lastReceivedFor: { number: '12' }, numCouponsMissed: '2' } : null,
     metadata: { version: '0.5.0', contactPoint: 'ops@example.org', lastUpdatedAt: at },
     lastActiveAt: at,
   });
