@@ -6,11 +6,12 @@
  * most once. Any violation is a SourceItemError naming the item. Contracts
  * created and archived within the batch are written once, already archived.
  */
-import type { CanonicalItem, CreatedEvent, TransactionUpdate, TreeEvent, Update } from '../domain/items';
+import type { CanonicalItem, CreatedEvent, ExercisedEvent, TransactionUpdate, TreeEvent, Update } from '../domain/items';
 import { isAssign, isTransaction, updateMigrationId } from '../domain/items';
 import { contractFacts, qualifiedNameOf } from '../domain/splice-contracts';
 import { parseDecimal, formatDecimal, type Decimal10 } from '../domain/decimal';
 import { snapshotSlot } from '../domain/snapshot-schedule';
+import { CLOSE_VOTE_REQUEST, voteResultFacts, type VoteResultFacts } from '../domain/vote-results';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, type Micros } from '../domain/time';
 import { AppendedRows, type AcsDeltaRow } from '../store/ingest-repository';
@@ -388,6 +389,29 @@ export class BatchPlanner {
     }
   }
 
+  /** A closed vote: its result, with the facts requests filter on (as Scan's transaction log). */
+  private addVoteResult(source: SourceItem, tx: TransactionUpdate, eventId: string, event: ExercisedEvent, key: StreamKey): void {
+    let facts: VoteResultFacts;
+    try {
+      if (qualifiedNameOf(event.template_id) !== CLOSE_VOTE_REQUEST.qualifiedName) return;
+      facts = voteResultFacts(event.exercise_result);
+    } catch (err) {
+      this.fail(source, `event ${eventId}: ${(err as Error).message}`);
+    }
+    this.rows.appended.voteResult({
+      migration_id: key.migrationId,
+      record_time: formatRecordTime(key.recordTime),
+      update_id: tx.update_id,
+      event_id: eventId,
+      action_name: facts.actionName,
+      accepted: facts.accepted,
+      requester: facts.requester,
+      effective_at: facts.effectiveAt === null ? null : formatRecordTime(facts.effectiveAt),
+      completed_at: formatRecordTime(facts.completedAt),
+      result: JSON.stringify(event.exercise_result),
+    });
+  }
+
   /** Walks the tree in pre-order, so a create precedes the consumption of its contract. */
   private applyTransaction(source: SourceItem, tx: TransactionUpdate, key: StreamKey, isImport: boolean): void {
     const events = tx.events_by_id;
@@ -410,6 +434,7 @@ export class BatchPlanner {
         this.countDelta(contract, key.recordTime, 1);
       } else if (event.event_type === 'exercised_event') {
         if (event.consuming) this.archive(source, tx.update_id, event.contract_id, key);
+        if (event.choice === CLOSE_VOTE_REQUEST.choice && !isImport) this.addVoteResult(source, tx, id, event, key);
         for (let i = (event.child_event_ids ?? []).length - 1; i >= 0; i--) stack.push(event.child_event_ids[i]!);
       } else {
         this.fail(source, `event ${id} has unknown event_type ${String((event as { event_type?: unknown }).event_type)}`);

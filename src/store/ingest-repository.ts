@@ -88,6 +88,20 @@ export interface AppActivityRow extends EventSideRow {
   round_number: number;
 }
 
+/** A closed vote's result (vote_results). */
+export interface VoteResultRow {
+  migration_id: number;
+  record_time: string;
+  update_id: string;
+  event_id: string;
+  action_name: string;
+  accepted: boolean;
+  requester: string;
+  effective_at: string | null;
+  completed_at: string;
+  result: string;
+}
+
 export interface RangeRow {
   migration_id: number;
   synchronizer_id: string;
@@ -169,10 +183,22 @@ const APP_ACTIVITY_COLUMNS = [
   'round_number',
   'json',
 ] as const satisfies readonly (keyof AppActivityRow)[];
+const VOTE_RESULT_COLUMNS = [
+  'migration_id',
+  'record_time',
+  'update_id',
+  'event_id',
+  'action_name',
+  'accepted',
+  'requester',
+  'effective_at',
+  'completed_at',
+  'result',
+] as const satisfies readonly (keyof VoteResultRow)[];
 
 /**
  * The rows of a batch that never change once planned (updates, verdicts,
- * traffic and activity records), encoded for COPY as they are
+ * traffic and activity records, vote results), encoded for COPY as they are
  * added: a batch holds their bytes, outside the JavaScript heap, rather than
  * objects the garbage collector copies until the batch commits.
  */
@@ -181,6 +207,7 @@ export class AppendedRows {
   readonly verdicts = new CopyRows('verdicts', VERDICT_COLUMNS);
   readonly traffic = new CopyRows('traffic_summaries', TRAFFIC_COLUMNS);
   readonly appActivity = new CopyRows('app_activity_records', APP_ACTIVITY_COLUMNS);
+  readonly voteResults = new CopyRows('vote_results', VOTE_RESULT_COLUMNS);
 
   update(row: UpdateRow): void {
     this.updates.add([
@@ -211,9 +238,13 @@ export class AppendedRows {
     this.appActivity.add(APP_ACTIVITY_COLUMNS.map((k) => row[k]));
   }
 
+  voteResult(row: VoteResultRow): void {
+    this.voteResults.add(VOTE_RESULT_COLUMNS.map((k) => row[k]));
+  }
+
   /** Bytes encoded so far. */
   get bytes(): number {
-    return this.updates.bytes + this.verdicts.bytes + this.traffic.bytes + this.appActivity.bytes;
+    return this.updates.bytes + this.verdicts.bytes + this.traffic.bytes + this.appActivity.bytes + this.voteResults.bytes;
   }
 }
 
@@ -657,7 +688,7 @@ export async function writeBatch(connection: WriteConnection, rows: BatchRows): 
   let unmatchedArchives: ArchiveRow[] = [];
   if (rows.archives.length || deltas.length) unmatchedArchives = await archiveAndCount(connection, rows.archives, deltas);
 
-  for (const copied of [rows.appended.verdicts, rows.appended.traffic, rows.appended.appActivity]) {
+  for (const copied of [rows.appended.verdicts, rows.appended.traffic, rows.appended.appActivity, rows.appended.voteResults]) {
     await copy(connection, copied);
   }
 

@@ -175,6 +175,21 @@ export interface ApiSecretsTable {
   created_at: Generated<Timestamp>;
 }
 
+export interface VoteResultsTable {
+  migration_id: Int8;
+  record_time: Timestamp;
+  update_id: string;
+  event_id: string;
+  action_name: string;
+  accepted: boolean;
+  requester: string;
+  effective_at: Timestamp | null;
+  completed_at: Timestamp;
+  /** The DsoRules_CloseVoteRequest result as served (compact JSON). */
+  result: string;
+  ingest_seq: Generated<Int8>;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   checksum: string;
@@ -195,5 +210,6 @@ export interface Database {
   ingest_checkpoints: IngestCheckpointsTable;
   network_facts: NetworkFactsTable;
   api_secrets: ApiSecretsTable;
+  vote_results: VoteResultsTable;
   schema_migrations: SchemaMigrationsTable;
 }

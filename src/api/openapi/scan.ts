@@ -361,6 +361,26 @@ export const scanPaths = {
       responses: { '200': json(object({ amulet_price_votes: array(ref('Contract')) })) },
     },
   },
+  '/v0/admin/sv/voteresults': {
+    post: {
+      summary:
+        'Results of closed votes (DsoRules_CloseVoteRequest), newest first by effective time (completion time when not accepted); actionName and requester match as substrings; effectiveFrom and effectiveTo bound the effective time (both: inclusive; one: exclusive). No authentication, as on Scan.',
+      requestBody: jsonBody(
+        object(
+          {
+            actionName: str(),
+            accepted: bool(),
+            requester: str(),
+            effectiveFrom: dateTime(),
+            effectiveTo: dateTime(),
+            limit: int32(),
+          },
+          ['actionName', 'accepted', 'requester', 'effectiveFrom', 'effectiveTo'],
+        ),
+      ),
+      responses: { '200': json(object({ dso_rules_vote_results: array({ type: 'object' }) })), ...errors(400, 500) },
+    },
+  },
   '/v0/voterequests/{vote_request_contract_id}': {
     get: {
       summary: "An active vote request by tracking id: the request's first contract id (votes re-create it under new ids).",

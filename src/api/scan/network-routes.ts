@@ -1,7 +1,7 @@
 /**
  * Network state from the DSO's live contracts and from network facts
  * (reference splice-scan.md §7): S9 closed rounds, S10 vote requests, S11 LSU,
- * vote requests by tracking id, amulet price votes, S12 roll-forward LSU, S13 scans, S14 migration schedule, S15 last migration
+ * vote requests by tracking id, vote results, amulet price votes, S12 roll-forward LSU, S13 scans, S14 migration schedule, S15 last migration
  * id, S16 DSO party id; and /v0/dso-sequencers, /v0/splice-instance-names,
  * /v0/feature-support and /v0/backfilling/status.
  */
@@ -10,8 +10,11 @@ import { z } from 'zod';
 import { contractJson } from '../../domain/contract-json';
 import { groupDsoScans, groupDsoSequencers, readDsoRules, readSvNodeState, type SequencerInfo } from '../../domain/dso-state';
 import { SPLICE } from '../../domain/splice-contracts';
-import { formatDateTime, parseTimestamp } from '../../domain/time';
-import { notFound } from '../../internal/errors';
+import { formatDateTime, parseStorableTimestamp, parseTimestamp } from '../../domain/time';
+import { badRequest, notFound } from '../../internal/errors';
+import { RawJson } from '../../domain/raw-json';
+import { jsonArrayObject } from '../../domain/update-rendering';
+import { listVoteResults } from '../../store/vote-result-repository';
 import {
   findLatestLiveContract,
   listLiveContracts,
@@ -23,7 +26,29 @@ import { historyIncomplete } from '../../store/update-repository';
 import { findDsoPartyId, findLastMigrationId, findLsuAnnouncement, findRollForwardLsu } from '../../store/network-repository';
 import type { ApiContext } from '../context';
 import { sendJson } from '../json-response';
+import { pageLimit } from '../page-limit';
+import { int64 } from './params';
 import { parseInput } from '../validation';
+
+const optional = <T extends z.ZodType>(t: T) => t.nullish().transform((v) => v ?? undefined);
+const VoteResultsRequest = z.object({
+  actionName: optional(z.string({ error: 'expected a string' })),
+  accepted: optional(z.boolean({ error: 'expected a boolean' })),
+  requester: optional(z.string({ error: 'expected a string' })),
+  effectiveFrom: optional(z.string({ error: 'expected a timestamp string' })),
+  effectiveTo: optional(z.string({ error: 'expected a timestamp string' })),
+  limit: int64,
+});
+
+/** A bound of the effective time, parsed like Instant.parse. */
+function effectiveBound(text: string | undefined): bigint | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parseStorableTimestamp(text);
+  } catch (err) {
+    throw badRequest(`Invalid timestamp: ${(err as Error).message}`);
+  }
+}
 
 const VoteRequestsRequest = z.object({
   vote_request_contract_ids: z.array(z.string({ error: 'expected a string' }), { error: 'expected an array' }),
@@ -60,6 +85,23 @@ export function networkRoutes({ db, config }: ApiContext): Router {
   router.get('/v0/amulet-price/votes', async (_req, res) => {
     const votes = await listLiveContracts(db, SPLICE.amuletPriceVote);
     sendJson(res, { amulet_price_votes: votes.map(contractJson) });
+  });
+
+  // From the DsoRules_CloseVoteRequest results in the history; no authentication, as on Scan.
+  router.post('/v0/admin/sv/voteresults', async (req, res) => {
+    const body = parseInput(VoteResultsRequest, req.body, 'body');
+    const results = await listVoteResults(
+      db,
+      {
+        actionName: body.actionName,
+        accepted: body.accepted,
+        requester: body.requester,
+        effectiveFrom: effectiveBound(body.effectiveFrom),
+        effectiveTo: effectiveBound(body.effectiveTo),
+      },
+      pageLimit(body.limit),
+    );
+    sendJson(res, new RawJson(jsonArrayObject('dso_rules_vote_results', results)));
   });
 
   // Both match the tracking id (a request's first contract id), as the Scan store does.

@@ -5,9 +5,9 @@
  * come from an independent replay of the item stream (test/support/live-acs).
  */
 import { sql } from 'kysely';
-import type { CanonicalItem } from '../../../src/domain/items';
+import type { CanonicalItem, ExercisedEvent } from '../../../src/domain/items';
 import type { Json } from '../../../src/domain/json';
-import { parseTimestamp } from '../../../src/domain/time';
+import { formatRecordTime, parseTimestamp } from '../../../src/domain/time';
 import { loadConfig } from '../../../src/internal/config';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
@@ -151,6 +151,35 @@ describe('Scan network state (S9–S16)', () => {
 
   // A second vote request, so that S10's order is tested whatever the simulator leaves open.
   const rulesTemplate = ofTemplate(base, 'Splice.DsoRules:DsoRules').at(-1)!.event;
+  const closeVote = (n: number, action: Json, outcome: string): ExercisedEvent => ({
+    event_type: 'exercised_event',
+    event_id: `hand-vote:${n}`,
+    contract_id: rulesTemplate.contract_id,
+    template_id: rulesTemplate.template_id,
+    package_name: rulesTemplate.package_name,
+    choice: 'DsoRules_CloseVoteRequest',
+    choice_argument: { requestCid: `00closed-${n}`, amuletRulesCid: null, sv: firstSv.party },
+    child_event_ids: [],
+    exercise_result: {
+      request: {
+        dso,
+        requester: `hand-requester-${n}`,
+        action,
+        reason: { url: '', body: 'hand-built' },
+        voteBefore: '2025-03-17T09:00:00Z',
+        votes: [],
+        trackingCid: null,
+        targetEffectiveAt: null,
+      },
+      completedAt: after(last, 3),
+      offboardedVoters: [],
+      abstainingSvs: [],
+      outcome: { tag: outcome, value: {} },
+    },
+    consuming: false,
+    acting_parties: [firstSv.party],
+    interface_id: null,
+  });
   items.push(
     tx('hand-vote', after(last, 3), base.currentMigration, global, [
       createEvent(
@@ -175,6 +204,14 @@ describe('Scan network state (S9–S16)', () => {
         },
         after(last, 3).replace(/\.\d+Z$/, '.120000Z'),
         [dso],
+      ),
+      // Two votes closed without acceptance (the simulator's votes here all pass): an amulet-rules
+      // action rejected, and an action of another kind (no action name) expired.
+      closeVote(1, { tag: 'ARC_AmuletRules', value: { amuletRulesAction: { tag: 'CRARC_SetConfig', value: {} } } }, 'VRO_Rejected'),
+      closeVote(
+        2,
+        { tag: 'ARC_AnsEntryContext', value: { ansEntryContextCid: '00ans', ansEntryContextAction: { tag: 'X', value: {} } } },
+        'VRO_Expired',
       ),
     ]),
   );
@@ -206,6 +243,87 @@ describe('Scan network state (S9–S16)', () => {
     expect(votes.at(-1)!.event.contract_id).toBe('00hand-vote-request');
     expectBody(await request(api.url, 'GET', '/api/scan/v0/admin/sv/voterequests'), {
       dso_rules_vote_requests: votes.map(expectedContract),
+    });
+  });
+
+  describe('vote results', () => {
+    /** Every closed vote of the items, in ingestion order, with the facts computed here from its result. */
+    const closed = items.flatMap((item) => {
+      const u = item.update;
+      if (!u || !('events_by_id' in u) || u.record_time.startsWith('0001-01-01')) return [];
+      return Object.values(u.events_by_id).flatMap((e) => {
+        if (e.event_type !== 'exercised_event' || e.choice !== 'DsoRules_CloseVoteRequest') return [];
+        const result = e.exercise_result as {
+          request: { requester: string; action: { tag: string; value: Record<string, { tag: string }> } };
+          completedAt: string;
+          outcome: { tag: string; value: { effectiveAt?: string } };
+        };
+        const action = result.request.action;
+        const accepted = result.outcome.tag === 'VRO_Accepted';
+        const effectiveAt = accepted ? parseTimestamp(result.outcome.value.effectiveAt!) : null;
+        return [
+          {
+            result: e.exercise_result,
+            actionName: (action.tag === 'ARC_DsoRules' ? action.value.dsoAction : action.value.amuletRulesAction)?.tag ?? '',
+            accepted,
+            requester: result.request.requester,
+            effectiveAt,
+            sortKey: effectiveAt ?? parseTimestamp(result.completedAt),
+          },
+        ];
+      });
+    });
+    type Closed = (typeof closed)[number];
+    const newestFirst = (list: Closed[]) =>
+      list
+        .map((c, i) => ({ c, i }))
+        .sort((a, b) => (a.c.sortKey === b.c.sortKey ? b.i - a.i : a.c.sortKey < b.c.sortKey ? 1 : -1))
+        .map(({ c }) => c);
+    const post = (body: unknown) => request(api.url, 'POST', '/api/scan/v0/admin/sv/voteresults', body);
+    const expectResults = async (body: unknown, expected: Closed[]) => {
+      expect(expected.length).toBeGreaterThan(0);
+      expectBody(await post(body), { dso_rules_vote_results: expected.map((c) => c.result) });
+    };
+
+    it('has accepted and refused votes of more than one action', () => {
+      expect(closed.some((c) => c.accepted) && closed.some((c) => !c.accepted)).toBe(true);
+      expect(new Set(closed.map((c) => c.actionName)).size).toBeGreaterThan(1);
+    });
+
+    it('lists the results newest first, by effective time (completion time when not accepted), up to the limit', async () => {
+      await expectResults({ limit: 1000 }, newestFirst(closed));
+      await expectResults({ limit: 2 }, newestFirst(closed).slice(0, 2));
+    });
+
+    it('filters by acceptance, action name and requester (substrings), and effective time', async () => {
+      await expectResults({ accepted: true, limit: 100 }, newestFirst(closed.filter((c) => c.accepted)));
+      await expectResults({ accepted: false, limit: 100 }, newestFirst(closed.filter((c) => !c.accepted)));
+      const action = closed[0]!.actionName;
+      const part = action.slice(6, 16);
+      await expectResults({ actionName: part, limit: 100 }, newestFirst(closed.filter((c) => c.actionName.includes(part))));
+      const requester = closed[0]!.requester;
+      await expectResults({ requester, limit: 100 }, newestFirst(closed.filter((c) => c.requester.includes(requester))));
+      const effective = newestFirst(closed.filter((c) => c.effectiveAt !== null));
+      expect(effective.length).toBeGreaterThan(2);
+      const [to, from] = [effective[0]!.effectiveAt!, effective.at(-1)!.effectiveAt!];
+      await expectResults({ effectiveFrom: formatRecordTime(from), effectiveTo: formatRecordTime(to), limit: 100 }, effective);
+      await expectResults({ effectiveFrom: formatRecordTime(from), limit: 100 }, effective.slice(0, -1));
+      await expectResults({ effectiveTo: formatRecordTime(to), limit: 100 }, effective.slice(1));
+      expectBody(await post({ actionName: 'no such action', limit: 10 }), { dso_rules_vote_results: [] });
+    });
+
+    it('refuses a bad limit or timestamp with 400', async () => {
+      for (const [body, error] of [
+        [{ limit: 0 }, 'Limit must be at least 1.'],
+        [{ limit: 1001 }, 'Exceeded limit maximum (1001 > 1000).'],
+        [{}, "Missing required body field 'limit'."],
+      ] as const) {
+        const res = await post(body);
+        expect({ status: res.status, json: res.json }).toEqual({ status: 400, json: { error } });
+      }
+      const bad = await post({ effectiveFrom: 'last week', limit: 10 });
+      expect(bad.status).toBe(400);
+      expect((bad.json as { error: string }).error).toMatch(/^Invalid timestamp: /);
     });
   });
 
@@ -418,6 +536,7 @@ describe('Scan network state on an empty database', () => {
     expectBody(await request(api.url, 'GET', '/api/scan/v0/closed-rounds'), { rounds: [] });
     expectBody(await request(api.url, 'GET', '/api/scan/v0/admin/sv/voterequests'), { dso_rules_vote_requests: [] });
     expectBody(await request(api.url, 'GET', '/api/scan/v0/amulet-price/votes'), { amulet_price_votes: [] });
+    expectBody(await request(api.url, 'POST', '/api/scan/v0/admin/sv/voteresults', { limit: 10 }), { dso_rules_vote_results: [] });
     expectBody(await request(api.url, 'GET', '/api/scan/v0/lsu'), { lsu: null });
     expectBody(await request(api.url, 'GET', '/api/scan/v0/roll-forward-lsu'), { rollForwardLsu: null });
     expectBody(await request(api.url, 'GET', '/api/scan/v0/scans'), { scans: [] });

@@ -150,6 +150,43 @@ describe('the batch planner', () => {
     expect(failure([{ update: null, verdict: null } as unknown as CanonicalItem])).toBe('test:1: an item needs an update or a verdict');
   });
 
+  it('records the result of a closed vote with the facts requests filter on, and refuses a malformed one', () => {
+    const close = (updateId: string, result: unknown): TreeEvent => ({
+      ...(archived(updateId, 0, 'rules', 'pkg:Splice.DsoRules:DsoRules', 'splice-dso-governance') as Extract<
+        TreeEvent,
+        { event_type: 'exercised_event' }
+      >),
+      choice: 'DsoRules_CloseVoteRequest',
+      consuming: false,
+      exercise_result: result as never,
+    });
+    const result = {
+      request: {
+        requester: 'sv-2',
+        action: { tag: 'ARC_DsoRules', value: { dsoAction: { tag: 'SRARC_GrantFeaturedAppRight', value: { provider: 'p::1' } } } },
+      },
+      completedAt: '2025-01-01T10:00:00.123456Z',
+      outcome: { tag: 'VRO_Accepted', value: { effectiveAt: '2025-01-02T00:00:00Z' } },
+    };
+    const p = plan([transaction('u1', T('10:00:00'), [close('u1', result)])]);
+    const text = Buffer.concat(p.rows.appended.voteResults.data()).toString('utf8');
+    expect(text.trimEnd().split('\t')).toEqual([
+      '0',
+      '2025-01-01T10:00:00.000000Z',
+      'u1',
+      'u1:0',
+      'SRARC_GrantFeaturedAppRight',
+      't',
+      'sv-2',
+      '2025-01-02T00:00:00.000000Z',
+      '2025-01-01T10:00:00.123456Z',
+      JSON.stringify(result),
+    ]);
+    expect(failure([transaction('u1', T('10:00:00'), [close('u1', { outcome: { tag: 'VRO_Expired', value: {} } })])])).toBe(
+      'test:1 (update u1): event u1:0: not a DsoRules_CloseVoteRequestResult: it needs request.requester, completedAt and outcome',
+    );
+  });
+
   it('reassigns known and unknown contracts, and refuses a counter going down', () => {
     const p = plan([
       transaction('u1', T('10:00:00'), [created('u1', 0, 'c1')]),
