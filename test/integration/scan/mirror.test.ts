@@ -19,7 +19,7 @@ import { isImport, isTx, keyed, orderedUpdates } from './history-fixture';
 
 // About four simulated hours per migration, so that each has an ACS snapshot; with reassignments,
 // rejections, external hashes and app activity.
-const items = simulatedItems({ seed: 'mirror', updates: 1400, migrations: 2, meanUpdateGapMs: 20_000 });
+const items = simulatedItems({ seed: 'mirror-1', updates: 1400, migrations: 2, meanUpdateGapMs: 20_000 });
 const logger = createLogger('silent');
 
 // Facts of the simulated network the requests below refer to.
@@ -54,6 +54,16 @@ const OWNERS = (() => {
     .slice(0, 3)
     .map(([owner]) => owner);
 })();
+/** The first vote request of the network (its tracking id), and the global synchronizer. */
+const FIRST_VOTE_REQUEST = (() => {
+  for (const i of transactions) {
+    for (const e of Object.values((i.update as TransactionUpdate).events_by_id)) {
+      if (e.event_type === 'created_event' && e.template_id.endsWith(':Splice.DsoRules:VoteRequest')) return e.contract_id;
+    }
+  }
+  return 'no-vote-request';
+})();
+const GLOBAL_SYNC = (transactions[0]!.update as TransactionUpdate).synchronizer_id;
 const CURSOR_M0 = { after_migration_id: 0, after_record_time: formatRecordTime(LAST_OF_M0.recordTime - 5_000_000n) };
 
 interface MirroredRequest {
@@ -135,6 +145,32 @@ const MIRRORED_REQUESTS: MirroredRequest[] = [
       { method: 'POST', path: '/v0/holdings/state', body: { ...snapshot, page_size: 50 } },
     ];
   }),
+  // What validators and wallets call first.
+  { method: 'POST', path: '/v0/amulet-rules', body: {} },
+  { method: 'POST', path: '/v0/external-party-amulet-rules', body: {} },
+  { method: 'POST', path: '/v0/ans-rules', body: {} },
+  { method: 'POST', path: '/v0/open-and-issuing-mining-rounds', body: {} },
+  { method: 'GET', path: '/v0/dso' },
+  { method: 'GET', path: '/v0/dso-sequencers' },
+  { method: 'GET', path: '/v0/ans-entries?page_size=100' },
+  { method: 'GET', path: '/v0/featured-apps' },
+  { method: 'GET', path: `/v0/transfer-preapprovals/by-party/${OWNERS[0]}` },
+  { method: 'GET', path: '/v0/unclaimed-development-fund-coupons' },
+  { method: 'GET', path: '/v0/admin/validator/licenses' },
+  { method: 'GET', path: `/v0/validators/validator-faucets?validator_ids=${OWNERS[0]}` },
+  { method: 'GET', path: '/v0/amulet-price/votes' },
+  { method: 'GET', path: `/v0/voterequests/${FIRST_VOTE_REQUEST}` },
+  { method: 'POST', path: '/v0/voterequest', body: { vote_request_contract_ids: [FIRST_VOTE_REQUEST] } },
+  { method: 'POST', path: '/v0/admin/sv/voteresults', body: { limit: 100 } },
+  { method: 'POST', path: '/v0/admin/sv/voteresults', body: { accepted: true, limit: 100 } },
+  { method: 'GET', path: '/v0/splice-instance-names' },
+  { method: 'GET', path: '/v0/feature-support' },
+  {
+    method: 'POST',
+    path: '/v0/backfilling/updates-before',
+    body: { migration_id: 0, synchronizer_id: GLOBAL_SYNC, before: '2100-01-01T00:00:00Z', count: 200 },
+  },
+  { method: 'POST', path: '/v2/state/acs', body: { migration_id: 0, record_time: '2025-01-01T03:00:00Z', page_size: 1000 } },
   // ↑ add further S-operations here.
 ];
 
@@ -182,6 +218,8 @@ describe('a scan-indexer mirroring another over the scan source', () => {
     expect(new Set(dumpA.acs_snapshots!.split('\n').map((row) => (JSON.parse(row) as { migration_id: number }).migration_id))).toEqual(
       new Set([0, 1]),
     );
+    // Closed votes, which B derives from the history it mirrors, as A did.
+    expect(dumpA.vote_results).not.toBe('');
     for (const table of Object.keys(dumpA)) expect({ table, rows: dumpB[table] }).toEqual({ table, rows: dumpA[table] });
   });
 

@@ -16,6 +16,7 @@ const TABLES: Record<string, { order: string; exclude: string[] }> = {
   traffic_summaries: { order: 'migration_id, record_time, synchronizer_id', exclude: [] },
   app_activity_records: { order: 'migration_id, record_time, synchronizer_id', exclude: [] },
   acs_snapshots: { order: 'migration_id, record_time', exclude: ['taken_at'] },
+  vote_results: { order: 'update_id, event_id', exclude: ['ingest_seq'] },
 };
 
 export async function dumpTables(db: Db): Promise<Record<string, string>> {
