@@ -12,6 +12,7 @@ import { contractFacts, qualifiedNameOf } from '../domain/splice-contracts';
 import { parseDecimal, formatDecimal, type Decimal10 } from '../domain/decimal';
 import { snapshotSlot } from '../domain/snapshot-schedule';
 import { CLOSE_VOTE_REQUEST, voteResultFacts, type VoteResultFacts } from '../domain/vote-results';
+import { TRANSFER_COMMAND_CHOICES, transferCommandEvent, type TransferCommandEvent } from '../domain/transfer-commands';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, type Micros } from '../domain/time';
 import { AppendedRows, type AcsDeltaRow } from '../store/ingest-repository';
@@ -78,6 +79,14 @@ interface Delta {
   maxCreatedAt: Micros | undefined;
   archived: number;
 }
+
+/** The TransferCommand steps by choice name. */
+const TRANSFER_COMMAND_STEPS = new Map<string, keyof typeof TRANSFER_COMMAND_CHOICES>(
+  (Object.keys(TRANSFER_COMMAND_CHOICES) as (keyof typeof TRANSFER_COMMAND_CHOICES)[]).map((step) => [
+    TRANSFER_COMMAND_CHOICES[step].choice,
+    step,
+  ]),
+);
 
 function synchronizerOf(update: Update): string {
   if (isTransaction(update)) return update.synchronizer_id;
@@ -412,6 +421,39 @@ export class BatchPlanner {
     });
   }
 
+  /** A step of a TransferCommand (created, sent or failed, withdrawn, expired), as Scan's transaction log. */
+  private addTransferCommandEvent(
+    source: SourceItem,
+    tx: TransactionUpdate,
+    eventId: string,
+    event: ExercisedEvent,
+    key: StreamKey,
+    step: keyof typeof TRANSFER_COMMAND_CHOICES,
+  ): void {
+    let command: TransferCommandEvent;
+    try {
+      if (qualifiedNameOf(event.template_id) !== TRANSFER_COMMAND_CHOICES[step].qualifiedName) return;
+      command = transferCommandEvent(step, {
+        contractId: event.contract_id,
+        argument: event.choice_argument,
+        result: event.exercise_result,
+      });
+    } catch (err) {
+      this.fail(source, `event ${eventId}: ${(err as Error).message}`);
+    }
+    this.rows.appended.transferCommandEvent({
+      migration_id: key.migrationId,
+      record_time: formatRecordTime(key.recordTime),
+      update_id: tx.update_id,
+      event_id: eventId,
+      contract_id: command.contractId,
+      sender: command.sender,
+      nonce: command.nonce,
+      state: command.state,
+      reason: command.reason,
+    });
+  }
+
   /** Walks the tree in pre-order, so a create precedes the consumption of its contract. */
   private applyTransaction(source: SourceItem, tx: TransactionUpdate, key: StreamKey, isImport: boolean): void {
     const events = tx.events_by_id;
@@ -435,6 +477,8 @@ export class BatchPlanner {
       } else if (event.event_type === 'exercised_event') {
         if (event.consuming) this.archive(source, tx.update_id, event.contract_id, key);
         if (event.choice === CLOSE_VOTE_REQUEST.choice && !isImport) this.addVoteResult(source, tx, id, event, key);
+        const commandStep = TRANSFER_COMMAND_STEPS.get(event.choice);
+        if (commandStep && !isImport) this.addTransferCommandEvent(source, tx, id, event, key, commandStep);
         for (let i = (event.child_event_ids ?? []).length - 1; i >= 0; i--) stack.push(event.child_event_ids[i]!);
       } else {
         this.fail(source, `event ${id} has unknown event_type ${String((event as { event_type?: unknown }).event_type)}`);

@@ -251,6 +251,41 @@ export const listLiveContractsOfParties = repositoryOperation(
   },
 );
 
+/** The latest event of a TransferCommand, with the command's contract (live or not). */
+export interface TransferCommandLatest {
+  contract: StoredContract;
+  state: string;
+  reason: string | null;
+}
+
+/**
+ * The commands of a sender and nonce (normally one; more when a nonce was reused), each with its
+ * latest event, at most `limit`, in the order of those events; a command whose contract is not
+ * stored is left out, as the Scan app leaves out what its update history does not hold yet.
+ */
+export const latestTransferCommands = repositoryOperation(
+  'latestTransferCommands',
+  async function latestTransferCommands(db: Db, sender: string, nonce: bigint, limit: number): Promise<TransferCommandLatest[]> {
+    const { rows } = await sql<Row & { state: string; reason: string | null }>`
+    with latest as (
+      select distinct on (e.contract_id) e.contract_id, e.state, e.reason, e.ingest_seq
+      from transfer_command_events e
+      where e.sender = ${sender} and e.nonce = ${nonce.toString()}::bigint
+      order by e.contract_id, e.ingest_seq desc
+    )
+    select l.state, l.reason, c.template_id, c.contract_id, c.create_arguments, c.created_event_blob, c.created_at, c.synchronizer_id
+    from (select * from latest order by ingest_seq limit ${limit}) l
+    cross join lateral (
+      select c.template_id, c.contract_id, c.create_arguments, c.created_event_blob, c.created_at, c.synchronizer_id
+      from migrations m join contracts c on c.migration_id = m.migration_id and c.contract_id = l.contract_id
+      order by m.migration_id desc
+      limit 1
+    ) c
+    order by l.ingest_seq`.execute(db);
+    return rows.map((r) => ({ contract: toStored(r), state: r.state, reason: r.reason }));
+  },
+);
+
 export const findLiveContractOfParty = repositoryOperation(
   'findLiveContractOfParty',
   async function findLiveContractOfParty(db: Db, template: TemplateKey, field: string, party: string): Promise<StoredContract | undefined> {

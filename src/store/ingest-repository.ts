@@ -88,6 +88,19 @@ export interface AppActivityRow extends EventSideRow {
   round_number: number;
 }
 
+/** An event of a TransferCommand (transfer_command_events). */
+export interface TransferCommandEventRow {
+  migration_id: number;
+  record_time: string;
+  update_id: string;
+  event_id: string;
+  contract_id: string;
+  sender: string;
+  nonce: string;
+  state: string;
+  reason: string | null;
+}
+
 /** A closed vote's result (vote_results). */
 export interface VoteResultRow {
   migration_id: number;
@@ -183,6 +196,17 @@ const APP_ACTIVITY_COLUMNS = [
   'round_number',
   'json',
 ] as const satisfies readonly (keyof AppActivityRow)[];
+const TRANSFER_COMMAND_COLUMNS = [
+  'migration_id',
+  'record_time',
+  'update_id',
+  'event_id',
+  'contract_id',
+  'sender',
+  'nonce',
+  'state',
+  'reason',
+] as const satisfies readonly (keyof TransferCommandEventRow)[];
 const VOTE_RESULT_COLUMNS = [
   'migration_id',
   'record_time',
@@ -198,7 +222,7 @@ const VOTE_RESULT_COLUMNS = [
 
 /**
  * The rows of a batch that never change once planned (updates, verdicts,
- * traffic and activity records, vote results), encoded for COPY as they are
+ * traffic and activity records, vote results, transfer command events), encoded for COPY as they are
  * added: a batch holds their bytes, outside the JavaScript heap, rather than
  * objects the garbage collector copies until the batch commits.
  */
@@ -208,6 +232,7 @@ export class AppendedRows {
   readonly traffic = new CopyRows('traffic_summaries', TRAFFIC_COLUMNS);
   readonly appActivity = new CopyRows('app_activity_records', APP_ACTIVITY_COLUMNS);
   readonly voteResults = new CopyRows('vote_results', VOTE_RESULT_COLUMNS);
+  readonly transferCommands = new CopyRows('transfer_command_events', TRANSFER_COMMAND_COLUMNS);
 
   update(row: UpdateRow): void {
     this.updates.add([
@@ -242,9 +267,20 @@ export class AppendedRows {
     this.voteResults.add(VOTE_RESULT_COLUMNS.map((k) => row[k]));
   }
 
+  transferCommandEvent(row: TransferCommandEventRow): void {
+    this.transferCommands.add(TRANSFER_COMMAND_COLUMNS.map((k) => row[k]));
+  }
+
   /** Bytes encoded so far. */
   get bytes(): number {
-    return this.updates.bytes + this.verdicts.bytes + this.traffic.bytes + this.appActivity.bytes + this.voteResults.bytes;
+    return (
+      this.updates.bytes +
+      this.verdicts.bytes +
+      this.traffic.bytes +
+      this.appActivity.bytes +
+      this.voteResults.bytes +
+      this.transferCommands.bytes
+    );
   }
 }
 
@@ -688,7 +724,13 @@ export async function writeBatch(connection: WriteConnection, rows: BatchRows): 
   let unmatchedArchives: ArchiveRow[] = [];
   if (rows.archives.length || deltas.length) unmatchedArchives = await archiveAndCount(connection, rows.archives, deltas);
 
-  for (const copied of [rows.appended.verdicts, rows.appended.traffic, rows.appended.appActivity, rows.appended.voteResults]) {
+  for (const copied of [
+    rows.appended.verdicts,
+    rows.appended.traffic,
+    rows.appended.appActivity,
+    rows.appended.voteResults,
+    rows.appended.transferCommands,
+  ]) {
     await copy(connection, copied);
   }
 

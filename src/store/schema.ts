@@ -190,6 +190,20 @@ export interface VoteResultsTable {
   ingest_seq: Generated<Int8>;
 }
 
+export interface TransferCommandEventsTable {
+  migration_id: Int8;
+  record_time: Timestamp;
+  update_id: string;
+  event_id: string;
+  contract_id: string;
+  sender: string;
+  nonce: Int8;
+  /** created, sent, failed, withdrawn or expired */
+  state: string;
+  reason: string | null;
+  ingest_seq: Generated<Int8>;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   checksum: string;
@@ -211,5 +225,6 @@ export interface Database {
   network_facts: NetworkFactsTable;
   api_secrets: ApiSecretsTable;
   vote_results: VoteResultsTable;
+  transfer_command_events: TransferCommandEventsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -135,6 +135,22 @@ export const scanSchemas: Record<string, Schema> = {
     ['next_page_token'],
   ),
   Contract: object({ template_id: str(), contract_id: str(), payload: { type: 'object' }, created_event_blob: str(), created_at: str() }),
+  LookupTransferCommandStatusResponse: object({
+    transfer_commands_by_contract_id: {
+      type: 'object',
+      additionalProperties: object({
+        contract: ref('Contract'),
+        status: object(
+          {
+            status: { type: 'string', enum: ['created', 'sent', 'failed'] },
+            failure_kind: { type: 'string', enum: ['failed', 'expired', 'withdrawn'] },
+            reason: str(),
+          },
+          ['failure_kind', 'reason'],
+        ),
+      }),
+    },
+  }),
   MaybeCachedContractWithState: object({ contract: nullable(ref('Contract')), domain_id: nullable(str()) }),
   GetDsoInfoResponse: object({
     sv_user: str(),
@@ -610,6 +626,14 @@ export const scanPaths = {
       summary: "The receiver's live TransferPreapproval.",
       parameters: [pathParam('party')],
       responses: { '200': json(object({ transfer_preapproval: ref('ContractWithState') })), ...errors(400, 404, 500) },
+    },
+  },
+  '/v0/transfer-command/status': {
+    get: {
+      summary:
+        "The sender's TransferCommands with this nonce (at most 100), each with its contract and the status of its latest event (created, sent, or failed: failed, withdrawn or expired), from the history.",
+      parameters: [queryParam('sender', str(), true), queryParam('nonce', int64(), true)],
+      responses: { '200': json(ref('LookupTransferCommandStatusResponse')), ...errors(400, 404, 500) },
     },
   },
   '/v0/transfer-command-counter/{party}': {

@@ -1,5 +1,5 @@
 /** The validator scan-proxy (/api/validator) part of the OpenAPI document. */
-import { array, int32, json, jsonBody, nullable, object, pathParam, queryParam, ref, str } from './builders';
+import { array, int32, int64, json, jsonBody, nullable, object, pathParam, queryParam, ref, str } from './builders';
 import { holdingsSummaryV0 } from './scan';
 
 const failure = (...statuses: number[]) =>
@@ -94,6 +94,14 @@ export const validatorPaths = {
       security: [{ bearerAuth: [] }],
       parameters: [pathParam('party')],
       responses: { '200': json(object({ transfer_preapproval: ref('ContractWithState') })), '401': unauthorized, ...failure(400, 404) },
+    },
+  },
+  '/v0/scan-proxy/transfer-command/status': {
+    get: {
+      summary: "The status of the sender's TransferCommands with this nonce, as Scan answers it.",
+      security: [{ bearerAuth: [] }],
+      parameters: [queryParam('sender', str(), true), queryParam('nonce', int64(), true)],
+      responses: { '200': json(ref('LookupTransferCommandStatusResponse')), '401': unauthorized, ...failure(400, 404) },
     },
   },
   '/v0/scan-proxy/transfer-command-counter/{party}': {

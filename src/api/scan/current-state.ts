@@ -1,18 +1,21 @@
 /**
  * What validators and wallets read first, from the current ACS (the live
  * contracts of the newest migration): the rules contracts, the mining rounds,
- * the DSO's state, ANS entries and featured apps, with the Scan app's choices
+ * the DSO's state, ANS entries and featured apps (and, from the history, the
+ * status of transfer commands), with the Scan app's choices
  * and error messages (HttpScanHandler, ScanStore). Shared by the Scan routes
  * and the validator's scan-proxy routes, which differ only in shape.
  */
+import { z } from 'zod';
 import type { Config } from '../../internal/config';
-import { contractWithStateJson, type AnsEntryView, type StoredContract } from '../../domain/contract-json';
+import { contractJson, contractWithStateJson, type AnsEntryView, type StoredContract } from '../../domain/contract-json';
 import type { JsonBody } from '../../domain/raw-json';
 import { dsoAnsEntries, readDsoRules, readSvNodeState, type DsoRulesFacts } from '../../domain/dso-state';
 import { latestOfOpenRoundTriple, requiredVotes, roundNumber, roundsTimeToLive } from '../../domain/mining-rounds';
 import { partyIdProblem } from '../../domain/party-id';
 import { SPLICE, type TemplateKey } from '../../domain/splice-contracts';
 import { nowMicros, type Micros } from '../../domain/time';
+import { transferCommandStatusJson, type TransferCommandState } from '../../domain/transfer-commands';
 import { badRequest, notFound } from '../../internal/errors';
 import {
   findAnsEntryByName,
@@ -21,11 +24,13 @@ import {
   findLatestLiveContract,
   findLiveContractOfParty,
   latestRecordTime,
+  latestTransferCommands,
   listLiveAnsEntries,
   listLiveContracts,
   payloadOf,
 } from '../../store/contract-repository';
 import type { Db } from '../../store/pool';
+import { queryInteger } from './params';
 
 /** "Now" for expiry: the wall clock (as Scan), or the newest ingested record time (API_CLOCK=ledger). */
 export async function apiNow(db: Db, config: Config): Promise<Micros> {
@@ -189,6 +194,31 @@ export async function transferCommandCounterBody(db: Db, partyText: string): Pro
   const counter = await transferCommandCounter(db, party);
   if (!counter) throw notFound(`No TransferCommandCounter found for party: ${party}, use 0 for the nonce`);
   return { transfer_command_counter: contractWithStateJson(counter) };
+}
+
+/** The Scan app's bound on the commands one status lookup returns. */
+const MAX_TRANSFER_COMMAND_CONTRACTS = 100;
+
+export const TransferCommandStatusQuery = z.object({
+  sender: z.string({ error: 'expected a party id' }),
+  nonce: queryInteger('an integer nonce'),
+});
+
+/** GET transfer-command/status?sender&nonce, on Scan and the scan-proxy alike: each command with its latest status. */
+export async function transferCommandStatusBody(db: Db, query: z.output<typeof TransferCommandStatusQuery>): Promise<JsonBody> {
+  const sender = requestParty(query.sender);
+  const commands = await latestTransferCommands(db, sender, query.nonce, MAX_TRANSFER_COMMAND_CONTRACTS);
+  if (commands.length === 0) {
+    throw notFound(`Couldn't find transfer command for sender ${sender} with nonce ${query.nonce} created in the last 24h`);
+  }
+  const byContractId: Record<string, JsonBody> = {};
+  for (const c of commands) {
+    byContractId[c.contract.contractId] = {
+      contract: contractJson(c.contract),
+      status: transferCommandStatusJson(c.state as TransferCommandState, c.reason),
+    };
+  }
+  return { transfer_commands_by_contract_id: byContractId };
 }
 
 /** GET unclaimed-development-fund-coupons, on Scan and the scan-proxy alike. */

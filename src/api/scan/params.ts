@@ -6,3 +6,11 @@ export const int64 = z
   .number({ error: 'expected an integer' })
   .refine(Number.isInteger, { error: 'expected an integer', abort: true })
   .refine(Number.isSafeInteger, { error: 'integer out of range' });
+
+/** An int64 query parameter (a decimal string), as a bigint; `what` names it in the error. */
+export const queryInteger = (what: string) =>
+  z
+    .string({ error: `expected ${what}` })
+    .regex(/^-?\d{1,19}$/, { error: `expected ${what}` })
+    .transform(BigInt)
+    .refine((n) => n >= -(2n ** 63n) && n < 2n ** 63n, { error: 'integer out of range' });

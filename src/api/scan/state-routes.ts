@@ -6,6 +6,7 @@
  *   GET  /v0/ans-entries, /v0/ans-entries/by-party/{party}, /v0/ans-entries/by-name/{name}
  *   GET  /v0/featured-apps, /v0/featured-apps/{provider_party_id}
  *   GET  /v0/transfer-preapprovals/by-party/{party}, /v0/transfer-command-counter/{party}
+ *   GET  /v0/transfer-command/status                (the latest event of each command, from the history)
  *   GET  /v0/unclaimed-development-fund-coupons
  *   GET  /v0/admin/validator/licenses             (paged by ingestion number, as Scan by event number)
  *   GET  /v0/validators/validator-faucets         (from the licenses of the named validators)
@@ -24,6 +25,7 @@ import { RawJson } from '../../domain/raw-json';
 import { listLiveContractsOfParties, pageLiveContracts, payloadOf } from '../../store/contract-repository';
 import { validatorReceivedFaucets } from '../../domain/validator-faucets';
 import { parseInput } from '../validation';
+import { queryInteger } from './params';
 import {
   amuletRules,
   ansEntryByName,
@@ -37,6 +39,8 @@ import {
   miningRounds,
   requestParty,
   transferCommandCounterBody,
+  TransferCommandStatusQuery,
+  transferCommandStatusBody,
   transferPreapprovalBody,
   unclaimedDevelopmentFundCouponsBody,
   type DsoInfo,
@@ -68,12 +72,6 @@ const RoundsRequest = z.object({
 
 const MAX_CACHED_IDS = 1000;
 
-const queryInteger = (what: string) =>
-  z
-    .string({ error: `expected ${what}` })
-    .regex(/^-?\d{1,19}$/, { error: `expected ${what}` })
-    .transform(BigInt)
-    .refine((n) => n >= -(2n ** 63n) && n < 2n ** 63n, { error: 'integer out of range' });
 const LicensesQuery = z.object({
   after: queryInteger('an integer page token').optional(),
   limit: queryInteger('an integer').transform(Number).optional(),
@@ -208,6 +206,10 @@ export function stateRoutes({ db, config }: ApiContext): Router {
     const validators = query.validator_ids.map(requestParty);
     const licenses = await listLiveContractsOfParties(db, SPLICE.validatorLicense, 'validator', [...new Set(validators)]);
     sendJson(res, { validatorsReceivedFaucets: licenses.map((license) => validatorReceivedFaucets(payloadOf(license))) });
+  });
+
+  router.get('/v0/transfer-command/status', async (req, res) => {
+    sendJson(res, await transferCommandStatusBody(db, parseInput(TransferCommandStatusQuery, req.query, 'query')));
   });
 
   router.get('/v0/unclaimed-development-fund-coupons', async (_req, res) => {

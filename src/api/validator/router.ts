@@ -27,6 +27,8 @@ import {
   miningRounds,
   requestParty,
   transferCommandCounterBody,
+  TransferCommandStatusQuery,
+  transferCommandStatusBody,
   transferPreapprovalBody,
   unclaimedDevelopmentFundCouponsBody,
 } from '../scan/current-state';
@@ -108,6 +110,10 @@ export function validatorRouter({ db, config }: ApiContext, options: ValidatorRo
 
   router.get('/v0/scan-proxy/transfer-command-counter/:party', async (req, res) => {
     sendJson(res, await transferCommandCounterBody(db, req.params.party));
+  });
+
+  router.get('/v0/scan-proxy/transfer-command/status', async (req, res) => {
+    sendJson(res, await transferCommandStatusBody(db, parseInput(TransferCommandStatusQuery, req.query, 'query')));
   });
 
   router.get('/v0/scan-proxy/unclaimed-development-fund-coupons', async (_req, res) => {

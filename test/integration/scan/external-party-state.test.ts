@@ -137,6 +137,76 @@ describe('external-party state: preapprovals, command counters, development fund
     expectBody(await scan(q('not-a-party')), { error: 'Invalid unique identifier `not-a-party` with missing namespace.' }, 400);
   });
 
+  it("transfer command status: the latest event of each of the sender's commands with that nonce", async () => {
+    // The commands' contracts from their create events, archived or not (independently of the service).
+    const created = new Map<string, unknown>();
+    for (const item of items) {
+      const u = item.update;
+      if (!u || !('events_by_id' in u)) continue;
+      for (const e of Object.values(u.events_by_id)) {
+        if (e.event_type === 'created_event' && e.template_id.endsWith(':Splice.ExternalPartyAmuletRules:TransferCommand')) {
+          created.set(e.contract_id, expectedContract({ event: e } as LiveContract));
+        }
+      }
+    }
+    const entry = (cid: string, status: unknown) => [cid, { contract: created.get(cid), status }] as const;
+    const status = (nonce: number, ...entries: (readonly [string, unknown])[]) => ({
+      transfer_commands_by_contract_id: Object.fromEntries(entries),
+    });
+    const cases: [number, unknown][] = [
+      // Nonce 3 was sent, then reused by a command still waiting: both, in the order of their latest events.
+      [3, status(3, entry('00tc-hand-tc-3', { status: 'sent' }), entry('00tc-hand-tc-again-3', { status: 'created' }))],
+      [
+        4,
+        status(
+          4,
+          entry('00tc-hand-tc-4', {
+            status: 'failed',
+            failure_kind: 'failed',
+            reason: `ITR_Other(No TransferPreapproval for receiver '${alice}')`,
+          }),
+        ),
+      ],
+      [
+        5,
+        status(
+          5,
+          entry('00tc-hand-tc-5', {
+            status: 'failed',
+            failure_kind: 'withdrawn',
+            reason: 'The TransferCommand has been withdrawn by the sender',
+          }),
+        ),
+      ],
+      [6, status(6, entry('00tc-hand-tc-6', { status: 'created' }))],
+    ];
+    for (const [nonce, expected] of cases) {
+      const query = `?sender=${encodeURIComponent(bob)}&nonce=${nonce}`;
+      expectBody(await scan(`/v0/transfer-command/status${query}`), expected);
+      expectBody(await proxy(`/transfer-command/status${query}`), expected);
+    }
+    for (const get of [scan, proxy]) {
+      const path = get === scan ? '/v0/transfer-command/status' : '/transfer-command/status';
+      expectBody(
+        await get(`${path}?sender=${encodeURIComponent(bob)}&nonce=7`),
+        { error: `Couldn't find transfer command for sender ${bob} with nonce 7 created in the last 24h` },
+        404,
+      );
+      expectBody(
+        await get(`${path}?sender=${encodeURIComponent(alice)}&nonce=3`),
+        { error: `Couldn't find transfer command for sender ${alice} with nonce 3 created in the last 24h` },
+        404,
+      );
+      expectBody(await get(`${path}?sender=bob&nonce=3`), { error: 'Invalid unique identifier `bob` with missing namespace.' }, 400);
+      expectBody(await get(`${path}?sender=${encodeURIComponent(bob)}`), { error: "Missing required query field 'nonce'." }, 400);
+      expectBody(
+        await get(`${path}?sender=${encodeURIComponent(bob)}&nonce=three`),
+        { error: "Invalid query field 'nonce': expected an integer nonce." },
+        400,
+      );
+    }
+  });
+
   it("the proxy's holdings summary is the Scan's", async () => {
     const snapshot = snapshotTimes(items).at(-1)!;
     const owners = ofTemplate(r, 'Splice.Amulet:Amulet')

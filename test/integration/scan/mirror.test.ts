@@ -155,6 +155,7 @@ const MIRRORED_REQUESTS: MirroredRequest[] = [
   { method: 'GET', path: '/v0/ans-entries?page_size=100' },
   { method: 'GET', path: '/v0/featured-apps' },
   { method: 'GET', path: `/v0/transfer-preapprovals/by-party/${OWNERS[0]}` },
+  { method: 'GET', path: `/v0/transfer-command/status?sender=${OWNERS[0]}&nonce=0` },
   { method: 'GET', path: '/v0/unclaimed-development-fund-coupons' },
   { method: 'GET', path: '/v0/admin/validator/licenses' },
   { method: 'GET', path: `/v0/validators/validator-faucets?validator_ids=${OWNERS[0]}` },

@@ -118,6 +118,17 @@ describe("Splice's published scan clients against the server", () => {
       ['/v0/backfilling/status', undefined, '/v0/backfilling/status'],
       ['/v0/unclaimed-development-fund-coupons', undefined, '/v0/unclaimed-development-fund-coupons'],
       ['/v0/admin/validator/licenses', { query: { limit: '1' } }, '/v0/admin/validator/licenses?limit=1'],
+      ['/v0/amulet-price/votes', undefined, '/v0/amulet-price/votes'],
+      [
+        '/v0/validators/validator-faucets',
+        { query: { validator_ids: provider } },
+        `/v0/validators/validator-faucets?validator_ids=${encodeURIComponent(provider)}`,
+      ],
+      [
+        '/v0/transfer-command/status',
+        { query: { sender: bob, nonce: '3' } },
+        `/v0/transfer-command/status?sender=${encodeURIComponent(bob)}&nonce=3`,
+      ],
     ];
     for (const [path, params, url] of gets) {
       expect({ path, value: await scan.get(path, params) }).toEqual({ path, value: await raw(url) });
@@ -148,6 +159,12 @@ describe("Splice's published scan clients against the server", () => {
       ['/v0/holdings/summary', { migration_id: snapshot.migration, record_time: snapshot.time, owner_party_ids: owners }],
       ['/v0/state/acs', { migration_id: snapshot.migration, record_time: snapshot.time, page_size: 5 }],
       ['/v0/backfilling/migration-info', { migration_id: snapshot.migration }],
+      ['/v0/admin/sv/voteresults', { limit: 10 }],
+      ['/v0/voterequest', { vote_request_contract_ids: [] }],
+      [
+        '/v0/backfilling/updates-before',
+        { migration_id: snapshot.migration, synchronizer_id: rules.synchronizerId, before: snapshot.time, count: 5 },
+      ],
     ];
     for (const [path, body] of posts) {
       const sent = (await request(api.url, 'POST', `/api/scan${path}`, body)).json;
@@ -180,6 +197,11 @@ describe("Splice's published scan clients against the server", () => {
       ],
       ['/v0/scan-proxy/transfer-command-counter/{party}', { path: { party: bob } }, `/v0/scan-proxy/transfer-command-counter/${bob}`],
       ['/v0/scan-proxy/unclaimed-development-fund-coupons', undefined, '/v0/scan-proxy/unclaimed-development-fund-coupons'],
+      [
+        '/v0/scan-proxy/transfer-command/status',
+        { query: { sender: bob, nonce: '4' } },
+        `/v0/scan-proxy/transfer-command/status?sender=${encodeURIComponent(bob)}&nonce=4`,
+      ],
     ];
     for (const [path, params, url] of gets) {
       expect({ path, value: await proxy.get(path, params) }).toEqual({ path, value: await raw(url) });

@@ -17,6 +17,7 @@ const TABLES: Record<string, { order: string; exclude: string[] }> = {
   app_activity_records: { order: 'migration_id, record_time, synchronizer_id', exclude: [] },
   acs_snapshots: { order: 'migration_id, record_time', exclude: ['taken_at'] },
   vote_results: { order: 'update_id, event_id', exclude: ['ingest_seq'] },
+  transfer_command_events: { order: 'update_id, event_id', exclude: ['ingest_seq'] },
 };
 
 export async function dumpTables(db: Db): Promise<Record<string, string>> {

@@ -2,10 +2,12 @@
  * A simulated network continued by hand-built contracts the simulator does
  * not make yet: a receiver's TransferPreapproval (created, then renewed), a
  * sender's TransferCommandCounter, two UnclaimedDevelopmentFundCoupons and
- * three ValidatorLicenses (one withdrawn, one with faucets collected). For the tests of the endpoints
+ * three ValidatorLicenses (one withdrawn, one with faucets collected), and
+ * bob's TransferCommands: nonce 3 sent (and reused by a later command still
+ * waiting), nonce 4 failed, nonce 5 withdrawn, nonce 6 waiting. For the tests of the endpoints
  * that serve them, on Scan, on the scan-proxy and through Splice's clients.
  */
-import type { CanonicalItem } from '../../../src/domain/items';
+import type { CanonicalItem, ExercisedEvent, TreeEvent } from '../../../src/domain/items';
 import type { Json } from '../../../src/domain/json';
 import { arg, ofTemplate, replay } from '../replays/live-acs';
 import { after, archiveEvent, createEvent, tx } from './network-items';
@@ -132,6 +134,125 @@ export function externalPartyNetwork(): CanonicalItem[] {
     tx('hand-license-withdrawn', after(last, 4), migration, sync, [
       archiveEvent('hand-license-withdrawn', 0, licenseOf('00license-1'), dso),
     ]),
+  );
+  // TransferCommands of bob: created through ExternalPartyAmuletRules, then sent, failed or withdrawn.
+  const t5 = after(last, 5);
+  const t6 = after(last, 6);
+  const t7 = after(last, 7);
+  const exercise = (
+    updateId: string,
+    n: number,
+    contractId: string,
+    template: string,
+    choice: string,
+    argument: Json,
+    result: Json,
+    children: TreeEvent[] = [],
+  ): ExercisedEvent => ({
+    event_type: 'exercised_event',
+    event_id: `${updateId}:${n}`,
+    contract_id: contractId,
+    template_id: pkg.templateId(template),
+    package_name: pkg.packageName,
+    choice,
+    choice_argument: argument,
+    child_event_ids: children.map((c) => c.event_id),
+    exercise_result: result,
+    consuming: choice !== 'ExternalPartyAmuletRules_CreateTransferCommand',
+    acting_parties: [bob],
+    interface_id: null,
+  });
+  const command = (updateId: string, n: number, nonce: string, at: string): TreeEvent[] => {
+    const created = createEvent(
+      updateId,
+      n + 1,
+      like('Splice.ExternalPartyAmuletRules:TransferCommand'),
+      `00tc-${updateId}-${nonce}`,
+      {
+        dso,
+        sender: bob,
+        receiver: alice,
+        delegate: provider,
+        amount: '10.0000000000',
+        expiresAt: '2030-01-01T00:00:00Z',
+        nonce,
+        description: null,
+      },
+      at,
+      [bob, dso],
+    );
+    const args = {
+      sender: bob,
+      receiver: alice,
+      delegate: provider,
+      amount: '10.0000000000',
+      expiresAt: '2030-01-01T00:00:00Z',
+      nonce,
+      description: null,
+      expectedDso: dso,
+    };
+    return [
+      exercise(
+        updateId,
+        n,
+        '00ext-rules',
+        'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules',
+        'ExternalPartyAmuletRules_CreateTransferCommand',
+        args,
+        { transferCommandCid: created.contract_id },
+        [created],
+      ),
+      created,
+    ];
+  };
+  /** A transaction whose roots are the events no other event of it names as a child. */
+  const tree = (updateId: string, at: string, events: TreeEvent[]): CanonicalItem => {
+    const item = tx(updateId, at, migration, sync, events);
+    const children = new Set(events.flatMap((e) => (e.event_type === 'exercised_event' ? e.child_event_ids : [])));
+    (item.update as { root_event_ids: string[] }).root_event_ids = events.map((e) => e.event_id).filter((id) => !children.has(id));
+    return item;
+  };
+  const tc = 'Splice.ExternalPartyAmuletRules:TransferCommand';
+  items.push(
+    tree('hand-tc', t5, [
+      ...command('hand-tc', 0, '3', t5),
+      ...command('hand-tc', 2, '4', t5),
+      ...command('hand-tc', 4, '5', t5),
+      ...command('hand-tc', 6, '6', t5),
+    ]),
+    tree('hand-tc-outcomes', t6, [
+      exercise(
+        'hand-tc-outcomes',
+        0,
+        '00tc-hand-tc-3',
+        tc,
+        'TransferCommand_Send',
+        {},
+        {
+          result: { tag: 'TransferCommandResultSuccess', value: { result: {} } },
+          sender: bob,
+          nonce: '3',
+        },
+      ),
+      exercise(
+        'hand-tc-outcomes',
+        1,
+        '00tc-hand-tc-4',
+        tc,
+        'TransferCommand_Send',
+        {},
+        {
+          result: {
+            tag: 'TransferCommandResultFailure',
+            value: { reason: { tag: 'ITR_Other', value: `No TransferPreapproval for receiver '${alice}'` } },
+          },
+          sender: bob,
+          nonce: '4',
+        },
+      ),
+      exercise('hand-tc-outcomes', 2, '00tc-hand-tc-5', tc, 'TransferCommand_Withdraw', {}, { sender: bob, nonce: '5' }),
+    ]),
+    tree('hand-tc-again', t7, command('hand-tc-again', 0, '3', t7)),
   );
   return items;
 }
