@@ -1,9 +1,10 @@
 /**
  * Network state from the DSO's live contracts and from network facts
  * (reference splice-scan.md §7): S9 closed rounds, S10 vote requests, S11 LSU,
- * vote requests by tracking id, vote results, amulet price votes, S12 roll-forward LSU, S13 scans, S14 migration schedule, S15 last migration
- * id, S16 DSO party id; and /v0/dso-sequencers, /v0/splice-instance-names,
- * /v0/feature-support and /v0/backfilling/status.
+ * S12 roll-forward LSU, S13 scans, S14 migration schedule, S15 last migration
+ * id, S16 DSO party id; vote requests by tracking id, vote results (from the
+ * history), amulet price votes; and /v0/dso-sequencers,
+ * /v0/splice-instance-names, /v0/feature-support and /v0/backfilling/status.
  */
 import { Router } from 'express';
 import { z } from 'zod';
