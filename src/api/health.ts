@@ -10,6 +10,9 @@ import { readIngestStatus } from '../store/status-repository';
 import type { ApiContext } from './context';
 import { sendJson } from './json-response';
 
+/** The app prefixes under which Splice serves liveness and readiness too. */
+const APP_HEALTH = ['/api/scan', '/api/validator'];
+
 export function healthRoutes({ db, pool, metrics, migrationFiles, logger }: ApiContext): Router {
   const router = Router();
 
@@ -17,19 +20,32 @@ export function healthRoutes({ db, pool, metrics, migrationFiles, logger }: ApiC
     sendJson(res, { status: 'ok' });
   });
 
-  router.get('/readyz', async (_req, res) => {
+  /** Undefined when ready, else why not. */
+  const notReadyBecause = async (): Promise<string | undefined> => {
     try {
       const status = await migrationStatus(pool, migrationFiles);
-      if (status.pending.length > 0) {
-        sendJson(res, { status: 'not ready', reason: `pending migrations: ${status.pending.join(', ')}` }, 503);
-        return;
-      }
-      sendJson(res, { status: 'ready' });
+      return status.pending.length > 0 ? `pending migrations: ${status.pending.join(', ')}` : undefined;
     } catch (err) {
       logger.warn({ err }, 'readiness check failed');
-      sendJson(res, { status: 'not ready', reason: 'database unavailable or schema not current' }, 503);
+      return 'database unavailable or schema not current';
     }
+  };
+
+  router.get('/readyz', async (_req, res) => {
+    const reason = await notReadyBecause();
+    if (reason === undefined) sendJson(res, { status: 'ready' });
+    else sendJson(res, { status: 'not ready', reason }, 503);
   });
+
+  // As every Splice app serves them under its own prefix (Scan, the validator): the status code alone.
+  for (const prefix of APP_HEALTH) {
+    router.get(`${prefix}/livez`, (_req, res) => {
+      res.status(200).end();
+    });
+    router.get(`${prefix}/readyz`, async (_req, res) => {
+      res.status((await notReadyBecause()) === undefined ? 200 : 503).end();
+    });
+  }
 
   router.get('/status', async (_req, res) => {
     const status = await readIngestStatus(db);

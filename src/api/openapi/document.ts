@@ -22,6 +22,23 @@ const operational: Paths = {
       responses: { '200': json(object({ status: str() })), '503': json(object({ status: str(), reason: str() }), 'Not ready.') },
     },
   },
+  ...Object.fromEntries(
+    ['/api/scan', '/api/validator'].flatMap((prefix) => [
+      [
+        `${prefix}/livez`,
+        { get: { summary: 'Liveness as Splice apps serve it: 200, no body.', responses: { '200': { description: 'Live.' } } } },
+      ],
+      [
+        `${prefix}/readyz`,
+        {
+          get: {
+            summary: 'Readiness as Splice apps serve it: 200 or 503, no body (the same check as /readyz).',
+            responses: { '200': { description: 'Ready.' }, '503': { description: 'Not ready.' } },
+          },
+        },
+      ],
+    ]),
+  ),
   '/status': {
     get: {
       summary: "Ingestion progress per stream and per migration, with this process's writer role.",
