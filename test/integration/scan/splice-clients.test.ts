@@ -5,8 +5,10 @@
  * active round, the amulet synchronizer) must return what a replay of the
  * simulated data gives; every other operation it types that this server
  * serves must come back as the server sent it, and errors as the Scan
- * app's bodies.
+ * app's bodies. `@canton-network/core-amulet-service` is driven over both
+ * clients for its lookups and the commands it builds from rules and rounds.
  */
+import { AmuletService } from '@canton-network/core-amulet-service';
 import { ScanClient, ScanProxyClient } from '@canton-network/core-splice-client';
 import pino from 'pino';
 import { useTestDatabase } from '../../support/database/database';
@@ -82,23 +84,77 @@ describe("Splice's published scan clients against the server", () => {
     expect(await proxy.getActiveOpenMiningRound()).toEqual(active ? expectedContract(active) : null);
   });
 
-  // @canton-network/core-amulet-service makes these calls through the two clients (its
-  // AmuletServiceScanOnly and AmuletServiceScanProxy); the package itself cannot be installed
-  // from the registry reachable here (a dependency of it needs a newer core-types).
-  it("core-amulet-service's lookups: preapproval and featured app right by party, on Scan and the proxy", async () => {
-    const preapproval = ofTemplate(r, 'Splice.AmuletRules:TransferPreapproval')[0]!;
-    const right = ofTemplate(r, 'Splice.Amulet:FeaturedAppRight')[0]!;
-    const providerOfRight = arg(right, 'provider') as string;
-    const viaScan = await scan.get('/v0/transfer-preapprovals/by-party/{party}', { path: { party: alice } });
-    const viaProxy = await proxy.get('/v0/scan-proxy/transfer-preapprovals/by-party/{party}', { path: { party: alice } });
-    for (const { transfer_preapproval } of [viaScan, viaProxy]) {
-      expect(transfer_preapproval).toEqual({ contract: expectedContract(preapproval), domain_id: preapproval.synchronizerId });
-    }
-    const rightViaScan = await scan.get('/v0/featured-apps/{provider_party_id}', { path: { provider_party_id: providerOfRight } });
-    const rightViaProxy = await proxy.get('/v0/scan-proxy/featured-apps/{provider_party_id}', {
-      path: { provider_party_id: providerOfRight },
+  describe('@canton-network/core-amulet-service on Scan and on the scan-proxy', () => {
+    // Its ledger side (holdings to spend) is not this server's: a stand-in that spends the inputs given.
+    const ledgerSide = {
+      getInputHoldingsCids: async (_party: string, inputs?: string[]) => inputs ?? [],
+    } as unknown as ConstructorParameters<typeof AmuletService>[0];
+    const services = () =>
+      [
+        ['Scan', new AmuletService(ledgerSide, scan)],
+        ['scan-proxy', new AmuletService(ledgerSide, proxy, undefined)],
+      ] as const;
+
+    it('looks up a preapproval and a featured app right by party, and whether the network is a DevNet', async () => {
+      const preapproval = ofTemplate(r, 'Splice.AmuletRules:TransferPreapproval')[0]!;
+      const right = ofTemplate(r, 'Splice.Amulet:FeaturedAppRight')[0]!;
+      for (const [where, service] of services()) {
+        expect({ where, value: await service.getTransferPreApprovalByParty(alice) }).toEqual({
+          where,
+          value: { contract: expectedContract(preapproval), domain_id: preapproval.synchronizerId },
+        });
+        expect({ where, value: await service.getFeaturedAppsByParty(arg(right, 'provider') as string) }).toEqual({
+          where,
+          value: expectedContract(right),
+        });
+        expect(await service.isDevNet()).toBe((rules.event.create_arguments as { isDevNet?: boolean }).isDevNet ?? false);
+        await expect(service.getTransferPreApprovalByParty(provider)).rejects.toEqual({
+          error: `No TransferPreapproval found for party: ${provider}`,
+        });
+      }
     });
-    for (const { featured_app_right } of [rightViaScan, rightViaProxy]) expect(featured_app_right).toEqual(expectedContract(right));
+
+    it('builds its commands from the amulet rules and the active round it reads', async () => {
+      const sync = rules.synchronizerId!;
+      const active = activeRound(open, Date.now());
+      for (const [where, service] of services()) {
+        // The rules contract is disclosed with the blob the server serves for it.
+        expect({ where, value: await service.selfGrantFeatureAppRight(alice, sync) }).toEqual({
+          where,
+          value: [
+            {
+              templateId: rules.event.template_id,
+              contractId: rules.event.contract_id,
+              choice: 'AmuletRules_DevNet_FeatureApp',
+              choiceArgument: { provider: alice },
+            },
+            [{ templateId: rules.event.template_id, contractId: rules.event.contract_id, createdEventBlob: '', synchronizerId: sync }],
+          ],
+        });
+        const renew = service.renewTransferPreapproval(
+          '00preapproval-2',
+          'pkg:Splice.AmuletRules:TransferPreapproval',
+          provider,
+          sync,
+          new Date('2031-06-01T00:00:00Z'),
+          ['00input'],
+        );
+        if (active === null) {
+          // The simulated rounds are in the past: no round is open at this moment, which the service reports.
+          await expect(renew).rejects.toThrow('OpenMiningRound active at current moment not found');
+        } else {
+          const [exercise, disclosed] = await renew;
+          expect({
+            where,
+            round: (exercise.choiceArgument as { context: { context: { openMiningRound: string } } }).context.context.openMiningRound,
+          }).toEqual({
+            where,
+            round: active.event.contract_id,
+          });
+          expect(disclosed.map((d) => d.contractId)).toEqual([rules.event.contract_id, active.event.contract_id]);
+        }
+      }
+    });
   });
 
   it('ScanClient: typed reads come back as the server sends them', async () => {
