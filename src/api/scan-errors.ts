@@ -30,13 +30,18 @@ const UNSTORABLE_TEXT_CODES = new Set(['22021', '22P05']);
 
 /**
  * Client faults raised outside our handlers: the router's URIError for a
- * malformed percent-escape in the path (status 400, no `type`), and text
- * PostgreSQL refuses (a backstop: inputs are checked before the database).
+ * malformed percent-escape in the path (status 400, no `type`), a body that
+ * does not decompress as labelled, and text PostgreSQL refuses (a backstop:
+ * inputs are checked before the database).
  */
 function otherClientError(err: unknown): { status: number; message: string } | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const e = err as { status?: unknown; type?: unknown; code?: unknown };
   if (err instanceof URIError && e.status === 400) return { status: 400, message: 'Malformed percent-encoding in the request path.' };
+  // body-parser's decompression failures (zlib, brotli): marked 400 and carrying the codec's errno, no `type`.
+  if (e.status === 400 && typeof (err as { errno?: unknown }).errno === 'number') {
+    return { status: 400, message: 'The request body could not be decompressed as its Content-Encoding says.' };
+  }
   if (typeof e.code === 'string' && UNSTORABLE_TEXT_CODES.has(e.code)) {
     return { status: 400, message: 'The request contains text that cannot be stored or compared, such as a NUL character.' };
   }

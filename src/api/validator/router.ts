@@ -42,8 +42,9 @@ export interface ValidatorRouterOptions {
 
 export function validatorRouter({ db, config }: ApiContext, options: ValidatorRouterOptions = {}): Router {
   const router = Router();
-  router.use(express.json({ limit: '1mb' }));
+  // Authentication first: a caller without a token learns nothing from how its body parses.
   if (options.auth) router.use(options.auth);
+  router.use(express.json({ limit: '1mb' }));
   router.use(rejectNulCharacters);
 
   router.get('/v0/scan-proxy/dso-party-id', async (_req, res) => {

@@ -66,4 +66,27 @@ describe('client mistakes the operation schemas do not see', () => {
       });
     }
   });
+
+  it('refuses bodies labelled compressed that are not, or are cut off, with a 400 (a 401 first on the guarded proxy)', async () => {
+    const badBody = { status: 400, json: { error: 'The request body could not be decompressed as its Content-Encoding says.' } };
+    for (const encoding of ['br', 'gzip', 'deflate']) {
+      for (const path of ['/api/scan/v2/updates', '/api/validator/v0/scan-proxy/holdings/summary']) {
+        const res = await request(api.url, 'POST', path, { page_size: 1 }, { 'content-encoding': encoding });
+        expect({ encoding, path, status: res.status, json: res.json }).toEqual({ encoding, path, ...badBody });
+      }
+    }
+    const guarded = await startTestApi(t, { env: { LEDGER_AUTH_HS256_SECRET: 'a-test-secret-of-at-least-32-bytes!!' } });
+    try {
+      const res = await request(
+        guarded.url,
+        'POST',
+        '/api/validator/v0/scan-proxy/holdings/summary',
+        { a: 1 },
+        { 'content-encoding': 'br' },
+      );
+      expect(res.status).toBe(401);
+    } finally {
+      await guarded.close();
+    }
+  });
 });
