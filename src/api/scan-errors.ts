@@ -10,6 +10,16 @@ import { PageTokenError } from './page-token';
 export const UNEXPECTED_ERROR = 'An unexpected error occurred.';
 export const ROUTE_NOT_FOUND = 'The requested resource could not be found.';
 
+/** An error message longer than this is cut in its middle: messages may echo input, which may be megabytes. */
+export const MAX_ERROR_MESSAGE = 1000;
+const KEPT_TAIL = 200;
+
+/** The message, or its head and tail around an ellipsis, so that the fixed text after an echoed value survives. */
+export function boundedMessage(message: string): string {
+  if (message.length <= MAX_ERROR_MESSAGE) return message;
+  return `${message.slice(0, MAX_ERROR_MESSAGE - KEPT_TAIL - 1)}…${message.slice(-KEPT_TAIL)}`;
+}
+
 export const scanNotFound: RequestHandler = (_req, res) => {
   res.status(404).json({ error: ROUTE_NOT_FOUND });
 };
@@ -52,8 +62,9 @@ export const scanErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const log = req.log;
   if (err instanceof HttpError) {
     if (err instanceof PageTokenError) res.locals.pageTokenRejected = true;
-    log?.info({ status: err.status, error: err.message }, 'client error');
-    res.status(err.status).json({ error: err.message });
+    const message = boundedMessage(err.message);
+    log?.info({ status: err.status, error: message }, 'client error');
+    res.status(err.status).json({ error: message });
     return;
   }
   const clientFault = otherClientError(err);
@@ -66,7 +77,7 @@ export const scanErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (parserError && parserError.status < 500) {
     const message =
       parserError.type === 'entity.parse.failed'
-        ? `Malformed JSON body: ${parserError.message}`
+        ? boundedMessage(`Malformed JSON body: ${parserError.message}`)
         : parserError.type === 'entity.too.large'
           ? 'Request body too large.'
           : parserError.message;

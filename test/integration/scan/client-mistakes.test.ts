@@ -89,4 +89,29 @@ describe('client mistakes the operation schemas do not see', () => {
       await guarded.close();
     }
   });
+
+  it('cuts long echoed input out of error messages, keeping their fixed text', async () => {
+    const huge = 'x'.repeat(900_000);
+    const cases: [string, string, unknown, RegExp][] = [
+      ['POST', '/api/scan/v2/updates', { page_size: 1, after: { after_migration_id: 0, after_record_time: huge } }, /^Invalid timestamp: /],
+      ['GET', `/api/scan/v0/transfer-preapprovals/by-party/${'p'.repeat(8_000)}`, undefined, /with missing namespace\.$/],
+      [
+        'POST',
+        '/api/scan/v0/holdings/summary',
+        { ...SNAPSHOT, owner_party_ids: [huge], as_of_round: 1 },
+        /in 'owner_party_ids': expected <name>::<fingerprint>\.$/,
+      ],
+    ];
+    for (const [method, path, body, shape] of cases) {
+      const res = await request(api.url, method, path, body);
+      const error = (res.json as { error: string }).error;
+      expect({ path: path.slice(0, 60), status: res.status, length: error.length <= 1000, shape: shape.test(error) }).toEqual({
+        path: path.slice(0, 60),
+        status: 400,
+        length: true,
+        shape: true,
+      });
+      expect(res.text.length).toBeLessThan(1100);
+    }
+  });
 });
