@@ -83,6 +83,8 @@ async function runService(command: 'start' | 'serve' | 'ingest', config: Config,
     },
   );
   const code = await Promise.race([exit, shutdown.finished]);
+  // Whatever shutdown left behind (a worker stuck past SHUTDOWN_TIMEOUT_MS) must not keep the process alive.
+  setTimeout(() => process.exit(), 1000).unref();
   return typeof code === 'number' ? code : ((process.exitCode as number | undefined) ?? 0);
 }
 

@@ -134,9 +134,23 @@ export function startWorker(
     },
     controller.signal,
   );
+  // Bounded like the HTTP drain: a worker stuck in a source or a long statement must not hold the exit.
+  // Its transaction then rolls back with the pool; the checkpoint is written with each batch, so nothing is lost.
   shutdown.add('ingestion worker', async () => {
     controller.abort();
-    await done.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const stopped = await Promise.race([
+      done.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), config.shutdownTimeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!stopped)
+      logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'the ingestion worker did not stop within SHUTDOWN_TIMEOUT_MS; going on');
   });
   return { done };
 }

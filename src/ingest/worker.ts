@@ -82,7 +82,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
   try {
     const checkpoint = await readCheckpoint(db, source.stream);
     log.info({ position: checkpoint?.position ?? null }, checkpoint ? 'resuming at the checkpoint' : 'starting from the beginning');
-    let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log, metrics)).nextDue;
+    let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log, metrics, running)).nextDue;
     const result = await runPipeline({
       items: source.read(checkpoint?.position, running),
       storedMax: await newestStoredKey(db),
@@ -101,7 +101,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
       onApplied: async (applied, plan) => {
         if (metrics) recordBatch(metrics, applied, plan.items);
         if (applied.last && (nextSnapshot === undefined || applied.last.recordTime >= nextSnapshot)) {
-          nextSnapshot = (await catchUpSnapshots(db, log, metrics)).nextDue;
+          nextSnapshot = (await catchUpSnapshots(db, log, metrics, running)).nextDue;
         }
         log.debug(
           {
@@ -118,7 +118,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
       throw err;
     });
     if (lost.signal.aborted) throw new Error('lost the writer lock');
-    await catchUpSnapshots(db, log, metrics);
+    await catchUpSnapshots(db, log, metrics, running);
     return result;
   } finally {
     stopSchedule();

@@ -30,6 +30,10 @@ describe('ACS snapshots on the Scan schedule', () => {
     // The first boundary strictly after hour 14 is 15:00, now passed; 18:00 is not reached by 17:59:59.999999.
     expect((await catchUpSnapshots(t.db)).taken).toEqual([{ migrationId: 0, recordTime: '2025-01-01T15:00:00.000000Z' }]);
     await applyBatch(t.db, 'test', asSource(items.slice(2), 3));
+    // Stopped (a shutdown): nothing more is taken, and the next run catches up from the latest snapshot.
+    const stopped = new AbortController();
+    stopped.abort();
+    expect(await catchUpSnapshots(t.db, undefined, undefined, stopped.signal)).toEqual({ taken: [], nextDue: undefined });
     const { taken, nextDue } = await catchUpSnapshots(t.db);
     // Then every 3 h while ingestion has passed it; 00:00 is beyond the last update at 21:30.
     expect(taken).toEqual([
