@@ -329,6 +329,13 @@ export const knobs = {
     expects: 'a string, or unset',
     schema: optionalString,
   },
+  LEDGER_AUTH_MAX_TOKEN_LIFETIME_SECONDS: {
+    description:
+      "Longest remaining lifetime a ledger or validator token may have: one whose exp is further away is refused (401), as Canton's max-token-lifetime does; so is one issued (iat) or valid from (nbf) in the future beyond a few seconds of clock skew.",
+    default: '86400',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
   LEDGER_AUTH_JWKS_URL: {
     description:
       'JWKS URL whose keys verify RS256/ES256/ES512 ledger tokens, chosen by the token kid (unset disables JWKS). With LEDGER_AUTH_PUBLIC_KEY_FILE too, a token with a kid is tried against the JWKS, then the PEM key; one without goes to the PEM key.',
@@ -429,6 +436,7 @@ export interface Config {
     readonly hs256Secret: string | undefined;
     readonly audience: string | undefined;
     readonly jwksUrl: string | undefined;
+    readonly maxTokenLifetimeSeconds: number;
     readonly publicKeyFile: string | undefined;
     readonly userRights: Readonly<Record<string, readonly string[]>>;
     readonly adminUsers: readonly string[];
@@ -546,6 +554,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       hs256Secret: get('LEDGER_AUTH_HS256_SECRET'),
       audience: get('LEDGER_AUTH_AUDIENCE'),
       jwksUrl: get('LEDGER_AUTH_JWKS_URL'),
+      maxTokenLifetimeSeconds: get('LEDGER_AUTH_MAX_TOKEN_LIFETIME_SECONDS'),
       publicKeyFile: get('LEDGER_AUTH_PUBLIC_KEY_FILE'),
       userRights: Object.freeze(get('LEDGER_USER_RIGHTS')),
       adminUsers: Object.freeze(get('LEDGER_ADMIN_USERS')),

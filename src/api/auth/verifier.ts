@@ -6,9 +6,10 @@
  *   keys of a JWKS URL (cached, selected by the `kid` the token must carry);
  *   HS256 tokens go to the secret; a token with a `kid` goes to the JWKS first
  *   and then to the PEM key, one without to the PEM key (each tried in turn);
- * - claims: `sub` is the user (required); `exp` is required (a token that
- *   never expires is refused, like Canton's max-token-lifetime does) and,
- *   with `nbf`, checked with a small leeway; the audience as Canton's
+ * - claims: `sub` is the user (required); `exp` is required and at most
+ *   LEDGER_AUTH_MAX_TOKEN_LIFETIME_SECONDS away (a token that never expires,
+ *   or practically never, is refused, like Canton's max-token-lifetime does);
+ *   `exp`, `nbf` and `iat` are checked with a small leeway (none in the future); the audience as Canton's
  *   AuthServiceJWT reads it (§6.2): with a configured audience, `aud` must
  *   contain it; without one, the token must be either a participant-audience
  *   token (`aud` is exactly one `https://daml.com/jwt/aud/participant/<id>`)
@@ -47,6 +48,8 @@ export interface AuthSettings {
   jwksUrl?: string;
   /** The target audience; unset: Canton's participant-audience or scope rule, against participantId. */
   audience?: string;
+  /** The longest remaining lifetime (exp − now) accepted; unset: no bound beyond exp being required. */
+  maxTokenLifetimeSeconds?: number;
   /** This participant's id (LEDGER_PARTICIPANT_ID), which audience-less tokens must be bound to, if to any. */
   participantId: string;
   adminUsers: readonly string[];
@@ -180,6 +183,7 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
   return {
     async verify(token) {
       const payload = await verifySignatureAndClaims(token);
+      checkTimes(payload, settings.maxTokenLifetimeSeconds);
       const sub = payload.sub;
       if (typeof sub !== 'string' || sub === '') throw new AuthFailure(401, 'invalid token: no sub claim');
       if (settings.audience === undefined) checkParticipantBinding(payload, settings.participantId);
@@ -188,6 +192,24 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
       return { user: sub, known: parties !== undefined, readAsAnyParty: false, readAs: new Set(parties ?? []) };
     },
   };
+}
+
+/**
+ * What jose leaves open: a token valid far into the future (exp beyond the configured lifetime,
+ * e.g. exp = 1e20) or issued in the future is refused, with the same leeway as exp and nbf.
+ */
+function checkTimes(payload: JWTPayload, maxLifetimeSeconds: number | undefined): void {
+  const now = Math.floor(Date.now() / 1000);
+  if (typeof payload.iat === 'number' && payload.iat > now + CLOCK_LEEWAY_SECONDS) {
+    throw new AuthFailure(401, 'invalid token: issued in the future (iat)');
+  }
+  if (
+    maxLifetimeSeconds !== undefined &&
+    typeof payload.exp === 'number' &&
+    payload.exp - now > maxLifetimeSeconds + CLOCK_LEEWAY_SECONDS
+  ) {
+    throw new AuthFailure(401, `invalid token: expires more than ${maxLifetimeSeconds} s from now (exp)`);
+  }
 }
 
 /** The principal when authentication is disabled: everything is allowed, as with Canton's wildcard auth service. */
@@ -218,6 +240,7 @@ export function authSettingsFromConfig(ledger: Config['ledger']): AuthSettings |
     publicKeyPem,
     jwksUrl: ledger.jwksUrl,
     audience: ledger.audience,
+    maxTokenLifetimeSeconds: ledger.maxTokenLifetimeSeconds,
     participantId: ledger.participantId,
     adminUsers: ledger.adminUsers,
     userRights: ledger.userRights,

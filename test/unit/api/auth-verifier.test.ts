@@ -89,6 +89,23 @@ describe('token verifier', () => {
       expect([i, await failure(hsVerifier.verify(token))]).toEqual([i, { status: 401, unknownUser: false }]);
   });
 
+  it('refuses tokens valid too far ahead (exp past the lifetime bound) or issued in the future', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const bounded = createTokenVerifier({ ...base, hs256Secret: SECRET, maxTokenLifetimeSeconds: 3600 });
+    for (const [what, claims] of [
+      ['exp = 1e20', { exp: 1e20 }],
+      ['exp a day away', { exp: now + 86_400 }],
+      ['iat in an hour', { iat: now + 3600 }],
+      ['nbf in a minute', { nbf: now + 60 }],
+    ] as const) {
+      expect([what, await failure(bounded.verify(await hs(claims)))]).toEqual([what, { status: 401, unknownUser: false }]);
+    }
+    // Within the bound, and with a few seconds of skew on iat, they pass.
+    for (const claims of [{ exp: now + 3600 }, { iat: now + 2 }, { iat: now - 600 }]) {
+      await expect(bounded.verify(await hs(claims))).resolves.toMatchObject({ user: 'alice' });
+    }
+  });
+
   it('allows a few seconds of clock skew on exp', async () => {
     await expect(hsVerifier.verify(await hs({ exp: Math.floor(Date.now() / 1000) - 2 }))).resolves.toMatchObject({ user: 'alice' });
   });
