@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { createApp } from './api/app';
 import { prepareLedgerAuth } from './api/auth/start-up';
 import { listen, type RunningServer } from './api/server';
-import { runWorker, type WorkerResult } from './ingest/worker';
+import { runWorkerThroughOutages, type WorkerOptions, type WorkerResult } from './ingest/worker';
 import type { RequestOutcome } from './ingest/http-client';
 import type { Source } from './ingest/source';
 import { createLedgerSource } from './ingest/sources/ledger-source';
@@ -107,20 +107,20 @@ export interface RunningWorker {
 }
 
 /**
- * Starts the worker in the background. It stops first at shutdown, finishing
+ * Starts the worker in the background (outliving database outages). It stops first at shutdown, finishing
  * the batch in flight, so that its last commit lands before the pool closes.
  */
 export function startWorker(
   database: OpenDatabase,
   source: Source,
   context: { config: Config; logger: Logger; metrics: Metrics; shutdown: Shutdown },
-  onBatch?: Parameters<typeof runWorker>[0]['onBatch'],
+  onBatch?: WorkerOptions['onBatch'],
 ): RunningWorker {
   const { config, logger, metrics, shutdown } = context;
   const controller = new AbortController();
   if (shutdown.signal.aborted) controller.abort();
   shutdown.signal.addEventListener('abort', () => controller.abort(), { once: true });
-  const done = runWorker(
+  const done = runWorkerThroughOutages(
     {
       db: database.db,
       pool: database.pool,

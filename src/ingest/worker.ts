@@ -35,6 +35,14 @@ export interface WorkerResult {
   updates: number;
 }
 
+/** The writer lock's connection failed (the database went away): the worker stops writing at once. */
+export class WriterLockLostError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('lost the writer lock', options);
+    this.name = 'WriterLockLostError';
+  }
+}
+
 async function withRetries<T>(run: () => Promise<T>, logger: Logger, signal: AbortSignal): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -65,7 +73,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
       if (metrics) metrics.writer.role = 'none';
       metrics?.writerLockLosses.inc();
       metrics?.writerActive.set(0);
-      log.error({ err }, 'the writer lock connection failed: stopping');
+      log.warn({ err: err.message }, 'the writer lock connection failed: stopping this run');
       lost.abort(err);
     },
   });
@@ -95,7 +103,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
       batchMaxWaitMs: options.batchMaxWaitMs,
       signal: running,
       commit: (plan, expected) => {
-        if (lost.signal.aborted) return Promise.reject(new Error('lost the writer lock'));
+        if (lost.signal.aborted) return Promise.reject(new WriterLockLostError({ cause: lost.signal.reason }));
         return withRetries(() => commitPlan(db, source.stream, plan, expected), log, running);
       },
       onApplied: async (applied, plan) => {
@@ -117,7 +125,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
       if (err instanceof SourceItemError) metrics?.ingestRejectedItems.inc();
       throw err;
     });
-    if (lost.signal.aborted) throw new Error('lost the writer lock');
+    if (lost.signal.aborted) throw new WriterLockLostError({ cause: lost.signal.reason });
     await catchUpSnapshots(db, log, metrics, running);
     return result;
   } finally {
@@ -143,5 +151,43 @@ function recordBatch(metrics: Metrics, applied: AppliedBatch, items: number): vo
     const ms = Number(parseTimestamp(latest.recordTime) / 1000n);
     metrics.lastIngestedRecordTime.set(labels, ms);
     metrics.newestRecordTimes.set(`${labels.migration_id}/${labels.synchronizer_id}`, { ...labels, ms });
+  }
+}
+
+export interface OutageRetry {
+  /** The first pause after a database fault; it doubles up to maxMs. */
+  initialMs: number;
+  maxMs: number;
+}
+
+/**
+ * runWorker, outliving database outages: when the database goes away (the lock connection fails, a
+ * connection is refused or dropped), the run stops, and after a pause that grows up to `retry.maxMs`
+ * a new run takes the writer lock again (another writer may have it first) and resumes at the
+ * checkpoint, which is committed with every batch. Bad input and other faults still end it.
+ */
+export async function runWorkerThroughOutages(
+  options: WorkerOptions,
+  signal: AbortSignal,
+  retry: OutageRetry = { initialMs: 1000, maxMs: 30_000 },
+): Promise<WorkerResult> {
+  const log = options.logger.child({ stream: options.source.stream });
+  let failures = 0;
+  for (;;) {
+    const started = Date.now();
+    try {
+      return await runWorker(options, signal);
+    } catch (err) {
+      if (signal.aborted || !(err instanceof WriterLockLostError || isRetryable(err))) throw err;
+      // A run that went well for a while starts the pauses over.
+      failures = Date.now() - started > retry.maxMs ? 1 : failures + 1;
+      const delay = Math.round(Math.min(retry.maxMs, retry.initialMs * 2 ** (failures - 1)) * (0.5 + Math.random() / 2));
+      log.warn(
+        { err: (err as Error).message, failures, delayMs: delay },
+        'ingestion interrupted by a database fault: resuming at the checkpoint after a pause',
+      );
+      await sleep(delay, signal);
+      if (signal.aborted) throw err;
+    }
   }
 }

@@ -45,5 +45,7 @@ export function isRetryable(err: unknown): boolean {
   if (typeof code === 'string' && (RETRYABLE_PG_CODES.has(code) || ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'].includes(code))) {
     return true;
   }
-  return false;
+  // node-postgres reports a connection the server closed with no code.
+  const message = (err as { message?: unknown }).message;
+  return code === undefined && typeof message === 'string' && /^Connection terminated/.test(message);
 }

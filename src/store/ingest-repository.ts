@@ -332,6 +332,10 @@ export async function inWriteTransaction<T>(db: Db, work: (connection: WriteConn
   const client = await poolOf(db).connect();
   // A connection whose rollback failed is broken: it is closed rather than returned to the pool.
   let broken: Error | undefined;
+  // A connection the server drops while it is checked out emits 'error': keep it as the reason the
+  // work fails (its query rejects too) instead of letting it go unhandled and end the process.
+  const onError = (err: Error) => (broken = err);
+  client.on('error', onError);
   try {
     await client.query(BEGIN_WRITE);
     const result = await work(client);
@@ -343,6 +347,7 @@ export async function inWriteTransaction<T>(db: Db, work: (connection: WriteConn
     });
     throw typedStorageError(err);
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }
@@ -412,9 +417,11 @@ export const storedVerdictIds = repositoryOperation('storedVerdictIds', async fu
 async function copy(connection: WriteConnection, rows: CopyData): Promise<void> {
   if (rows.size === 0) return;
   const stream = connection.query(copyFrom(rows.statement()));
+  // Listening before the first write: a connection that drops mid-COPY must reject here, not throw unhandled.
+  const done = finished(stream);
   for (const chunk of rows.data()) stream.write(chunk);
   stream.end();
-  await finished(stream);
+  await done;
 }
 
 const CONTRACT_COLUMNS = [
