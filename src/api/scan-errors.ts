@@ -1,14 +1,17 @@
 /**
  * Scan-style error handling: `{"error": "..."}` with the right status, never a
- * stack trace. Client faults are logged at info, system faults in full at error.
+ * stack trace. Client faults are logged at info; an unreachable database is a
+ * 503 logged in one line at warn; other system faults in full at error.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { HttpError } from '../internal/errors';
+import { HttpError, isRetryable } from '../internal/errors';
 import { PageTokenError } from './page-token';
 
 /** The Scan app's message for unexpected failures (HttpErrorHandler). */
 export const UNEXPECTED_ERROR = 'An unexpected error occurred.';
 export const ROUTE_NOT_FOUND = 'The requested resource could not be found.';
+/** While the database cannot be reached. */
+export const DATABASE_UNAVAILABLE = 'The database is unavailable at the moment; try again shortly.';
 
 /** An error message longer than this is cut in its middle: messages may echo input, which may be megabytes. */
 export const MAX_ERROR_MESSAGE = 1000;
@@ -83,6 +86,16 @@ export const scanErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
           : parserError.message;
     log?.info({ status: parserError.status, error: message }, 'client error');
     res.status(parserError.status).json({ error: message });
+    return;
+  }
+  // The database is away (refused, dropped, shutting down): a 503 the client may retry, and one log line.
+  if (isRetryable(err)) {
+    log?.warn({ status: 503, error: (err as Error).message }, 'database unavailable');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.status(503).json({ error: DATABASE_UNAVAILABLE });
     return;
   }
   log?.error({ err }, 'unexpected error');

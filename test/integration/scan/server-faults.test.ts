@@ -5,6 +5,7 @@
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { createLogger } from '../../../src/internal/logger';
+import { createDb, createPool } from '../../../src/store/pool';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 
@@ -60,5 +61,49 @@ describe('server faults', () => {
       message: expect.stringMatching(/relation "\w+" does not exist/),
     });
     expect(line.err.stack).toEqual(expect.stringContaining('at findEvent'));
+  });
+});
+
+describe('an unreachable database', () => {
+  // A pool whose server refuses every connection: what the API meets while PostgreSQL restarts.
+  const pool = createPool({ connectionString: 'postgresql://postgres@127.0.0.1:1/postgres', max: 2 });
+  const db = createDb(pool);
+  let api: TestApi;
+  const lines: Record<string, unknown>[] = [];
+  beforeAll(async () => {
+    const collector = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    api = await startTestApi(
+      { db, pool },
+      { env: { LEDGER_AUTH_DISABLED: 'true' }, logger: createLogger('info', 'scan-indexer', collector) },
+    );
+  });
+  afterAll(async () => {
+    await api.close();
+    await db.destroy();
+  });
+
+  it('answers 503 with a body to retry on, logged in one line without a stack', async () => {
+    for (const [method, path, body] of [
+      ['GET', '/api/scan/v0/dso-party-id', undefined],
+      ['POST', '/api/scan/v2/updates', { page_size: 10 }],
+      ['GET', '/api/validator/v0/scan-proxy/dso-party-id', undefined],
+    ] as const) {
+      const res = await request(api.url, method, path, body);
+      expect({ path, status: res.status, json: res.json }).toEqual({
+        path,
+        status: 503,
+        json: { error: 'The database is unavailable at the moment; try again shortly.' },
+      });
+    }
+    expect((await request(api.url, 'GET', '/readyz')).status).toBe(503);
+    const outage = lines.filter((l) => l.msg === 'database unavailable');
+    expect(outage).toHaveLength(3);
+    expect(outage.every((l) => l.level === 40 && typeof l.error === 'string' && !('err' in l))).toBe(true);
+    expect(lines.filter((l) => l.msg === 'unexpected error')).toEqual([]);
   });
 });
