@@ -37,6 +37,8 @@ const RETRYABLE_PG_CODES = new Set([
   '08006', // connection exceptions
 ]);
 
+const LOST_CONNECTION_MESSAGE = /^(Connection terminated|Client has encountered a connection error|Client was closed)/;
+
 /** True for errors worth retrying: lost connections and transient PostgreSQL conflicts. */
 export function isRetryable(err: unknown): boolean {
   if (err instanceof RetryableError) return true;
@@ -45,7 +47,7 @@ export function isRetryable(err: unknown): boolean {
   if (typeof code === 'string' && (RETRYABLE_PG_CODES.has(code) || ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'].includes(code))) {
     return true;
   }
-  // node-postgres reports a connection the server closed with no code.
+  // node-postgres reports a connection the server closed, and later use of that client, with no code.
   const message = (err as { message?: unknown }).message;
-  return code === undefined && typeof message === 'string' && /^Connection terminated/.test(message);
+  return code === undefined && typeof message === 'string' && LOST_CONNECTION_MESSAGE.test(message);
 }
