@@ -13,6 +13,7 @@ import { catchUpSnapshots, scheduleSnapshots } from '../jobs/acs-snapshots';
 import { newestStoredKey, readCheckpoint, storedUpdateIds, storedVerdictIds } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
 import { acquireWriterLock } from '../store/writer-lock';
+import { UpstreamError } from './http-client';
 import { runPipeline } from './pipeline';
 import { SourceItemError, type Source } from './source';
 import { commitPlan, type AppliedBatch } from './writer';
@@ -178,7 +179,9 @@ export async function runWorkerThroughOutages(
     try {
       return await runWorker(options, signal);
     } catch (err) {
-      if (signal.aborted || !(err instanceof WriterLockLostError || isRetryable(err))) throw err;
+      // The source's own faults (an upstream that keeps failing) end the worker as before; only the database's pause it.
+      const databaseFault = err instanceof WriterLockLostError || (isRetryable(err) && !(err instanceof UpstreamError));
+      if (signal.aborted || !databaseFault) throw err;
       // A run that went well for a while starts the pauses over.
       failures = Date.now() - started > retry.maxMs ? 1 : failures + 1;
       const delay = Math.round(Math.min(retry.maxMs, retry.initialMs * 2 ** (failures - 1)) * (0.5 + Math.random() / 2));
