@@ -211,13 +211,13 @@ export async function transferCommandStatusBody(db: Db, query: z.output<typeof T
   if (commands.length === 0) {
     throw notFound(`Couldn't find transfer command for sender ${sender} with nonce ${query.nonce} created in the last 24h`);
   }
-  const byContractId: Record<string, JsonBody> = {};
-  for (const c of commands) {
-    byContractId[c.contract.contractId] = {
-      contract: contractJson(c.contract),
-      status: transferCommandStatusJson(c.state as TransferCommandState, c.reason),
-    };
-  }
+  // fromEntries defines own keys, whatever a contract id spells (even __proto__).
+  const byContractId = Object.fromEntries(
+    commands.map((c) => [
+      c.contract.contractId,
+      { contract: contractJson(c.contract), status: transferCommandStatusJson(c.state as TransferCommandState, c.reason) },
+    ]),
+  );
   return { transfer_commands_by_contract_id: byContractId };
 }
 
