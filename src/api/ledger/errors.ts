@@ -5,6 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { isRetryable } from '../../internal/errors';
 import type { AuthFailure } from '../auth/verifier';
 
 export interface LedgerErrorBody {
@@ -68,9 +69,21 @@ export const ledgerErrors = {
       },
     ),
   invalidArgument: (message: string) => new LedgerApiError(400, 'INVALID_ARGUMENT', 8, 3, `${INVALID_ARGUMENTS}${message}`),
+  /** The database cannot be reached: Canton's index-database transient error (category 1, 503, retry in 1 s). */
+  transientDatabaseError: (message: string) =>
+    new LedgerApiError(
+      503,
+      'INDEX_DB_SQL_TRANSIENT_ERROR',
+      1,
+      14,
+      `Processing the request failed due to a transient database error: ${message}`,
+    ),
   updateNotFound: (updateId: string) =>
     new LedgerApiError(404, 'UPDATE_NOT_FOUND', 11, 5, 'Update not found, or not visible.', {}, [['ErrorResource(UPDATE_ID)', updateId]]),
 };
+
+/** Categories Canton marks retryable, with its retry delay of one second (§5.2). */
+const RETRYABLE_CATEGORIES = new Set([1, 2, 3, 12]);
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
@@ -93,7 +106,7 @@ export function renderLedgerError(req: Request, participantId: string, err: Ledg
     resources: err.resources,
     errorCategory: err.category,
     grpcCodeValue: err.grpcCode,
-    retryInfo: null,
+    retryInfo: RETRYABLE_CATEGORIES.has(err.category) ? '1 second' : null,
     definiteAnswer: null,
   };
 }
@@ -154,6 +167,12 @@ export function ledgerErrorHandler(participantId: string): ErrorRequestHandler {
       const text = err instanceof UndecodableRequest ? err.message : 'Invalid value for: body';
       req.log?.info({ status: 400, error: text, cause: (err as Error).message }, 'client error');
       res.status(400).type('text/plain').send(text);
+      return;
+    }
+    if (isRetryable(err) && !res.headersSent) {
+      const unavailable = ledgerErrors.transientDatabaseError((err as Error).message);
+      req.log?.warn({ status: 503, error: (err as Error).message }, 'database unavailable');
+      res.status(503).json(renderLedgerError(req, participantId, unavailable));
       return;
     }
     req.log?.error({ err }, 'unexpected error');

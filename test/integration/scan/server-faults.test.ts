@@ -100,9 +100,29 @@ describe('an unreachable database', () => {
         json: { error: 'The database is unavailable at the moment; try again shortly.' },
       });
     }
+    // The ledger API answers as a Canton participant whose index database is away.
+    const ledger = await request(api.url, 'POST', '/v2/updates/transaction-by-id', {
+      updateId: `1220${'ab'.repeat(32)}`,
+      requestingParties: ['alice::1220ab'],
+    });
+    const body = ledger.json as { code: string; errorCategory: number; grpcCodeValue: number; retryInfo: string; cause: string };
+    expect({
+      status: ledger.status,
+      code: body.code,
+      category: body.errorCategory,
+      grpc: body.grpcCodeValue,
+      retry: body.retryInfo,
+    }).toEqual({
+      status: 503,
+      code: 'INDEX_DB_SQL_TRANSIENT_ERROR',
+      category: 1,
+      grpc: 14,
+      retry: '1 second',
+    });
+    expect(body.cause).toMatch(/^Processing the request failed due to a transient database error: /);
     expect((await request(api.url, 'GET', '/readyz')).status).toBe(503);
     const outage = lines.filter((l) => l.msg === 'database unavailable');
-    expect(outage).toHaveLength(3);
+    expect(outage).toHaveLength(4);
     expect(outage.every((l) => l.level === 40 && typeof l.error === 'string' && !('err' in l))).toBe(true);
     expect(lines.filter((l) => l.msg === 'unexpected error')).toEqual([]);
   });
