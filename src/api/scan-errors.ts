@@ -1,7 +1,8 @@
 /**
  * Scan-style error handling: `{"error": "..."}` with the right status, never a
- * stack trace. Client faults are logged at info; an unreachable database is a
- * 503 logged in one line at warn; other system faults in full at error.
+ * stack trace. Client faults are logged at info; an unreachable database, and
+ * a query stopped by the statement timeout, are 503s logged in one line at
+ * warn; other system faults in full at error.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { HttpError, isRetryable } from '../internal/errors';
@@ -10,6 +11,9 @@ import { PageTokenError } from './page-token';
 /** The Scan app's message for unexpected failures (HttpErrorHandler). */
 export const UNEXPECTED_ERROR = 'An unexpected error occurred.';
 export const ROUTE_NOT_FOUND = 'The requested resource could not be found.';
+/** PostgreSQL's query_canceled, which the statement timeout raises. */
+const QUERY_CANCELED = '57014';
+export const REQUEST_TOO_SLOW = 'The request took longer than this server allows and was stopped; narrow it or try again later.';
 /** While the database cannot be reached. */
 export const DATABASE_UNAVAILABLE = 'The database is unavailable at the moment; try again shortly.';
 
@@ -86,6 +90,12 @@ export const scanErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
           : parserError.message;
     log?.info({ status: parserError.status, error: message }, 'client error');
     res.status(parserError.status).json({ error: message });
+    return;
+  }
+  // The statement timeout stopped the request's query: the client learns so, the rest is served as usual.
+  if ((err as { code?: unknown }).code === QUERY_CANCELED && !res.headersSent) {
+    log?.warn({ status: 503, error: (err as Error).message }, 'request stopped at the statement timeout');
+    res.status(503).json({ error: REQUEST_TOO_SLOW });
     return;
   }
   // The database is away (refused, dropped, shutting down): a 503 the client may retry, and one log line.

@@ -127,3 +127,40 @@ describe('an unreachable database', () => {
     expect(lines.filter((l) => l.msg === 'unexpected error')).toEqual([]);
   });
 });
+
+describe('a request the statement timeout stops', () => {
+  const t = useTestDatabase();
+  let api: TestApi;
+  let pool: ReturnType<typeof createPool>;
+  beforeAll(async () => {
+    pool = createPool({ connectionString: t.url, max: 4, statementTimeoutMs: 300 });
+    api = await startTestApi({ db: createDb(pool), pool }, { env: { LEDGER_AUTH_DISABLED: 'true' } });
+  });
+  afterAll(async () => {
+    await api.close();
+    await pool.end();
+  });
+
+  it('answers 503 saying so, while requests on other tables are served', async () => {
+    // Another session holds the updates table, so a lookup there waits until the timeout stops it.
+    const holder = await t.pool.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('lock table updates in access exclusive mode');
+      const [slow, other] = await Promise.all([
+        request(api.url, 'GET', `/api/scan/v2/updates/1220${'ab'.repeat(32)}`),
+        request(api.url, 'GET', '/api/scan/v0/dso-party-id'),
+      ]);
+      expect({ status: slow.status, json: slow.json }).toEqual({
+        status: 503,
+        json: { error: 'The request took longer than this server allows and was stopped; narrow it or try again later.' },
+      });
+      expect(other.status).toBe(404);
+    } finally {
+      await holder.query('rollback');
+      holder.release();
+    }
+    // Once the table is free, the same request is answered.
+    expect((await request(api.url, 'GET', `/api/scan/v2/updates/1220${'ab'.repeat(32)}`)).status).toBe(404);
+  });
+});
