@@ -64,19 +64,22 @@ export const listLiveRounds = repositoryOperation(
 );
 
 /**
- * Live contracts of one template in ingestion order (the Scan store's event number), made the
- * same on every instance: contracts without a creating update (imported over a hard migration,
- * or assigned) arrive in whatever order the source lists them, so those are ordered by contract id.
+ * Ingestion order (the Scan store's event number), made the same on every instance: contracts
+ * without a creating update (imported over a hard migration, or assigned) arrive in whatever order
+ * the source lists them, so those are ordered by contract id.
  */
+function inIngestionOrder(query: ReturnType<typeof liveOf>) {
+  return query
+    .orderBy('created_record_time')
+    .orderBy(sql`case when created_in_update_id is null then contract_id end`)
+    .orderBy('ingest_seq');
+}
+
+/** Live contracts of one template in ingestion order. */
 export const listLiveContracts = repositoryOperation(
   'listLiveContracts',
   async function listLiveContracts(db: Db, template: TemplateKey, limit: number = LIVE_LIST_LIMIT): Promise<StoredContract[]> {
-    const rows = await liveOf(db, template)
-      .orderBy('created_record_time')
-      .orderBy(sql`case when created_in_update_id is null then contract_id end`)
-      .orderBy('ingest_seq')
-      .limit(limit)
-      .execute();
+    const rows = await inIngestionOrder(liveOf(db, template)).limit(limit).execute();
     return rows.map(toStored);
   },
 );
@@ -94,13 +97,10 @@ export const listLiveVoteRequestsByTrackingCid = repositoryOperation(
     limit: number = LIVE_LIST_LIMIT,
   ): Promise<StoredContract[]> {
     if (trackingCids.length === 0) return [];
-    const rows = await liveOf(db, SPLICE.voteRequest)
-      .where(sql<boolean>`coalesce(create_arguments::jsonb ->> 'trackingCid', contract_id) = any(${trackingCids}::text[])`)
-      .orderBy('created_record_time')
-      .orderBy(sql`case when created_in_update_id is null then contract_id end`)
-      .orderBy('ingest_seq')
-      .limit(limit)
-      .execute();
+    const tracked = liveOf(db, SPLICE.voteRequest).where(
+      sql<boolean>`coalesce(create_arguments::jsonb ->> 'trackingCid', contract_id) = any(${trackingCids}::text[])`,
+    );
+    const rows = await inIngestionOrder(tracked).limit(limit).execute();
     return rows.map(toStored);
   },
 );
