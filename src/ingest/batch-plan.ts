@@ -11,12 +11,21 @@ import { isAssign, isTransaction, updateMigrationId } from '../domain/items';
 import { contractFacts, qualifiedNameOf } from '../domain/splice-contracts';
 import { parseDecimal, formatDecimal, type Decimal10 } from '../domain/decimal';
 import { snapshotSlot } from '../domain/snapshot-schedule';
-import { CLOSE_VOTE_REQUEST, voteResultFacts, type VoteResultFacts } from '../domain/vote-results';
-import { TRANSFER_COMMAND_CHOICES, transferCommandEvent, type TransferCommandEvent } from '../domain/transfer-commands';
+import { CLOSE_VOTE_REQUEST, voteResultFacts } from '../domain/vote-results';
+import { TRANSFER_COMMAND_CHOICES, transferCommandEvent } from '../domain/transfer-commands';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, type Micros } from '../domain/time';
 import { AppendedRows, type AcsDeltaRow } from '../store/ingest-repository';
-import type { ArchiveRow, BatchRows, ContractRow, RangeRow, ReassignmentRow, UpdateRow } from '../store/ingest-repository';
+import type {
+  ArchiveRow,
+  BatchRows,
+  ContractRow,
+  RangeRow,
+  ReassignmentRow,
+  TransferCommandEventRow,
+  UpdateRow,
+  VoteResultRow,
+} from '../store/ingest-repository';
 import { encodePayload } from '../store/update-payload';
 import { SourceItemError, type SourceItem } from './source';
 
@@ -80,13 +89,15 @@ interface Delta {
   archived: number;
 }
 
-/** The TransferCommand steps by choice name. */
-const TRANSFER_COMMAND_STEPS = new Map<string, keyof typeof TRANSFER_COMMAND_CHOICES>(
-  (Object.keys(TRANSFER_COMMAND_CHOICES) as (keyof typeof TRANSFER_COMMAND_CHOICES)[]).map((step) => [
+/** The exercises whose results the history tables keep (Scan's transaction log), by choice name: one lookup per exercise. */
+type RecordedChoice = { step: 'vote' | keyof typeof TRANSFER_COMMAND_CHOICES; qualifiedName: string };
+const RECORDED_CHOICES = new Map<string, RecordedChoice>([
+  [CLOSE_VOTE_REQUEST.choice, { step: 'vote', qualifiedName: CLOSE_VOTE_REQUEST.qualifiedName }],
+  ...(Object.keys(TRANSFER_COMMAND_CHOICES) as (keyof typeof TRANSFER_COMMAND_CHOICES)[]).map((step): [string, RecordedChoice] => [
     TRANSFER_COMMAND_CHOICES[step].choice,
-    step,
+    { step, qualifiedName: TRANSFER_COMMAND_CHOICES[step].qualifiedName },
   ]),
-);
+]);
 
 function synchronizerOf(update: Update): string {
   if (isTransaction(update)) return update.synchronizer_id;
@@ -398,60 +409,48 @@ export class BatchPlanner {
     }
   }
 
-  /** A closed vote: its result, with the facts requests filter on (as Scan's transaction log). */
-  private addVoteResult(source: SourceItem, tx: TransactionUpdate, eventId: string, event: ExercisedEvent, key: StreamKey): void {
-    let facts: VoteResultFacts;
-    try {
-      if (qualifiedNameOf(event.template_id) !== CLOSE_VOTE_REQUEST.qualifiedName) return;
-      facts = voteResultFacts(event.exercise_result);
-    } catch (err) {
-      this.fail(source, `event ${eventId}: ${(err as Error).message}`);
-    }
-    this.rows.appended.voteResult({
-      migration_id: key.migrationId,
-      record_time: formatRecordTime(key.recordTime),
-      update_id: tx.update_id,
-      event_id: eventId,
-      action_name: facts.actionName,
-      accepted: facts.accepted,
-      requester: facts.requester,
-      effective_at: facts.effectiveAt === null ? null : formatRecordTime(facts.effectiveAt),
-      completed_at: formatRecordTime(facts.completedAt),
-      result: JSON.stringify(event.exercise_result),
-    });
-  }
-
-  /** A step of a TransferCommand (created, sent or failed, withdrawn, expired), as Scan's transaction log. */
-  private addTransferCommandEvent(
+  /**
+   * An exercise whose result Scan keeps in its transaction log: a closed vote's result, or a step of a
+   * TransferCommand, with the facts requests filter on. A result that lacks them is bad input.
+   */
+  private recordExercise(
     source: SourceItem,
     tx: TransactionUpdate,
     eventId: string,
     event: ExercisedEvent,
     key: StreamKey,
-    step: keyof typeof TRANSFER_COMMAND_CHOICES,
+    recorded: RecordedChoice,
   ): void {
-    let command: TransferCommandEvent;
+    const at = { migration_id: key.migrationId, record_time: formatRecordTime(key.recordTime), update_id: tx.update_id, event_id: eventId };
+    let row: { vote: VoteResultRow } | { command: TransferCommandEventRow };
     try {
-      if (qualifiedNameOf(event.template_id) !== TRANSFER_COMMAND_CHOICES[step].qualifiedName) return;
-      command = transferCommandEvent(step, {
-        contractId: event.contract_id,
-        argument: event.choice_argument,
-        result: event.exercise_result,
-      });
+      if (qualifiedNameOf(event.template_id) !== recorded.qualifiedName) return;
+      if (recorded.step === 'vote') {
+        const facts = voteResultFacts(event.exercise_result);
+        row = {
+          vote: {
+            ...at,
+            action_name: facts.actionName,
+            accepted: facts.accepted,
+            requester: facts.requester,
+            effective_at: facts.effectiveAt === null ? null : formatRecordTime(facts.effectiveAt),
+            completed_at: formatRecordTime(facts.completedAt),
+            result: JSON.stringify(event.exercise_result),
+          },
+        };
+      } else {
+        const c = transferCommandEvent(recorded.step, {
+          contractId: event.contract_id,
+          argument: event.choice_argument,
+          result: event.exercise_result,
+        });
+        row = { command: { ...at, contract_id: c.contractId, sender: c.sender, nonce: c.nonce, state: c.state, reason: c.reason } };
+      }
     } catch (err) {
       this.fail(source, `event ${eventId}: ${(err as Error).message}`);
     }
-    this.rows.appended.transferCommandEvent({
-      migration_id: key.migrationId,
-      record_time: formatRecordTime(key.recordTime),
-      update_id: tx.update_id,
-      event_id: eventId,
-      contract_id: command.contractId,
-      sender: command.sender,
-      nonce: command.nonce,
-      state: command.state,
-      reason: command.reason,
-    });
+    if ('vote' in row) this.rows.appended.voteResult(row.vote);
+    else this.rows.appended.transferCommandEvent(row.command);
   }
 
   /** Walks the tree in pre-order, so a create precedes the consumption of its contract. */
@@ -476,9 +475,8 @@ export class BatchPlanner {
         this.countDelta(contract, key.recordTime, 1);
       } else if (event.event_type === 'exercised_event') {
         if (event.consuming) this.archive(source, tx.update_id, event.contract_id, key);
-        if (event.choice === CLOSE_VOTE_REQUEST.choice && !isImport) this.addVoteResult(source, tx, id, event, key);
-        const commandStep = TRANSFER_COMMAND_STEPS.get(event.choice);
-        if (commandStep && !isImport) this.addTransferCommandEvent(source, tx, id, event, key, commandStep);
+        const recorded = isImport ? undefined : RECORDED_CHOICES.get(event.choice);
+        if (recorded) this.recordExercise(source, tx, id, event, key, recorded);
         for (let i = (event.child_event_ids ?? []).length - 1; i >= 0; i--) stack.push(event.child_event_ids[i]!);
       } else {
         this.fail(source, `event ${id} has unknown event_type ${String((event as { event_type?: unknown }).event_type)}`);
