@@ -11,8 +11,8 @@ import { z } from 'zod';
 import { contractJson } from '../../domain/contract-json';
 import { groupDsoScans, groupDsoSequencers, readDsoRules, readSvNodeState, type SequencerInfo } from '../../domain/dso-state';
 import { SPLICE } from '../../domain/splice-contracts';
-import { formatDateTime, parseStorableTimestamp, parseTimestamp } from '../../domain/time';
-import { badRequest, notFound } from '../../internal/errors';
+import { formatDateTime, parseTimestamp } from '../../domain/time';
+import { notFound } from '../../internal/errors';
 import { RawJson } from '../../domain/raw-json';
 import { jsonArrayObject } from '../../domain/update-rendering';
 import { listVoteResults } from '../../store/vote-result-repository';
@@ -28,7 +28,7 @@ import { findDsoPartyId, findLastMigrationId, findLsuAnnouncement, findRollForwa
 import type { ApiContext } from '../context';
 import { sendJson } from '../json-response';
 import { pageLimit } from '../page-limit';
-import { int64 } from './params';
+import { int64, requestTimestamp } from './params';
 import { parseInput } from '../validation';
 
 const optional = <T extends z.ZodType>(t: T) => t.nullish().transform((v) => v ?? undefined);
@@ -40,16 +40,6 @@ const VoteResultsRequest = z.object({
   effectiveTo: optional(z.string({ error: 'expected a timestamp string' })),
   limit: int64,
 });
-
-/** A bound of the effective time, parsed like Instant.parse. */
-function effectiveBound(text: string | undefined): bigint | undefined {
-  if (text === undefined) return undefined;
-  try {
-    return parseStorableTimestamp(text);
-  } catch (err) {
-    throw badRequest(`Invalid timestamp: ${(err as Error).message}`);
-  }
-}
 
 const VoteRequestsRequest = z.object({
   vote_request_contract_ids: z.array(z.string({ error: 'expected a string' }), { error: 'expected an array' }),
@@ -97,8 +87,8 @@ export function networkRoutes({ db, config }: ApiContext): Router {
         actionName: body.actionName,
         accepted: body.accepted,
         requester: body.requester,
-        effectiveFrom: effectiveBound(body.effectiveFrom),
-        effectiveTo: effectiveBound(body.effectiveTo),
+        effectiveFrom: body.effectiveFrom === undefined ? undefined : requestTimestamp(body.effectiveFrom),
+        effectiveTo: body.effectiveTo === undefined ? undefined : requestTimestamp(body.effectiveTo),
       },
       pageLimit(body.limit),
     );

@@ -1,5 +1,7 @@
 /** zod types shared by Scan request schemas. */
 import { z } from 'zod';
+import { parseStorableTimestamp } from '../../domain/time';
+import { badRequest } from '../../internal/errors';
 
 /** An int64 as a JSON number; values beyond 2^53 cannot be represented exactly and are refused. */
 export const int64 = z
@@ -14,3 +16,12 @@ export const queryInteger = (what: string) =>
     .regex(/^-?\d{1,19}$/, { error: `expected ${what}` })
     .transform(BigInt)
     .refine((n) => n >= -(2n ** 63n) && n < 2n ** 63n, { error: 'integer out of range' });
+
+/** A record time of a request, parsed like Instant.parse (digits beyond microseconds floored), or a 400. */
+export function requestTimestamp(text: string): bigint {
+  try {
+    return parseStorableTimestamp(text);
+  } catch (err) {
+    throw badRequest(`Invalid timestamp: ${(err as Error).message}`);
+  }
+}

@@ -17,7 +17,6 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { eventItemJson, jsonArrayObject, toV1Transaction, withExternalHash } from '../../domain/update-rendering';
 import { partyIdProblem } from '../../domain/party-id';
-import { parseStorableTimestamp } from '../../domain/time';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
 import { badRequest, HttpError, notFound } from '../../internal/errors';
 import {
@@ -38,7 +37,7 @@ import { RawJson } from '../../domain/raw-json';
 import { sendJson } from '../json-response';
 import { pageLimit } from '../page-limit';
 import { parseInput } from '../validation';
-import { int64 } from './params';
+import { int64, requestTimestamp } from './params';
 
 const ENCODINGS = ['compact_json', 'protobuf_json'] as const;
 const encoding = z.enum(ENCODINGS, { error: `expected one of ${ENCODINGS.join(', ')}` });
@@ -75,19 +74,10 @@ const UpdatesBeforeRequest = z.object({
   daml_value_encoding: encoding.nullish(),
 });
 
-/** A record time of a request body, parsed like Instant.parse; digits beyond microseconds are floored. */
-function bodyTimestamp(text: string): bigint {
-  try {
-    return parseStorableTimestamp(text);
-  } catch (err) {
-    throw badRequest(`Invalid timestamp: ${(err as Error).message}`);
-  }
-}
-
 /** `after_record_time` is parsed like Instant.parse; digits beyond microseconds are floored. */
 function historyCursor(after: z.infer<typeof Cursor> | null | undefined): HistoryCursor | undefined {
   if (!after) return undefined;
-  return { migrationId: after.after_migration_id, recordTime: bodyTimestamp(after.after_record_time) };
+  return { migrationId: after.after_migration_id, recordTime: requestTimestamp(after.after_record_time) };
 }
 
 const BACKFILLING_MESSAGE =
@@ -203,8 +193,8 @@ export function updateRoutes(context: ApiContext): Router {
     const query = {
       migrationId: body.migration_id,
       synchronizerId: body.synchronizer_id,
-      before: bodyTimestamp(body.before),
-      atOrAfter: body.at_or_after == null ? undefined : bodyTimestamp(body.at_or_after),
+      before: requestTimestamp(body.before),
+      atOrAfter: body.at_or_after == null ? undefined : requestTimestamp(body.at_or_after),
     };
     const limit = pageLimit(body.count);
     const updates = await listUpdatesBefore(db, query, limit, body.daml_value_encoding ?? 'protobuf_json');
