@@ -9,6 +9,7 @@ import type { CanonicalItem } from '../../../src/domain/items';
 import type { Source } from '../../../src/ingest/source';
 import { runWorker, runWorkerThroughOutages } from '../../../src/ingest/worker';
 import { createLogger } from '../../../src/internal/logger';
+import { createMetrics } from '../../../src/internal/metrics';
 import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../support/database/database';
 import { dumpTables } from '../../support/database/dump';
 import { simulatedItems } from '../../support/items/simulated-network';
@@ -57,12 +58,15 @@ describe('ingestion through a database outage', () => {
         where datname = current_database() and pid <> pg_backend_pid()`.execute(cut.db);
       killed.push(rows.length);
     };
+    const metrics = createMetrics();
     const result = await runWorkerThroughOutages(
-      { db: cut.db, pool: cut.pool, source: arraySource(items, 300, cutConnections), logger, batchSize: 50, batchMaxWaitMs: 20 },
+      { db: cut.db, pool: cut.pool, source: arraySource(items, 300, cutConnections), logger, metrics, batchSize: 50, batchMaxWaitMs: 20 },
       new AbortController().signal,
       { initialMs: 50, maxMs: 200 },
     );
     expect(killed[0]).toBeGreaterThan(0);
+    // The cut ended the run, and a second run took the writer lock again.
+    expect((await metrics.writerLockAcquisitions.get()).values[0]?.value).toBe(2);
     expect(result.items).toBeGreaterThan(0);
     const [a, b] = await Promise.all([dumpTables(plain.db), dumpTables(cut.db)]);
     for (const table of Object.keys(a)) expect({ table, rows: b[table] }).toEqual({ table, rows: a[table] });

@@ -163,25 +163,8 @@ export function externalPartyNetwork(): CanonicalItem[] {
     interface_id: null,
   });
   const command = (updateId: string, n: number, nonce: string, at: string): TreeEvent[] => {
-    const created = createEvent(
-      updateId,
-      n + 1,
-      like('Splice.ExternalPartyAmuletRules:TransferCommand'),
-      `00tc-${updateId}-${nonce}`,
-      {
-        dso,
-        sender: bob,
-        receiver: alice,
-        delegate: provider,
-        amount: '10.0000000000',
-        expiresAt: '2030-01-01T00:00:00Z',
-        nonce,
-        description: null,
-      },
-      at,
-      [bob, dso],
-    );
-    const args = {
+    // The choice's argument names what the created command holds, and the DSO it expects.
+    const terms = {
       sender: bob,
       receiver: alice,
       delegate: provider,
@@ -189,8 +172,17 @@ export function externalPartyNetwork(): CanonicalItem[] {
       expiresAt: '2030-01-01T00:00:00Z',
       nonce,
       description: null,
-      expectedDso: dso,
     };
+    const created = createEvent(
+      updateId,
+      n + 1,
+      like('Splice.ExternalPartyAmuletRules:TransferCommand'),
+      `00tc-${updateId}-${nonce}`,
+      { dso, ...terms },
+      at,
+      [bob, dso],
+    );
+    const args = { ...terms, expectedDso: dso };
     return [
       exercise(
         updateId,
