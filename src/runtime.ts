@@ -12,6 +12,7 @@ import type { RequestOutcome } from './ingest/http-client';
 import type { Source } from './ingest/source';
 import { createLedgerSource } from './ingest/sources/ledger-source';
 import { createScanSource } from './ingest/sources/scan-source';
+import { createBlobMirror } from './ingest/blob-mirror';
 import { createSimulatorSource } from './ingest/sources/simulator-source';
 import { ConfigError, type Config } from './internal/config';
 import type { Logger } from './internal/logger';
@@ -120,7 +121,8 @@ export function startWorker(
   const controller = new AbortController();
   if (shutdown.signal.aborted) controller.abort();
   shutdown.signal.addEventListener('abort', () => controller.abort(), { once: true });
-  const done = runWorkerThroughOutages(
+  const blobMirror = config.source === 'scan' ? startBlobMirror(database, controller.signal, context) : undefined;
+  const ingested = runWorkerThroughOutages(
     {
       db: database.db,
       pool: database.pool,
@@ -134,6 +136,19 @@ export function startWorker(
     },
     controller.signal,
   );
+  const done = blobMirror
+    ? ingested.then(
+        async (result) => {
+          await blobMirror.finish();
+          return result;
+        },
+        async (err: unknown) => {
+          controller.abort();
+          await blobMirror.finish();
+          throw err;
+        },
+      )
+    : ingested;
   // Bounded like the HTTP drain: a worker stuck in a source or a long statement must not hold the exit.
   // Its transaction then rolls back with the pool; the checkpoint is written with each batch, so nothing is lost.
   shutdown.add('ingestion worker', async () => {
@@ -153,6 +168,33 @@ export function startWorker(
       logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'the ingestion worker did not stop within SHUTDOWN_TIMEOUT_MS; going on');
   });
   return { done };
+}
+
+/**
+ * A mirror copies created-event blobs from its upstreams while its worker runs (every
+ * SCAN_SOURCE_BLOB_INTERVAL_MS), and once more when the worker ends at the upstream's end, so that
+ * an `ingest` that stops there leaves the blobs of everything it stored. `finish` stops the timer
+ * and runs that last round unless ingestion was stopped.
+ */
+function startBlobMirror(database: OpenDatabase, signal: AbortSignal, context: { config: Config; logger: Logger }) {
+  const { config, logger } = context;
+  const mirror = createBlobMirror({ urls: config.scanSource.urls, db: database.db, logger });
+  const round = () =>
+    mirror.round(signal).catch((err: unknown) => {
+      if (!signal.aborted) logger.warn({ err: (err as Error).message }, 'copying created-event blobs failed; trying again later');
+    });
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(round);
+  }, config.scanSource.blobIntervalMs);
+  timer.unref();
+  return {
+    finish: async (): Promise<void> => {
+      clearInterval(timer);
+      await running;
+      if (!signal.aborted) await round();
+    },
+  };
 }
 
 function banner(url: string, database: OpenDatabase, withApi: boolean, devToken: string | undefined): string {

@@ -7,12 +7,12 @@
  * `created_event_blob`: in the Scan app this is the base64 of the
  * participant's created-event blob (the serialised contract instance that a
  * validator passes as a disclosed contract when it submits a command). Only a
- * participant can produce it, and the update stream we index does not carry
- * it (neither Scan's `/v2/updates` and `/v0/events` nor the simulator). We
- * serve the contracts table's created_event_blob, which no source fills today,
- * so it is the empty string: the field is a required string, and inventing bytes
- * would be worse than an honest "none". Clients that submit commands with
- * disclosed contracts need a real Scan (or a participant) for the blob.
+ * participant can produce it, and Scan's update streams do not carry it. We
+ * serve what the source gave (contract_blobs): the ledger source asks its
+ * participant for it, the simulator writes one for the templates wallets
+ * disclose, a mirror copies those of its upstream's contract endpoints. A
+ * contract without one is served with "" (the field is a required string, and
+ * inventing bytes would be worse than an honest "none").
  */
 import { RawJson, type JsonBody } from './raw-json';
 import { formatDateTime, formatInstant, type Micros } from './time';

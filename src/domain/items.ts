@@ -10,6 +10,7 @@
  *     "traffic_summary":      TrafficSummary | null,
  *     "app_activity_records": AppActivityRecords | null,
  *     "update_protobuf_json": the same update with protobuf_json values        (optional)
+ *     "created_event_blobs":  { "<contract id>": "<base64 blob>", ... }         (optional)
  *   }
  *
  * The first four keys, in this order, are the item exactly as `/v0/events`
@@ -20,6 +21,11 @@
  * Scan) omit it. The writer stores both renderings and strips the extra field
  * before serving (see `servedEventItem`). Simulator items render it on first
  * read (an enumerable accessor), so it costs nothing when nobody asks.
+ * `created_event_blobs` holds the created-event blobs of contracts the update
+ * creates (or assigns), where the source has them: the ledger API gives them
+ * when asked, the simulator writes them for the templates wallets disclose,
+ * and Scan's update streams carry none. The writer stores them apart
+ * (contract_blobs); they are never part of a served update.
  *
  * Conventions that hold for every item:
  * - A transaction has `events_by_id` keyed `<update_id>:<n>` in lexicographic
@@ -151,6 +157,8 @@ export interface EventItem {
 
 export interface CanonicalItem extends EventItem {
   update_protobuf_json?: Update;
+  /** Base64 created-event blobs by contract id, of contracts this item's update creates or assigns. */
+  created_event_blobs?: Record<string, string>;
 }
 
 export function isTransaction(update: Update): update is TransactionUpdate {

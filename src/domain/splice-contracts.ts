@@ -23,6 +23,7 @@ export const SPLICE = {
   featuredAppRight: { packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:FeaturedAppRight' },
   transferPreapproval: { packageName: 'splice-amulet', qualifiedName: 'Splice.AmuletRules:TransferPreapproval' },
   transferCommandCounter: { packageName: 'splice-amulet', qualifiedName: 'Splice.ExternalPartyAmuletRules:TransferCommandCounter' },
+  transferCommand: { packageName: 'splice-amulet', qualifiedName: 'Splice.ExternalPartyAmuletRules:TransferCommand' },
   validatorLicense: { packageName: 'splice-amulet', qualifiedName: 'Splice.ValidatorLicense:ValidatorLicense' },
   unclaimedDevelopmentFundCoupon: { packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:UnclaimedDevelopmentFundCoupon' },
 } as const;

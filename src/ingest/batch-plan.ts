@@ -99,6 +99,9 @@ const RECORDED_CHOICES = new Map<string, RecordedChoice>([
   ]),
 ]);
 
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const isBase64 = (text: string): boolean => BASE64.test(text);
+
 function synchronizerOf(update: Update): string {
   if (isTransaction(update)) return update.synchronizer_id;
   return isAssign(update.event) ? update.event.target_synchronizer : update.event.source_synchronizer;
@@ -114,7 +117,11 @@ export class BatchPlanner {
     reassignments: [],
     ranges: [],
     acsDeltas: [],
+    contractBlobs: [],
   };
+  /** Created-event blobs of the batch by contract id (a later one replaces an earlier one). */
+  private readonly blobs = new Map<string, string>();
+  private blobBytes = 0;
   private readonly migrations = new Map<number, string | null>();
   private readonly ranges = new Map<string, RangeRow & { min: Micros; max: Micros }>();
   /** Contracts created or assigned in this batch, by migration and contract id. */
@@ -159,7 +166,7 @@ export class BatchPlanner {
    * (kept as objects until the batch ends, as a later item may archive them).
    */
   get bytes(): number {
-    return this.rows.appended.bytes + this.rows.contracts.length * CONTRACT_ROW_BYTES;
+    return this.rows.appended.bytes + this.rows.contracts.length * CONTRACT_ROW_BYTES + this.blobBytes;
   }
 
   /** Plans one item; throws a SourceItemError, leaving the batch unusable, if it is bad. */
@@ -183,6 +190,7 @@ export class BatchPlanner {
       max_created_at: d.maxCreatedAt === undefined ? null : formatRecordTime(d.maxCreatedAt),
       archived_count: d.archived,
     }));
+    this.rows.contractBlobs = [...this.blobs].map(([contract_id, blob]) => ({ contract_id, blob }));
     return {
       rows: this.rows,
       last: this.last,
@@ -335,6 +343,7 @@ export class BatchPlanner {
       this.widenRange(key, row.synchronizer_id);
     }
 
+    if (item.created_event_blobs !== undefined) this.addBlobs(source, update, item.created_event_blobs);
     if (isTransaction(update)) {
       this.applyTransaction(source, update, key, isImport);
     } else if (isAssign(update.event)) {
@@ -370,6 +379,26 @@ export class BatchPlanner {
         };
         this.rows.reassignments.push(row);
       }
+    }
+  }
+
+  /** The blobs of contracts the update creates or assigns; a blob of any other contract, or not base64, is bad input. */
+  private addBlobs(source: SourceItem, update: Update, blobs: unknown): void {
+    if (typeof blobs !== 'object' || blobs === null || Array.isArray(blobs)) this.fail(source, 'created_event_blobs must be an object');
+    const created = new Set<string>();
+    if (isTransaction(update)) {
+      for (const event of Object.values(update.events_by_id ?? {})) {
+        if (event?.event_type === 'created_event') created.add(event.contract_id);
+      }
+    } else if (isAssign(update.event)) {
+      created.add(update.event.created_event.contract_id);
+    }
+    for (const [contractId, blob] of Object.entries(blobs)) {
+      if (!created.has(contractId)) this.fail(source, `created_event_blobs names ${contractId}, which the update does not create`);
+      if (typeof blob !== 'string' || !isBase64(blob)) this.fail(source, `the created_event_blob of ${contractId} is not base64`);
+      if (blob === '') continue;
+      this.blobBytes += blob.length - (this.blobs.get(contractId)?.length ?? 0);
+      this.blobs.set(contractId, blob);
     }
   }
 

@@ -264,6 +264,13 @@ export const knobs = {
     expects: 'an integer of at least 1',
     schema: positiveInt,
   },
+  SCAN_SOURCE_BLOB_INTERVAL_MS: {
+    description:
+      "How often a mirror (SOURCE=scan) copies created-event blobs from the upstream's contract endpoints (the update streams carry none).",
+    default: '30000',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
   LEDGER_SOURCE_URL: {
     description: 'Base URL of the Canton JSON Ledger API (without /v2) read when SOURCE=ledger.',
     default: '',
@@ -423,7 +430,7 @@ export interface Config {
     readonly updates: number | undefined;
     readonly migrations: number;
   };
-  readonly scanSource: { readonly urls: readonly string[]; readonly pollMs: number };
+  readonly scanSource: { readonly urls: readonly string[]; readonly pollMs: number; readonly blobIntervalMs: number };
   readonly ledgerSource: { readonly url: string | undefined; readonly party: string | undefined; readonly token: string | undefined };
   readonly ingest: {
     readonly batchSize: number;
@@ -541,7 +548,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       updates: get('SIMULATOR_UPDATES'),
       migrations: get('SIMULATOR_MIGRATIONS'),
     }),
-    scanSource: Object.freeze({ urls: Object.freeze(get('SCAN_SOURCE_URLS')), pollMs: get('SCAN_SOURCE_POLL_MS') }),
+    scanSource: Object.freeze({
+      urls: Object.freeze(get('SCAN_SOURCE_URLS')),
+      pollMs: get('SCAN_SOURCE_POLL_MS'),
+      blobIntervalMs: get('SCAN_SOURCE_BLOB_INTERVAL_MS'),
+    }),
     ledgerSource: Object.freeze({ url: get('LEDGER_SOURCE_URL'), party: get('LEDGER_SOURCE_PARTY'), token: get('LEDGER_SOURCE_TOKEN') }),
     ingest: Object.freeze({
       batchSize: get('INGEST_BATCH_SIZE'),

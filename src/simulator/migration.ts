@@ -7,6 +7,7 @@
 
 import type { CanonicalItem, CreatedEvent, TransactionUpdate } from '../domain/items';
 import { formatInstant, IMPORT_RECORD_TIME, IMPORT_RECORD_TIME_ISO } from '../domain/time';
+import { withCreatedEventBlobs } from './blobs';
 import { lazyProtobufItem } from './item';
 import type { LedgerContract } from './ledger';
 import type { NetworkContext } from './context';
@@ -31,8 +32,10 @@ export function importUpdate(net: NetworkContext, contract: LedgerContract): Can
     root_event_ids: [eventId],
     events_by_id: eventsById(created),
   };
-  return lazyProtobufItem(compact, null, null, null, () => ({
-    ...compact,
-    events_by_id: eventsById(protobufCreatedEvent(created, contract)),
-  }));
+  return withCreatedEventBlobs(
+    lazyProtobufItem(compact, null, null, null, () => ({
+      ...compact,
+      events_by_id: eventsById(protobufCreatedEvent(created, contract)),
+    })),
+  );
 }

@@ -16,6 +16,7 @@ import type { NetworkContext, SubmissionInfo, Submitter } from './context';
 import { Governance } from './governance';
 import { IdFactory } from './ids';
 import { createIdentities, type Identities, type SuperValidator, type User } from './identities';
+import { withCreatedEventBlobs } from './blobs';
 import { lazyProtobufItem } from './item';
 import { Ledger } from './ledger';
 import { importUpdate } from './migration';
@@ -155,7 +156,7 @@ export class Network implements NetworkContext {
       submitter,
       info.featuredProvider,
     );
-    return lazyProtobufItem(rendered.compact, verdict, trafficSummary, appActivityRecords, rendered.protobuf);
+    return withCreatedEventBlobs(lazyProtobufItem(rendered.compact, verdict, trafficSummary, appActivityRecords, rendered.protobuf));
   }
 
   /** Runs `task` at the first step at or after `due`. */

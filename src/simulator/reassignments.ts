@@ -8,6 +8,7 @@
 
 import type { AssignEvent, CanonicalItem, ReassignmentUpdate, UnassignEvent } from '../domain/items';
 import type { Holding } from './amulet';
+import { withCreatedEventBlobs } from './blobs';
 import { lazyProtobufItem } from './item';
 import type { NetworkContext } from './context';
 import { formatRecordTime } from './time-format';
@@ -85,10 +86,12 @@ export class Reassignments {
         reassignment_counter: contract.reassignmentCounter,
       },
     };
-    return lazyProtobufItem(compact, null, null, null, () => ({
-      ...compact,
-      event: { ...(compact.event as AssignEvent), created_event: protobufCreatedEvent(created, contract) },
-    }));
+    return withCreatedEventBlobs(
+      lazyProtobufItem(compact, null, null, null, () => ({
+        ...compact,
+        event: { ...(compact.event as AssignEvent), created_event: protobufCreatedEvent(created, contract) },
+      })),
+    );
   }
 
   /** Reassignments have no mediator verdict of their own in Scan's event history. */

@@ -21,13 +21,19 @@ import { repositoryOperation } from './query-operation';
 
 const CURRENT_MIGRATION = sql<number>`(select max(migration_id) from migrations)`;
 
+/** The created-event blob of the contract `c` ('' when the source gave none): a primary-key lookup per contract served. */
+const BLOB_OF_C = sql<string>`coalesce((select b.blob from contract_blobs b where b.contract_id = c.contract_id), '')`;
+
 /** The Scan app's store answers at most this many contracts per list (its default limit). */
 export const LIVE_LIST_LIMIT = 1000;
 
 function liveOf(db: Db, template: TemplateKey) {
   return db
     .selectFrom('contracts')
-    .select(['template_id', 'contract_id', 'create_arguments', 'created_event_blob', 'created_at', 'synchronizer_id'])
+    .select(['template_id', 'contract_id', 'create_arguments', 'created_at', 'synchronizer_id'])
+    .select(
+      sql<string>`coalesce((select b.blob from contract_blobs b where b.contract_id = contracts.contract_id), '')`.as('created_event_blob'),
+    )
     .where('package_name', '=', template.packageName)
     .where('qualified_name', '=', template.qualifiedName)
     .where('archived_record_time', '=', 'infinity')
@@ -80,6 +86,23 @@ export const listLiveContracts = repositoryOperation(
   'listLiveContracts',
   async function listLiveContracts(db: Db, template: TemplateKey, limit: number = LIVE_LIST_LIMIT): Promise<StoredContract[]> {
     const rows = await inIngestionOrder(liveOf(db, template)).limit(limit).execute();
+    return rows.map(toStored);
+  },
+);
+
+/** Live contracts of a template that have no created-event blob yet, in ingestion order (a mirror asks its upstream for them). */
+export const listLiveContractsWithoutBlob = repositoryOperation(
+  'listLiveContractsWithoutBlob',
+  async function listLiveContractsWithoutBlob(db: Db, template: TemplateKey, limit: number): Promise<StoredContract[]> {
+    const rows = await inIngestionOrder(
+      liveOf(db, template).where((eb) =>
+        eb.not(
+          eb.exists(eb.selectFrom('contract_blobs as b').select('b.contract_id').whereRef('b.contract_id', '=', 'contracts.contract_id')),
+        ),
+      ),
+    )
+      .limit(limit)
+      .execute();
     return rows.map(toStored);
   },
 );
@@ -238,7 +261,7 @@ export const listLiveContractsOfParties = repositoryOperation(
   ): Promise<StoredContract[]> {
     if (parties.length === 0) return [];
     const { rows } = await sql<Row>`
-    select c.template_id, c.contract_id, c.create_arguments, c.created_event_blob, c.created_at, c.synchronizer_id
+    select c.template_id, c.contract_id, c.create_arguments, ${BLOB_OF_C} as created_event_blob, c.created_at, c.synchronizer_id
     from contract_stakeholders s
     join contracts c on c.migration_id = s.migration_id and c.contract_id = s.contract_id
     where s.migration_id = ${CURRENT_MIGRATION} and s.party = any(${parties}::text[])
@@ -276,7 +299,7 @@ export const latestTransferCommands = repositoryOperation(
     select l.state, l.reason, c.template_id, c.contract_id, c.create_arguments, c.created_event_blob, c.created_at, c.synchronizer_id
     from (select * from latest order by ingest_seq limit ${limit}) l
     cross join lateral (
-      select c.template_id, c.contract_id, c.create_arguments, c.created_event_blob, c.created_at, c.synchronizer_id
+      select c.template_id, c.contract_id, c.create_arguments, ${BLOB_OF_C} as created_event_blob, c.created_at, c.synchronizer_id
       from migrations m join contracts c on c.migration_id = m.migration_id and c.contract_id = l.contract_id
       order by m.migration_id desc
       limit 1
@@ -290,7 +313,7 @@ export const findLiveContractOfParty = repositoryOperation(
   'findLiveContractOfParty',
   async function findLiveContractOfParty(db: Db, template: TemplateKey, field: string, party: string): Promise<StoredContract | undefined> {
     const { rows } = await sql<Row>`
-    select c.template_id, c.contract_id, c.create_arguments, c.created_event_blob, c.created_at, c.synchronizer_id
+    select c.template_id, c.contract_id, c.create_arguments, ${BLOB_OF_C} as created_event_blob, c.created_at, c.synchronizer_id
     from contract_stakeholders s
     join contracts c on c.migration_id = s.migration_id and c.contract_id = s.contract_id
     where s.migration_id = ${CURRENT_MIGRATION} and s.party = ${party}

@@ -37,7 +37,7 @@ export type UpdateRow = Omit<
   payload: Buffer;
   payload_compact_length: number;
 };
-export type ContractRow = Omit<Selectable<ContractsTable>, 'created_event_blob' | 'ingest_seq' | 'created_slot'>;
+export type ContractRow = Omit<Selectable<ContractsTable>, 'ingest_seq' | 'created_slot'>;
 
 /** An archive of a contract stored before the batch. */
 export interface ArchiveRow {
@@ -297,6 +297,15 @@ export interface BatchRows {
   ranges: RangeRow[];
   /** The ACS deltas of `contracts` (the store adds those of archives and assignments). */
   acsDeltas: AcsDeltaRow[];
+  /** Created-event blobs of contracts of the batch. */
+  contractBlobs: ContractBlobRow[];
+}
+
+/** A contract's created-event blob (contract_blobs). */
+export interface ContractBlobRow {
+  contract_id: string;
+  /** Base64. */
+  blob: string;
 }
 
 export interface Checkpoint {
@@ -741,6 +750,8 @@ export async function writeBatch(connection: WriteConnection, rows: BatchRows): 
     await copy(connection, copied);
   }
 
+  if (rows.contractBlobs.length) await connection.query(UPSERT_BLOBS_SQL, blobParams(rows.contractBlobs));
+
   if (rows.ranges.length) {
     const r = rows.ranges;
     await connection.query(
@@ -784,3 +795,27 @@ export async function advanceCheckpoint(connection: WriteConnection, c: Checkpoi
   );
   if (updated.rowCount !== 1) throw new CheckpointConflictError(c.stream);
 }
+
+// A blob is rewritten only when it changed (a contract carried into a new migration may come with a new one).
+const UPSERT_BLOBS_SQL = `insert into contract_blobs (contract_id, blob)
+  select * from unnest($1::text[], $2::text[])
+  on conflict (contract_id) do update set blob = excluded.blob where contract_blobs.blob <> excluded.blob`;
+
+const blobParams = (rows: readonly ContractBlobRow[]) => [rows.map((r) => r.contract_id), rows.map((r) => r.blob)];
+
+/**
+ * Stores created-event blobs that came apart from the stream (a mirror copies them from its upstream's
+ * contract endpoints); the newest wins. Returns how many rows were added or changed.
+ */
+export const storeContractBlobs = repositoryOperation(
+  'storeContractBlobs',
+  async function storeContractBlobs(db: Db, rows: readonly ContractBlobRow[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const unique = [...new Map(rows.map((r) => [r.contract_id, r])).values()];
+    const [ids, blobs] = blobParams(unique);
+    const result = await sql`insert into contract_blobs (contract_id, blob)
+      select * from unnest(${ids}::text[], ${blobs}::text[])
+      on conflict (contract_id) do update set blob = excluded.blob where contract_blobs.blob <> excluded.blob`.execute(db);
+    return Number(result.numAffectedRows ?? 0n);
+  },
+);

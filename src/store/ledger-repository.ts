@@ -38,9 +38,9 @@ export const findStoredTransaction = repositoryOperation(
     const contracts = new Map<string, StoredContract>();
     if (ids.length > 0) {
       const rows = await sql<{ contract_id: string; signatories: string[]; observers: string[]; created_event_blob: string }>`
-      select contract_id, signatories, observers, created_event_blob
-      from contracts
-      where migration_id = ${row.migration_id} and contract_id = any(${ids}::text[])`.execute(db);
+      select c.contract_id, c.signatories, c.observers, coalesce(b.blob, '') as created_event_blob
+      from contracts c left join contract_blobs b on b.contract_id = c.contract_id
+      where c.migration_id = ${row.migration_id} and c.contract_id = any(${ids}::text[])`.execute(db);
       for (const c of rows.rows) {
         contracts.set(c.contract_id, { signatories: c.signatories, observers: c.observers, createdEventBlob: c.created_event_blob });
       }

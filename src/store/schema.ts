@@ -57,7 +57,6 @@ export interface ContractsTable {
   package_name: string;
   qualified_name: string;
   create_arguments: string;
-  created_event_blob: WithDefault<string>;
   created_at: Timestamp;
   signatories: string[];
   observers: string[];
@@ -175,6 +174,13 @@ export interface ApiSecretsTable {
   created_at: Generated<Timestamp>;
 }
 
+/** Created-event blobs, by contract id (migration 20261124_003). */
+export interface ContractBlobsTable {
+  contract_id: string;
+  /** Base64, as the source gave it. */
+  blob: string;
+}
+
 export interface VoteResultsTable {
   migration_id: Int8;
   record_time: Timestamp;
@@ -225,6 +231,7 @@ export interface Database {
   network_facts: NetworkFactsTable;
   api_secrets: ApiSecretsTable;
   vote_results: VoteResultsTable;
+  contract_blobs: ContractBlobsTable;
   transfer_command_events: TransferCommandEventsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -49,7 +49,7 @@ export const CONSISTENT_REASSIGNMENT_OFFSET = '000000000000000001';
 /** One element of the `POST /v2/updates` answer, converted. */
 export type ConvertedUpdate =
   /** A transaction or reassignment to ingest. */
-  | { kind: 'update'; offset: number; update: Update }
+  | { kind: 'update'; offset: number; update: Update; blobs?: Record<string, string> }
   /** An offset checkpoint or topology transaction: nothing to ingest, but the stream has moved past `offset`. */
   | { kind: 'offset'; offset: number };
 
@@ -84,7 +84,13 @@ function variant(value: unknown, path: string): { name: string; body: JsonObject
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function convertCreatedEvent(e: JsonObject, path: string, eventId: string): CreatedEvent {
+/** Created-event blobs by contract id, gathered while an update converts. */
+type Blobs = Record<string, string>;
+
+function convertCreatedEvent(e: JsonObject, path: string, eventId: string, blobs: Blobs): CreatedEvent {
+  // The blob travels beside the update (the item's created_event_blobs); "" means the ledger gave none.
+  const blob = optionalString(e, 'createdEventBlob', path);
+  if (blob) blobs[string(e, 'contractId', path)] = blob;
   // Contract keys have no place in Scan's CreatedEvent; Splice templates have none.
   return {
     event_type: 'created_event',
@@ -108,7 +114,7 @@ interface Node {
   path: string;
 }
 
-function convertTransaction(tx: unknown, migrationId: number, path: string): TransactionUpdate {
+function convertTransaction(tx: unknown, migrationId: number, path: string, blobs: Blobs): TransactionUpdate {
   const t = object(tx, path);
   const updateId = string(t, 'updateId', path);
   const fail = (message: string) => new LedgerConversionError(updateId, message);
@@ -155,7 +161,7 @@ function convertTransaction(tx: unknown, migrationId: number, path: string): Tra
   const events: TreeEvent[] = nodes.map((node, index): TreeEvent => {
     const e = node.body;
     const p = node.path;
-    if (node.kind === 'created') return convertCreatedEvent(e, p, eventId(index));
+    if (node.kind === 'created') return convertCreatedEvent(e, p, eventId(index), blobs);
     const exercised: ExercisedEvent = {
       event_type: 'exercised_event',
       event_id: eventId(index),
@@ -193,7 +199,7 @@ function convertTransaction(tx: unknown, migrationId: number, path: string): Tra
   return update;
 }
 
-function convertReassignment(reassignment: unknown, migrationId: number, path: string): ReassignmentUpdate {
+function convertReassignment(reassignment: unknown, migrationId: number, path: string, blobs: Blobs): ReassignmentUpdate {
   const r = object(reassignment, path);
   const updateId = string(r, 'updateId', path);
   const events = array(r, 'events', path);
@@ -214,7 +220,7 @@ function convertReassignment(reassignment: unknown, migrationId: number, path: s
       target_synchronizer: string(e, 'target', p),
       migration_id: migrationId,
       unassign_id: unassignId,
-      created_event: convertCreatedEvent(created, createdPath, `${updateId}:${integer(created, 'nodeId', createdPath)}`),
+      created_event: convertCreatedEvent(created, createdPath, `${updateId}:${integer(created, 'nodeId', createdPath)}`, blobs),
       reassignment_counter: integer(e, 'reassignmentCounter', p),
     };
   } else if (name === 'JsUnassignedEvent') {
@@ -245,11 +251,14 @@ export function convertUpdatesResponse(response: unknown, migrationId: number): 
     const { name, body, path } = variant(objectField(object(response, 'response'), 'update', 'response'), 'update');
     updateId = typeof body.updateId === 'string' ? body.updateId : undefined;
     const offset = integer(body, 'offset', path);
+    const blobs: Blobs = {};
+    const withBlobs = (update: Update): ConvertedUpdate =>
+      Object.keys(blobs).length > 0 ? { kind: 'update', offset, update, blobs } : { kind: 'update', offset, update };
     switch (name) {
       case 'Transaction':
-        return { kind: 'update', offset, update: convertTransaction(body, migrationId, path) };
+        return withBlobs(convertTransaction(body, migrationId, path, blobs));
       case 'Reassignment':
-        return { kind: 'update', offset, update: convertReassignment(body, migrationId, path) };
+        return withBlobs(convertReassignment(body, migrationId, path, blobs));
       case 'OffsetCheckpoint':
       case 'TopologyTransaction':
         return { kind: 'offset', offset };

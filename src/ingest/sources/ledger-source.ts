@@ -46,7 +46,7 @@ export interface LedgerSourceOptions {
 function wildcardFilter(party: string) {
   return {
     filtersByParty: {
-      [party]: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] },
+      [party]: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: true } } } }] },
     },
     verbose: false,
   };
@@ -141,7 +141,13 @@ export function createLedgerSource(options: LedgerSourceOptions): Source {
           if (converted.kind === 'offset') continue;
           if (options.synchronizer !== undefined && !onSynchronizer(converted.update, options.synchronizer)) continue;
           yield {
-            item: { update: converted.update, verdict: null, traffic_summary: null, app_activity_records: null },
+            item: {
+              update: converted.update,
+              verdict: null,
+              traffic_summary: null,
+              app_activity_records: null,
+              ...(converted.blobs ? { created_event_blobs: converted.blobs } : {}),
+            },
             position: String(converted.offset),
             origin,
           };

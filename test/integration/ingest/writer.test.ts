@@ -83,6 +83,20 @@ describe('bad input stops with a precise error and applies nothing of its batch'
     expect(await counts()).toEqual({ updates: 2, contracts: 1 });
   });
 
+  it('stores created-event blobs apart, the newest of a contract winning, and re-applies them as no-ops', async () => {
+    const blobs = async () =>
+      (await sql<{ contract_id: string; blob: string }>`select * from contract_blobs order by 1`.execute(t.db)).rows;
+    const first = { ...transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')]), created_event_blobs: { c1: 'AAAA' } };
+    await applyBatch(t.db, 'test', asSource([first]));
+    expect(await blobs()).toEqual([{ contract_id: 'c1', blob: 'AAAA' }]);
+    await applyBatch(t.db, 'other', asSource([first]));
+    expect(await blobs()).toEqual([{ contract_id: 'c1', blob: 'AAAA' }]);
+    // The same contract assigned with a new blob (as after a hard migration): the new one is served.
+    const assigned = { ...reassignment('u2', '2025-01-01T10:00:01.000000Z', 'assign', 'c1', 1), created_event_blobs: { c1: 'BBBB' } };
+    await applyBatch(t.db, 'test', asSource([assigned], 2));
+    expect(await blobs()).toEqual([{ contract_id: 'c1', blob: 'BBBB' }]);
+  });
+
   it('an update repeated inside one batch is a no-op, not an error', async () => {
     const item = transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')]);
     await applyBatch(t.db, 'test', asSource([item, item]));

@@ -100,12 +100,14 @@ describe('POST /v2/updates/transaction-by-id', () => {
     );
     const rows = await sql<{ update_id: string; ingest_seq: number }>`select update_id, ingest_seq from updates`.execute(t.db);
     for (const r of rows.rows) offsets.set(r.update_id, r.ingest_seq);
-    // Simulated contracts carry no blob: give the Amulet P sees one, to show when it is served.
+    // The simulator gives blobs to the contracts wallets disclose (rules, rounds, ...), not to amulets: give the
+    // Amulet P sees one, to show when it is served.
+    for (const item of all) for (const [cid, blob] of Object.entries(item.created_event_blobs ?? {})) blobs.set(cid, blob);
     const amulet = Object.values(TX.events_by_id).find(
       (e) => e.event_type === 'created_event' && e.template_id.endsWith(':Splice.Amulet:Amulet') && e.signatories.includes(P),
     )!;
     blobs.set(amulet.contract_id, 'CgMyLjES');
-    await sql`update contracts set created_event_blob = 'CgMyLjES' where contract_id = ${amulet.contract_id}`.execute(t.db);
+    await sql`insert into contract_blobs (contract_id, blob) values (${amulet.contract_id}, 'CgMyLjES')`.execute(t.db);
     api = await startTestApi(t, {
       env: {
         LEDGER_AUTH_HS256_SECRET: SECRET,

@@ -145,7 +145,7 @@ describe('external-party state: preapprovals, command counters, development fund
       if (!u || !('events_by_id' in u)) continue;
       for (const e of Object.values(u.events_by_id)) {
         if (e.event_type === 'created_event' && e.template_id.endsWith(':Splice.ExternalPartyAmuletRules:TransferCommand')) {
-          created.set(e.contract_id, expectedContract({ event: e } as LiveContract));
+          created.set(e.contract_id, expectedContract({ event: e, blob: item.created_event_blobs?.[e.contract_id] ?? '' } as LiveContract));
         }
       }
     }

@@ -8,6 +8,8 @@
 import type { CanonicalItem, TransactionUpdate } from '../../../src/domain/items';
 import { formatRecordTime } from '../../../src/domain/time';
 import type { Source, SourceItem } from '../../../src/ingest/source';
+import { sql } from 'kysely';
+import { createBlobMirror, type BlobMirrorRound } from '../../../src/ingest/blob-mirror';
 import { createScanSource } from '../../../src/ingest/sources/scan-source';
 import { runWorker } from '../../../src/ingest/worker';
 import { createLogger } from '../../../src/internal/logger';
@@ -197,6 +199,7 @@ describe('a scan-indexer mirroring another over the scan source', () => {
   let b: TestDatabase;
   let apiA: TestApi;
   let apiB: TestApi;
+  let blobRound: BlobMirrorRound;
 
   beforeAll(async () => {
     a = await createTestDatabase();
@@ -204,6 +207,8 @@ describe('a scan-indexer mirroring another over the scan source', () => {
     await ingest(a, arraySource(items));
     apiA = await startTestApi(a);
     await ingest(b, createScanSource({ urls: [apiA.url], pageSize: 150, stopAtEnd: true, logger }));
+    // The update streams carry no blobs: B copies them from A's contract endpoints, as its runtime does when the worker ends.
+    blobRound = await createBlobMirror({ urls: [apiA.url], db: b.db, logger }).round(new AbortController().signal);
     apiB = await startTestApi(b);
   });
   afterAll(async () => {
@@ -221,7 +226,27 @@ describe('a scan-indexer mirroring another over the scan source', () => {
     );
     // Closed votes, which B derives from the history it mirrors, as A did.
     expect(dumpA.vote_results).not.toBe('');
-    for (const table of Object.keys(dumpA)) expect({ table, rows: dumpB[table] }).toEqual({ table, rows: dumpA[table] });
+    // Blobs: A has those of every disclosed contract it ingested; B those of the contracts A's endpoints serve.
+    for (const table of Object.keys(dumpA).filter((t) => t !== 'contract_blobs')) {
+      expect({ table, rows: dumpB[table] }).toEqual({ table, rows: dumpA[table] });
+    }
+  });
+
+  it("copies the created-event blobs of A's contract endpoints, and only A's", async () => {
+    const blobsOf = async (t: TestDatabase) =>
+      new Map(
+        (await sql<{ contract_id: string; blob: string }>`select contract_id, blob from contract_blobs`.execute(t.db)).rows.map((r) => [
+          r.contract_id,
+          r.blob,
+        ]),
+      );
+    const [ofA, ofB] = await Promise.all([blobsOf(a), blobsOf(b)]);
+    // The rules, the open and issuing rounds and more: every one as A has it.
+    expect(ofB.size).toBeGreaterThanOrEqual(5);
+    for (const [cid, blob] of ofB) expect({ cid, blob }).toEqual({ cid, blob: ofA.get(cid) });
+    expect(blobRound).toEqual({ requests: expect.any(Number), stored: ofB.size, failed: 0 });
+    // A second round finds nothing new.
+    expect(await createBlobMirror({ urls: [apiA.url], db: b.db, logger }).round(new AbortController().signal)).toMatchObject({ stored: 0 });
   });
 
   const send = (api: TestApi, r: MirroredRequest) => {

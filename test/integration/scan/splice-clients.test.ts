@@ -117,6 +117,8 @@ describe("Splice's published scan clients against the server", () => {
     it('builds its commands from the amulet rules and the active round it reads', async () => {
       const sync = rules.synchronizerId!;
       const active = activeRound(open, Date.now());
+      // The simulator gives the rules a blob; the service must pass on the one the server serves.
+      expect(rules.blob).toMatch(/^CgMyLjE/);
       for (const [where, service] of services()) {
         // The rules contract is disclosed with the blob the server serves for it.
         expect({ where, value: await service.selfGrantFeatureAppRight(alice, sync) }).toEqual({
@@ -128,7 +130,14 @@ describe("Splice's published scan clients against the server", () => {
               choice: 'AmuletRules_DevNet_FeatureApp',
               choiceArgument: { provider: alice },
             },
-            [{ templateId: rules.event.template_id, contractId: rules.event.contract_id, createdEventBlob: '', synchronizerId: sync }],
+            [
+              {
+                templateId: rules.event.template_id,
+                contractId: rules.event.contract_id,
+                createdEventBlob: rules.blob,
+                synchronizerId: sync,
+              },
+            ],
           ],
         });
         const renew = service.renewTransferPreapproval(
@@ -151,7 +160,10 @@ describe("Splice's published scan clients against the server", () => {
             where,
             round: active.event.contract_id,
           });
-          expect(disclosed.map((d) => d.contractId)).toEqual([rules.event.contract_id, active.event.contract_id]);
+          expect(disclosed.map((d) => [d.contractId, d.createdEventBlob])).toEqual([
+            [rules.event.contract_id, rules.blob],
+            [active.event.contract_id, active.blob],
+          ]);
         }
       }
     });

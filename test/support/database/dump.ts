@@ -18,6 +18,7 @@ const TABLES: Record<string, { order: string; exclude: string[] }> = {
   acs_snapshots: { order: 'migration_id, record_time', exclude: ['taken_at'] },
   vote_results: { order: 'update_id, event_id', exclude: ['ingest_seq'] },
   transfer_command_events: { order: 'update_id, event_id', exclude: ['ingest_seq'] },
+  contract_blobs: { order: 'contract_id', exclude: [] },
 };
 
 export async function dumpTables(db: Db): Promise<Record<string, string>> {

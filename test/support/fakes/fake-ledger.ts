@@ -19,6 +19,9 @@ const contractId = (i: number) => `00${hex(i, 64)}ca101220${hex(i, 64)}`;
 const time = (i: number, micros = 0) =>
   new Date(Date.UTC(2025, 9, 14, 12, 0, i)).toISOString().replace('.000Z', `.${String(micros).padStart(6, '0')}Z`);
 
+/** The blob the fake participant gives for a contract when the filter asks for blobs (otherwise ""). */
+export const createdEventBlobOf = (cid: string): string => Buffer.from(`blob of ${cid}`).toString('base64');
+
 function createdEvent(offset: number, nodeId: number, cid: string, amount: string, createdAt: string) {
   return {
     offset,
@@ -32,7 +35,7 @@ function createdEvent(offset: number, nodeId: number, cid: string, amount: strin
       owner: PARTY,
       amount: { initialAmount: amount, createdAt: { number: '7' }, ratePerRound: { rate: '0.0038051800' } },
     },
-    createdEventBlob: '',
+    createdEventBlob: createdEventBlobOf(cid),
     interfaceViews: [],
     witnessParties: [PARTY],
     signatories: [PARTY],
@@ -237,7 +240,10 @@ export async function startFakeLedger(elements: readonly unknown[], end = offset
     }
     const limit = Number(request.query.get('limit') ?? 200);
     const page = elements.filter((e) => offsetOf(e) > body.beginExclusive && offsetOf(e) <= endInclusive).slice(0, limit);
-    return { body: page };
+    // Like a participant: blobs only for a filter that asks for them.
+    const filter = JSON.stringify(format.includeTransactions.eventFormat.filtersByParty[PARTY]);
+    if (filter.includes('"includeCreatedEventBlob":true')) return { body: page };
+    return { body: JSON.parse(JSON.stringify(page).replace(/"createdEventBlob":"[^"]*"/g, '"createdEventBlob":""')) as unknown };
   });
   ledger = Object.assign(server, { end, acceptToken: (token: string | undefined) => token === 'secret' });
   return ledger;

@@ -19,6 +19,8 @@ export interface LiveContract {
   recordTime: string;
   /** False for contracts imported over a hard migration or assigned: no creating update. */
   viaUpdate: boolean;
+  /** The newest created-event blob the stream gave for the contract id, or ''. */
+  blob: string;
 }
 
 export interface Replay {
@@ -37,9 +39,11 @@ export function replay(items: CanonicalItem[]): Replay {
   let order = 0;
   let currentMigration = -1;
   let latestRecordTime = '';
+  const blobs = new Map<string, string>();
   for (const item of items) {
     const u = item.update;
     if (!u) continue;
+    for (const [cid, blob] of Object.entries(item.created_event_blobs ?? {})) blobs.set(cid, blob);
     if (u.record_time !== IMPORT_TIME && u.record_time > latestRecordTime) latestRecordTime = u.record_time;
     if ('events_by_id' in u) {
       currentMigration = Math.max(currentMigration, u.migration_id);
@@ -54,6 +58,7 @@ export function replay(items: CanonicalItem[]): Replay {
             order: order++,
             recordTime: u.record_time,
             viaUpdate,
+            blob: '',
           };
           live.set(`${u.migration_id}/${e.contract_id}`, contract);
         }
@@ -74,6 +79,7 @@ export function replay(items: CanonicalItem[]): Replay {
             order: order++,
             recordTime: u.record_time,
             viaUpdate: false,
+            blob: '',
           });
       } else {
         const known = live.get(`${ev.migration_id}/${ev.contract_id}`);
@@ -86,7 +92,10 @@ export function replay(items: CanonicalItem[]): Replay {
     latestRecordTime,
     // Ingestion order, except that contracts without a creating update (imports, assignments), whose
     // order depends on how a source lists them, go by contract id within their record time.
-    live: [...live.values()].filter((c) => c.migrationId === currentMigration).sort(ingestionOrder),
+    live: [...live.values()]
+      .filter((c) => c.migrationId === currentMigration)
+      .map((c) => ({ ...c, blob: blobs.get(c.event.contract_id) ?? '' }))
+      .sort(ingestionOrder),
   };
 }
 
@@ -136,13 +145,13 @@ export function micros(iso: string): bigint {
   return BigInt(Date.parse(`${base}Z`)) * 1000n + BigInt(us);
 }
 
-/** The Contract JSON a Scan serves for a live contract (no created-event blobs are indexed). */
+/** The Contract JSON a Scan serves for a live contract, with the blob the stream gave ('' when none). */
 export function expectedContract(c: LiveContract): unknown {
   return {
     template_id: c.event.template_id,
     contract_id: c.event.contract_id,
     payload: c.event.create_arguments,
-    created_event_blob: '',
+    created_event_blob: c.blob,
     created_at: isoInstant(c.event.created_at),
   };
 }

@@ -122,6 +122,27 @@ describe('the batch planner', () => {
     expect(p.rows.archives.map((a) => a.contract_id)).toEqual(['c-old']);
   });
 
+  it("keeps the created-event blobs of the update's contracts, and refuses one of another contract or not in base64", () => {
+    const withBlobs = (item: CanonicalItem, blobs: unknown) => ({ ...item, created_event_blobs: blobs }) as CanonicalItem;
+    const p = plan([
+      withBlobs(transaction('u1', T('10:00:00'), [created('u1', 0, 'c1', '5.0'), created('u1', 1, 'c2')]), { c1: 'CgMyLjE=', c2: '' }),
+      withBlobs(reassignment('u2', T('10:00:01'), 'assign', 'c3', 1), { c3: 'AAAA' }),
+      // A later blob of the same contract replaces the earlier one.
+      withBlobs(reassignment('u3', T('10:00:02'), 'assign', 'c3', 2), { c3: 'BBBB' }),
+    ]);
+    expect(p.rows.contractBlobs).toEqual([
+      { contract_id: 'c1', blob: 'CgMyLjE=' },
+      { contract_id: 'c3', blob: 'BBBB' },
+    ]);
+    const tx = transaction('u9', T('10:00:00'), [created('u9', 0, 'c9')]);
+    expect(failure([withBlobs(tx, { 'c-other': 'AAAA' })])).toBe(
+      'test:1 (update u9): created_event_blobs names c-other, which the update does not create',
+    );
+    expect(failure([withBlobs(tx, { c9: 'not base64!' })])).toBe('test:1 (update u9): the created_event_blob of c9 is not base64');
+    expect(failure([withBlobs(tx, { c9: 'AAA' })])).toBe('test:1 (update u9): the created_event_blob of c9 is not base64');
+    expect(failure([withBlobs(tx, ['AAAA'])])).toBe('test:1 (update u9): created_event_blobs must be an object');
+  });
+
   it('makes a repeated update and an update stored already no-ops', () => {
     const u1 = transaction('u1', T('10:00:00'), [created('u1', 0, 'c1')]);
     const p = plan([u1, u1, transaction('u0', T('10:00:01'), [created('u0', 0, 'c0')])], ['u0']);

@@ -6,12 +6,20 @@
  * live polling, the synchronizer filter and bad input.
  */
 import pino from 'pino';
-import { isTransaction } from '../../../src/domain/items';
+import { isTransaction, type TransactionUpdate } from '../../../src/domain/items';
 import { HttpStatusError } from '../../../src/ingest/http-client';
 import { SourceItemError, type Source, type SourceItem } from '../../../src/ingest/source';
 import { convertUpdatesResponse } from '../../../src/ingest/sources/ledger-conversion';
 import { createLedgerSource, type LedgerSourceOptions } from '../../../src/ingest/sources/ledger-source';
-import { makeLedgerUpdates, offsetOf, PARTY, startFakeLedger, SYNC, type FakeLedger } from '../../support/fakes/fake-ledger';
+import {
+  createdEventBlobOf,
+  makeLedgerUpdates,
+  offsetOf,
+  PARTY,
+  startFakeLedger,
+  SYNC,
+  type FakeLedger,
+} from '../../support/fakes/fake-ledger';
 import type { FakeServer } from '../../support/fakes/fake-server';
 
 const logger = pino({ level: 'silent' });
@@ -45,7 +53,13 @@ function expected(elements: readonly unknown[]) {
     if (converted.kind !== 'update') return [];
     return [
       {
-        item: { update: converted.update, verdict: null, traffic_summary: null, app_activity_records: null },
+        item: {
+          update: converted.update,
+          verdict: null,
+          traffic_summary: null,
+          app_activity_records: null,
+          ...(converted.blobs ? { created_event_blobs: converted.blobs } : {}),
+        },
         position: String(converted.offset),
       },
     ];
@@ -72,6 +86,10 @@ describe('ledger source', () => {
     const got = await collect(ledgerSource(ledger.url));
     expectExactly(got, ELEMENTS);
     expect(got).toHaveLength(25);
+    // The participant's created-event blobs travel with the items that create the contracts.
+    const tx = got.find((g) => g.item.update && isTransaction(g.item.update))!.item;
+    const created = Object.values((tx.update as TransactionUpdate).events_by_id).filter((e) => e.event_type === 'created_event');
+    expect(tx.created_event_blobs).toEqual(Object.fromEntries(created.map((e) => [e.contract_id, createdEventBlobOf(e.contract_id)])));
     expect(got[0]?.origin).toBe(`${ledger.url}/v2/updates offset 100`);
 
     const [first, second] = ledger.requests;
@@ -80,7 +98,7 @@ describe('ledger source', () => {
     expect(second?.query.get('limit')).toBe('4');
     const wildcard = {
       filtersByParty: {
-        [PARTY]: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] },
+        [PARTY]: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: true } } } }] },
       },
       verbose: false,
     };

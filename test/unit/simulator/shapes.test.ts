@@ -137,10 +137,12 @@ const item = z.strictObject({
   traffic_summary: trafficSummary.nullable(),
   app_activity_records: appActivityRecords.nullable(),
   update_protobuf_json: z.union([transaction, reassignment]).optional(),
+  // Base64 created-event blobs of contracts the update creates, for the templates wallets disclose.
+  created_event_blobs: z.record(z.string(), z.base64().min(8)).optional(),
 });
 
 const KEY_ORDER = {
-  item: ['update', 'verdict', 'traffic_summary', 'app_activity_records', 'update_protobuf_json'],
+  item: ['update', 'verdict', 'traffic_summary', 'app_activity_records', 'update_protobuf_json', 'created_event_blobs'],
   transaction: [
     'update_id',
     'migration_id',
@@ -296,6 +298,21 @@ function checkCreated(ev: CreatedEvent, compact: boolean, where: string, errors:
   if (fields && Object.keys(ev.create_arguments as object).length !== fields.length) errors.push(`${where}: ${entity} payload fields`);
 }
 
+/** Blobs name exactly the contracts of disclosed templates that the update creates or assigns. */
+const DISCLOSED =
+  /:(Splice\.AmuletRules:(AmuletRules|TransferPreapproval)|Splice\.ExternalPartyAmuletRules:(ExternalPartyAmuletRules|TransferCommandCounter)|Splice\.Ans:AnsRules|Splice\.Round:(OpenMiningRound|IssuingMiningRound)|Splice\.Amulet:FeaturedAppRight)$/;
+function checkBlobs(it: CanonicalItem, where: string, errors: string[]): void {
+  const u = it.update;
+  const created = !u ? [] : 'events_by_id' in u ? Object.values(u.events_by_id) : 'created_event' in u.event ? [u.event.created_event] : [];
+  const disclosed = created
+    .filter((e) => e.event_type === 'created_event' && DISCLOSED.test(e.template_id))
+    .map((e) => e.contract_id)
+    .sort();
+  const named = Object.keys(it.created_event_blobs ?? {}).sort();
+  if (JSON.stringify(named) !== JSON.stringify(disclosed))
+    errors.push(`${where}: blobs for ${named.join(',')}, expected ${disclosed.join(',')}`);
+}
+
 function checkItem(it: CanonicalItem, where: string, errors: string[]): void {
   const parsed = item.safeParse(it);
   if (!parsed.success) {
@@ -303,6 +320,7 @@ function checkItem(it: CanonicalItem, where: string, errors: string[]): void {
     return;
   }
   expectKeyOrder(it, KEY_ORDER.item, where, errors);
+  checkBlobs(it, where, errors);
   for (const [u, compact] of [
     [it.update, true],
     [it.update_protobuf_json, false],

@@ -1,0 +1,165 @@
+/**
+ * A mirror's created-event blobs. Scan's update streams carry none, so a
+ * scan-indexer that mirrors another Scan (SOURCE=scan) copies them from the
+ * upstream's contract endpoints, the same ones it serves itself: whatever
+ * `Contract` those answers hold (an object with `contract_id` and a non-empty
+ * `created_event_blob`) is stored for that contract id. The endpoints that
+ * list every contract they serve are asked as they are; those that answer per
+ * party (preapprovals, command counters, command status) are asked for the
+ * parties of the live contracts here that still lack a blob. An upstream that
+ * gives "" stores nothing, and the contract is served with "" as there.
+ *
+ * It runs after each catch-up of the scan source and on a timer while live
+ * (runtime.ts), so a contract created upstream has its blob one round later.
+ * A failing request is logged and skipped: blobs never hold ingestion up.
+ */
+import { SPLICE, type TemplateKey } from '../domain/splice-contracts';
+import type { Logger } from '../internal/logger';
+import { listLiveContractsWithoutBlob } from '../store/contract-repository';
+import { storeContractBlobs, type ContractBlobRow } from '../store/ingest-repository';
+import type { Db } from '../store/pool';
+import { createHttpClient, HttpStatusError, type HttpClientOptions, type JsonRequest } from './http-client';
+
+export interface BlobMirrorOptions {
+  /** Base URLs of the upstream Scans (without /api/scan); the first that answers is used. */
+  urls: readonly string[];
+  db: Db;
+  logger: Logger;
+  http?: HttpClientOptions;
+  /** Per-party requests per round, at most (default 200). */
+  maxPartyRequests?: number;
+}
+
+export interface BlobMirrorRound {
+  /** Requests answered, and blobs added or changed. */
+  requests: number;
+  stored: number;
+  /** Requests that failed (logged). */
+  failed: number;
+}
+
+/** A request to an upstream, relative to its /api/scan. */
+type UpstreamRequest = Pick<JsonRequest, 'method' | 'body'> & { path: string };
+
+/** Endpoints that answer with every contract of their kind. */
+const LISTING_REQUESTS: readonly UpstreamRequest[] = [
+  { method: 'GET', path: '/v0/dso' },
+  { method: 'POST', path: '/v0/amulet-rules', body: {} },
+  { method: 'POST', path: '/v0/external-party-amulet-rules', body: {} },
+  { method: 'POST', path: '/v0/ans-rules', body: {} },
+  {
+    method: 'POST',
+    path: '/v0/open-and-issuing-mining-rounds',
+    body: { cached_open_mining_round_contract_ids: [], cached_issuing_round_contract_ids: [] },
+  },
+  { method: 'GET', path: '/v0/closed-rounds' },
+  { method: 'GET', path: '/v0/featured-apps' },
+  { method: 'GET', path: '/v0/unclaimed-development-fund-coupons' },
+  { method: 'GET', path: '/v0/admin/sv/voterequests' },
+];
+
+/** Endpoints that answer per party, with the live contracts whose payload names the party. */
+const PER_PARTY: readonly { template: TemplateKey; path: (payload: Record<string, unknown>) => string | undefined }[] = [
+  {
+    template: SPLICE.transferPreapproval,
+    path: (p) => (typeof p.receiver === 'string' ? `/v0/transfer-preapprovals/by-party/${encodeURIComponent(p.receiver)}` : undefined),
+  },
+  {
+    template: SPLICE.transferCommandCounter,
+    path: (p) => (typeof p.sender === 'string' ? `/v0/transfer-command-counter/${encodeURIComponent(p.sender)}` : undefined),
+  },
+  {
+    template: SPLICE.transferCommand,
+    path: (p) =>
+      typeof p.sender === 'string' && (typeof p.nonce === 'string' || typeof p.nonce === 'number')
+        ? `/v0/transfer-command/status?sender=${encodeURIComponent(p.sender)}&nonce=${encodeURIComponent(String(p.nonce))}`
+        : undefined,
+  },
+];
+
+/** Every `{contract_id, created_event_blob}` with a non-empty blob anywhere in a JSON answer. */
+export function blobsIn(body: unknown, into: Map<string, string> = new Map()): Map<string, string> {
+  if (Array.isArray(body)) {
+    for (const element of body) blobsIn(element, into);
+  } else if (typeof body === 'object' && body !== null) {
+    const o = body as Record<string, unknown>;
+    if (typeof o.contract_id === 'string' && typeof o.created_event_blob === 'string' && o.created_event_blob !== '') {
+      into.set(o.contract_id, o.created_event_blob);
+    }
+    for (const value of Object.values(o)) if (typeof value === 'object') blobsIn(value, into);
+  }
+  return into;
+}
+
+export function createBlobMirror(options: BlobMirrorOptions) {
+  const { db, logger } = options;
+  const http = createHttpClient(logger, { maxAttempts: 3, ...options.http });
+  const maxPartyRequests = options.maxPartyRequests ?? 200;
+
+  /** The answer of the first upstream that gives one; undefined for a 404 (nothing of that kind). */
+  async function ask(request: UpstreamRequest, signal: AbortSignal): Promise<unknown> {
+    let failure: unknown;
+    for (const url of options.urls) {
+      try {
+        return await http.json({ method: request.method, url: `${url}/api/scan${request.path}`, body: request.body }, signal);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        if (err instanceof HttpStatusError && err.status === 404) return undefined;
+        failure = err;
+      }
+    }
+    throw failure;
+  }
+
+  /** One round: asks every endpoint once and stores what it found. */
+  async function round(signal: AbortSignal): Promise<BlobMirrorRound> {
+    const found = new Map<string, string>();
+    const result: BlobMirrorRound = { requests: 0, stored: 0, failed: 0 };
+    const requests: UpstreamRequest[] = [...LISTING_REQUESTS];
+    for (const { template, path } of PER_PARTY) {
+      const lacking = await listLiveContractsWithoutBlob(db, template, maxPartyRequests);
+      const paths = new Set<string>();
+      for (const c of lacking) {
+        const p = path(JSON.parse(c.payload) as Record<string, unknown>);
+        if (p !== undefined) paths.add(p);
+      }
+      for (const p of paths) requests.push({ method: 'GET', path: p });
+    }
+    for (const request of requests) {
+      try {
+        blobsIn(await ask(request, signal), found);
+        result.requests += 1;
+      } catch (err) {
+        if (signal.aborted) throw err;
+        result.failed += 1;
+        logger.warn({ path: request.path, err: (err as Error).message }, 'could not read created-event blobs from the upstream');
+      }
+    }
+    // Validator licenses come in pages (of 1,000; at most 100 pages a round).
+    let after: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const path = `/v0/admin/validator/licenses?limit=1000${after === undefined ? '' : `&after=${after}`}`;
+      try {
+        const body = (await ask({ method: 'GET', path }, signal)) as { next_page_token?: unknown } | undefined;
+        result.requests += 1;
+        blobsIn(body, found);
+        const next = body?.next_page_token;
+        if (typeof next !== 'number' && typeof next !== 'string') break;
+        after = String(next);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        result.failed += 1;
+        logger.warn({ path, err: (err as Error).message }, 'could not read created-event blobs from the upstream');
+        break;
+      }
+    }
+    const rows: ContractBlobRow[] = [...found].map(([contract_id, blob]) => ({ contract_id, blob }));
+    result.stored = await storeContractBlobs(db, rows);
+    if (result.stored > 0) logger.info({ stored: result.stored }, 'created-event blobs copied from the upstream');
+    return result;
+  }
+
+  return { round };
+}
+
+export type BlobMirror = ReturnType<typeof createBlobMirror>;
