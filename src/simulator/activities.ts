@@ -1,7 +1,9 @@
 /**
  * What users (and occasionally SVs) do when no automation is due: mostly
  * amulet transfers, plus merges, locks, faucet taps, ANS requests, votes,
- * node reconfigurations, price votes, reassignments and the odd rejected submission.
+ * node reconfigurations, price votes, reassignments, transfer preapprovals,
+ * external parties' transfer commands, validator liveness records,
+ * development fund coupons and the odd rejected submission.
  * Whales are picked far more often than other users, so their history of
  * archived amulets grows long while their live holdings stay few.
  */
@@ -40,6 +42,10 @@ export class Activities {
       [() => net.svNodes.randomConfigChange(), 0.3],
       [() => net.svNodes.randomPriceVote(), 0.3],
       [() => net.reassignments.moveAway(), 1],
+      [() => net.externalTransfers.preapprove(this.users.pick(net.rng)), 1],
+      [() => this.externalTransfer(), 2.5],
+      [() => net.licenses.recordLiveness(), 1],
+      [() => net.licenses.fundDevelopment(), 1],
       [() => rejectedItem(net, this.users.pick(net.rng)), 1],
     ];
     this.activities = new WeightedPicker(entries);
@@ -72,6 +78,12 @@ export class Activities {
     }
     const provider = rng.chance(0.4) ? rng.pick(net.who.appProviders).party : sender.party;
     return net.wallets.transfer(sender, { sender: sender.party, provider, outputs }, rng.chance(EXTERNAL_SHARE));
+  }
+
+  /** An external party sends to another user through a delegate (TransferCommand). */
+  private externalTransfer(): CanonicalItem | undefined {
+    const sender = this.users.pick(this.net.rng);
+    return this.net.externalTransfers.command(sender, this.otherUser(sender));
   }
 
   /** A user with several amulets merges them into one. */

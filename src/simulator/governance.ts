@@ -38,6 +38,7 @@ export const ANS_RENEWAL_TICKS = 2;
 export class Governance {
   dsoRulesCid = '';
   amuletRulesCid = '';
+  externalPartyAmuletRulesCid = '';
   ansRulesCid = '';
   upgradeSchedule: UpgradeSchedule | null = null;
   /** Provider party → its FeaturedAppRight contract. */
@@ -58,9 +59,16 @@ export class Governance {
         const dso = [net.who.dso];
         this.dsoRulesCid = tx.create(null, TEMPLATES.dsoRules, this.dsoRulesArgs(), dso);
         this.amuletRulesCid = tx.create(null, TEMPLATES.amuletRules, this.amuletRulesArgs(), dso);
+        this.externalPartyAmuletRulesCid = tx.create(
+          null,
+          TEMPLATES.externalPartyAmuletRules,
+          V.record({ dso: V.party(net.who.dso) }),
+          dso,
+        );
         this.ansRulesCid = tx.create(null, TEMPLATES.ansRules, this.ansRulesArgs(), dso);
       }),
     );
+    net.soon(() => net.licenses.bootstrap(founder));
     net.soon(() => net.rounds.bootstrap(founder));
     net.soon(() => net.svNodes.bootstrap(founder));
     net.who.appProviders.forEach((provider, i) => {

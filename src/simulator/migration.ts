@@ -13,8 +13,7 @@ import type { LedgerContract } from './ledger';
 import type { NetworkContext } from './context';
 import { eventMap, protobufCreatedEvent, renderCreatedEvent } from './transaction';
 
-export function importUpdate(net: NetworkContext, contract: LedgerContract): CanonicalItem {
-  const updateId = net.ids.updateId();
+export function importUpdate(net: NetworkContext, contract: LedgerContract, updateId: string): CanonicalItem {
   const eventId = `${updateId}:0`;
   const created = renderCreatedEvent(contract, eventId);
   const eventsById = (event: CreatedEvent): TransactionUpdate['events_by_id'] => {

@@ -23,6 +23,8 @@ import { importUpdate } from './migration';
 import type { Settings } from './options';
 import { Prng } from './prng';
 import { Reassignments } from './reassignments';
+import { ExternalTransfers } from './external-transfers';
+import { ValidatorLicenses } from './validator-licenses';
 import { Rounds } from './rounds';
 import { Scheduler, type Task } from './scheduler';
 import { SvNodes } from './sv-nodes';
@@ -53,6 +55,8 @@ export class Network implements NetworkContext {
   readonly ans: Ans;
   readonly votes: Votes;
   readonly reassignments: Reassignments;
+  readonly licenses: ValidatorLicenses;
+  readonly externalTransfers: ExternalTransfers;
   private readonly activities: Activities;
   private readonly userParties: ReadonlySet<string>;
   private lastEffectiveAt: Micros;
@@ -80,6 +84,8 @@ export class Network implements NetworkContext {
     this.ans = new Ans(this);
     this.votes = new Votes(this);
     this.reassignments = new Reassignments(this);
+    this.licenses = new ValidatorLicenses(this);
+    this.externalTransfers = new ExternalTransfers(this);
     this.activities = new Activities(this);
   }
 
@@ -123,7 +129,11 @@ export class Network implements NetworkContext {
   private *hardMigration(lastMigrationId: number): Generator<CanonicalItem> {
     this.migrationId++;
     this.clock.pause(MIGRATION_DOWNTIME);
-    for (const contract of this.ledger.sortedContracts()) yield importUpdate(this, contract);
+    // Import updates in update-id order, the order Scan serves them in (backfilling/import-updates), so
+    // that a mirror that reads them there ingests them in the order the simulator gave them.
+    const contracts = this.ledger.sortedContracts();
+    const updateIds = contracts.map(() => this.ids.updateId()).sort();
+    for (const [i, contract] of contracts.entries()) yield importUpdate(this, contract, updateIds[i] as string);
     const scheduled = this.migrationId === lastMigrationId ? this.settings.scheduledUpgradeAt : undefined;
     if (scheduled !== undefined) this.votes.requestUpgradeSchedule({ time: scheduled, migrationId: this.migrationId + 1 });
     else if (this.gov.upgradeSchedule) this.votes.requestUpgradeSchedule(null);

@@ -5,7 +5,7 @@
  * scan-proxy. Expected bodies come from an independent replay of the items
  * (test/support/live-acs) and the rules of the Scan app written out here.
  */
-import { useTestDatabase } from '../../support/database/database';
+import { createTestDatabase, destroyTestDatabase, useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { arg, dateTime, expectedContract, micros, ofTemplate, replay, type LiveContract } from '../../support/replays/live-acs';
 import { load } from '../../support/items/network-items';
@@ -71,9 +71,28 @@ describe('current state: rules, rounds, DSO, ANS and featured apps', () => {
     });
   });
 
-  it('external-party amulet rules: the Scan app 404 when the network has none', async () => {
-    expect(ofTemplate(r, 'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules')).toHaveLength(0);
-    expectBody(await post('/v0/external-party-amulet-rules', {}), { error: 'No active ExternalPartyAmuletRules contract' }, 404);
+  it('external-party amulet rules: the live contract, or null where the client has it cached', async () => {
+    const rules = only('Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules');
+    expect(rules.blob).not.toBe('');
+    expectBody(await post('/v0/external-party-amulet-rules', {}), { external_party_amulet_rules_update: withState(rules) });
+    expectBody(await post('/v0/external-party-amulet-rules', { cached_external_party_amulet_rules_contract_id: rules.event.contract_id }), {
+      external_party_amulet_rules_update: { contract: null, domain_id: rules.synchronizerId },
+    });
+  });
+
+  it('external-party amulet rules: the Scan app 404 on a network that has none (nothing ingested)', async () => {
+    const empty = await createTestDatabase();
+    const emptyApi = await startTestApi(empty, { env: { LEDGER_AUTH_DISABLED: 'true' } });
+    try {
+      expectBody(
+        await request(emptyApi.url, 'POST', '/api/scan/v0/external-party-amulet-rules', {}),
+        { error: 'No active ExternalPartyAmuletRules contract' },
+        404,
+      );
+    } finally {
+      await emptyApi.close();
+      await destroyTestDatabase(empty);
+    }
   });
 
   it('mining rounds keyed by contract id in round order, cached ones without their contract, with the least time to live', async () => {

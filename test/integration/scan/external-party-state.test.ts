@@ -3,8 +3,10 @@
  * HTTP server, on Scan and on the validator's scan-proxy: a receiver's
  * TransferPreapproval, a sender's TransferCommandCounter, the unclaimed
  * development fund coupons, validator licenses, and the proxy's holdings
- * summary, on the hand-built contracts of test/support/items/external-party-network;
- * expected bodies come from an independent replay.
+ * summary, on a simulated network (whose users get preapprovals, counters,
+ * licenses and coupons of their own) continued by the hand-built contracts of
+ * test/support/items/external-party-network for cases the simulator makes
+ * rarely; expected bodies come from an independent replay.
  */
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
@@ -39,8 +41,18 @@ describe('external-party state: preapprovals, command counters, development fund
     request(api.url, body === undefined ? 'GET' : 'POST', `/api/validator/v0/scan-proxy${path}`, body);
 
   it("a receiver's live TransferPreapproval: the renewed one, not the archived one", async () => {
-    const live = ofTemplate(r, 'Splice.AmuletRules:TransferPreapproval');
+    const all = ofTemplate(r, 'Splice.AmuletRules:TransferPreapproval');
+    const live = all.filter((c) => arg(c, 'receiver') === alice);
     expect(live.map((c) => c.event.contract_id)).toEqual(['00preapproval-2']);
+    // Those of the simulated users, each found by its receiver, blob included.
+    const simulated = all.filter((c) => arg(c, 'receiver') !== alice);
+    expect(simulated.length).toBeGreaterThanOrEqual(3);
+    for (const c of simulated) {
+      expect(c.blob).not.toBe('');
+      const receiver = encodeURIComponent(arg(c, 'receiver') as string);
+      expectBody(await scan(`/v0/transfer-preapprovals/by-party/${receiver}`), { transfer_preapproval: withState(c) });
+      expectBody(await proxy(`/transfer-preapprovals/by-party/${receiver}`), { transfer_preapproval: withState(c) });
+    }
     const expected = { transfer_preapproval: withState(live[0]!) };
     expectBody(await scan(`/v0/transfer-preapprovals/by-party/${encodeURIComponent(alice)}`), expected);
     expectBody(await proxy(`/transfer-preapprovals/by-party/${encodeURIComponent(alice)}`), expected);
@@ -56,8 +68,15 @@ describe('external-party state: preapprovals, command counters, development fund
   });
 
   it("a sender's TransferCommandCounter, or the 404 that says to start at nonce 0", async () => {
-    const counter = ofTemplate(r, 'Splice.ExternalPartyAmuletRules:TransferCommandCounter');
+    const all = ofTemplate(r, 'Splice.ExternalPartyAmuletRules:TransferCommandCounter');
+    const counter = all.filter((c) => arg(c, 'sender') === bob);
     expect(counter).toHaveLength(1);
+    const simulated = all.filter((c) => arg(c, 'sender') !== bob);
+    expect(simulated.length).toBeGreaterThanOrEqual(3);
+    for (const c of simulated) {
+      const sender = encodeURIComponent(arg(c, 'sender') as string);
+      expectBody(await scan(`/v0/transfer-command-counter/${sender}`), { transfer_command_counter: withState(c) });
+    }
     const expected = { transfer_command_counter: withState(counter[0]!) };
     expectBody(await scan(`/v0/transfer-command-counter/${encodeURIComponent(bob)}`), expected);
     expectBody(await proxy(`/transfer-command-counter/${encodeURIComponent(bob)}`), expected);
@@ -80,7 +99,9 @@ describe('external-party state: preapprovals, command counters, development fund
 
   it('the live development fund coupons in ingestion order', async () => {
     const coupons = ofTemplate(r, 'Splice.Amulet:UnclaimedDevelopmentFundCoupon');
-    expect(coupons.map((c) => c.event.contract_id)).toEqual(['00coupon-1', '00coupon-2']);
+    // The simulated DSO's coupons, then the two hand-built ones.
+    expect(coupons.length).toBeGreaterThan(2);
+    expect(coupons.map((c) => c.event.contract_id).slice(-2)).toEqual(['00coupon-1', '00coupon-2']);
     const expected = { 'unclaimed-development-fund-coupons': coupons.map(withState) };
     expectBody(await scan('/v0/unclaimed-development-fund-coupons'), expected);
     expectBody(await proxy('/unclaimed-development-fund-coupons'), expected);
@@ -88,11 +109,13 @@ describe('external-party state: preapprovals, command counters, development fund
 
   it('validator licenses: the live ones in ingestion order, paged by an integer token until a short page', async () => {
     const live = ofTemplate(r, 'Splice.ValidatorLicense:ValidatorLicense');
-    expect(live.map((c) => c.event.contract_id)).toEqual(['00license-0', '00license-2']);
+    // The simulated validators' licenses, re-created as they record liveness, then the hand-built ones.
+    expect(live.length).toBeGreaterThan(2);
+    expect(live.map((c) => c.event.contract_id).slice(-2)).toEqual(['00license-0', '00license-2']);
     expectBody(await scan('/v0/admin/validator/licenses'), { validator_licenses: live.map(expectedContract), next_page_token: null });
     const seen: unknown[] = [];
     let after: number | undefined;
-    for (let page = 0; page < 3; page++) {
+    for (let page = 0; page <= live.length; page++) {
       const res = await scan(`/v0/admin/validator/licenses?limit=1${after === undefined ? '' : `&after=${after}`}`);
       const body = res.json as { validator_licenses: unknown[]; next_page_token: number | null };
       expect(res.status).toBe(200);
@@ -133,6 +156,27 @@ describe('external-party state: preapprovals, command counters, development fund
       validatorsReceivedFaucets: [aliceFaucets, providerFaucets],
     });
     expectBody(await scan(q(provider)), { validatorsReceivedFaucets: [providerFaucets] });
+    // The simulated validators, from the faucet state their liveness records left on their licenses.
+    const simulated = live.filter((c) => ![alice, bob, provider].includes(arg(c, 'validator') as string));
+    expect(simulated.some((c) => arg(c, 'faucetState') !== null)).toBe(true);
+    const faucets = simulated.map((c) => {
+      const state = arg(c, 'faucetState') as {
+        firstReceivedFor: { number: string };
+        lastReceivedFor: { number: string };
+        numCouponsMissed: string;
+      } | null;
+      const [first, last, missed] = state
+        ? [Number(state.firstReceivedFor.number), Number(state.lastReceivedFor.number), Number(state.numCouponsMissed)]
+        : [0, 0, 0];
+      return {
+        validator: arg(c, 'validator'),
+        numRoundsCollected: state ? last - first + 1 - missed : 0,
+        numRoundsMissed: missed,
+        firstCollectedInRound: first,
+        lastCollectedInRound: last,
+      };
+    });
+    expectBody(await scan(q(...simulated.map((c) => arg(c, 'validator') as string))), { validatorsReceivedFaucets: faucets });
     expectBody(await scan('/v0/validators/validator-faucets'), { error: "Missing required query field 'validator_ids'." }, 400);
     expectBody(await scan(q('not-a-party')), { error: 'Invalid unique identifier `not-a-party` with missing namespace.' }, 400);
   });
@@ -204,6 +248,57 @@ describe('external-party state: preapprovals, command counters, development fund
         { error: "Invalid query field 'nonce': expected an integer nonce." },
         400,
       );
+    }
+  });
+
+  it("transfer command status of the simulated external parties' commands, replayed from their exercises", async () => {
+    type Status = { status: string; failure_kind?: string; reason?: string };
+    const commands = new Map<string, { key: string; status: Status; contract: unknown; order: number }>();
+    let order = 0;
+    const printed = (reason: { tag: string; value: Record<string, string> }) => `${reason.tag}(${Object.values(reason.value).join(', ')})`;
+    for (const item of items) {
+      const u = item.update;
+      if (!u || !('events_by_id' in u)) continue;
+      for (const e of Object.values(u.events_by_id)) {
+        if (!e.template_id.endsWith(':Splice.ExternalPartyAmuletRules:TransferCommand')) continue;
+        if (e.event_type === 'created_event') {
+          const a = e.create_arguments as { sender: string; nonce: string };
+          commands.set(e.contract_id, {
+            key: `${a.sender}/${a.nonce}`,
+            status: { status: 'created' },
+            contract: expectedContract({ event: e, blob: item.created_event_blobs?.[e.contract_id] ?? '' } as LiveContract),
+            order: order++,
+          });
+          continue;
+        }
+        const c = commands.get(e.contract_id)!;
+        c.order = order++;
+        const outcome = (
+          e.exercise_result as { result?: { tag: string; value: { reason?: { tag: string; value: Record<string, string> } } } }
+        ).result;
+        if (e.choice === 'TransferCommand_Withdraw') {
+          c.status = { status: 'failed', failure_kind: 'withdrawn', reason: 'The TransferCommand has been withdrawn by the sender' };
+        } else if (e.choice === 'TransferCommand_Expire') {
+          c.status = { status: 'failed', failure_kind: 'expired', reason: 'The TransferCommand has expired' };
+        } else if (outcome?.tag === 'TransferCommandResultSuccess') {
+          c.status = { status: 'sent' };
+        } else {
+          c.status = { status: 'failed', failure_kind: 'failed', reason: printed(outcome!.value.reason!) };
+        }
+      }
+    }
+    const simulated = [...commands].filter(([cid]) => !cid.startsWith('00tc-hand'));
+    // Sent and failed sends at least (withdrawals and expiries are rarer; the hand-built commands have a withdrawal).
+    const kinds = new Set(simulated.map(([, c]) => c.status.failure_kind ?? c.status.status));
+    expect(kinds).toContain('sent');
+    expect(kinds).toContain('failed');
+    for (const key of new Set(simulated.map(([, c]) => c.key))) {
+      const [sender, nonce] = key.split('/') as [string, string];
+      const ofKey = simulated.filter(([, c]) => c.key === key).sort((x, y) => x[1].order - y[1].order);
+      const expected = {
+        transfer_commands_by_contract_id: Object.fromEntries(ofKey.map(([cid, c]) => [cid, { contract: c.contract, status: c.status }])),
+      };
+      expectBody(await scan(`/v0/transfer-command/status?sender=${encodeURIComponent(sender)}&nonce=${nonce}`), expected);
     }
   });
 

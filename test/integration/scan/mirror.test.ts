@@ -65,6 +65,25 @@ const FIRST_VOTE_REQUEST = (() => {
   }
   return 'no-vote-request';
 })();
+/** A receiver of a live preapproval, a sender with a counter, and a command's sender and nonce, as the simulator made them. */
+const EXTERNAL = (() => {
+  const live = new Map<string, { template: string; args: Record<string, string> }>();
+  for (const i of transactions) {
+    const u = i.update as TransactionUpdate;
+    for (const e of Object.values(u.events_by_id)) {
+      if (e.event_type === 'created_event')
+        live.set(e.contract_id, { template: e.template_id, args: e.create_arguments as Record<string, string> });
+      else if (e.consuming) live.delete(e.contract_id);
+    }
+  }
+  const find = (entity: string) => [...live.values()].find((c) => c.template.endsWith(entity))?.args;
+  return {
+    receiver: find(':Splice.AmuletRules:TransferPreapproval')?.receiver ?? 'none::1220ab',
+    counterSender: find(':Splice.ExternalPartyAmuletRules:TransferCommandCounter')?.sender ?? 'none::1220ab',
+    command: find(':Splice.ExternalPartyAmuletRules:TransferCommand') ?? { sender: 'none::1220ab', nonce: '0' },
+    featured: find(':Splice.Amulet:FeaturedAppRight')?.provider ?? 'none::1220ab',
+  };
+})();
 const GLOBAL_SYNC = (transactions[0]!.update as TransactionUpdate).synchronizer_id;
 const CURSOR_M0 = { after_migration_id: 0, after_record_time: formatRecordTime(LAST_OF_M0.recordTime - 5_000_000n) };
 
@@ -158,6 +177,14 @@ const MIRRORED_REQUESTS: MirroredRequest[] = [
   { method: 'GET', path: '/v0/featured-apps' },
   { method: 'GET', path: `/v0/transfer-preapprovals/by-party/${OWNERS[0]}` },
   { method: 'GET', path: `/v0/transfer-command/status?sender=${OWNERS[0]}&nonce=0` },
+  { method: 'GET', path: `/v0/transfer-preapprovals/by-party/${EXTERNAL.receiver}` },
+  { method: 'GET', path: `/v0/transfer-command-counter/${EXTERNAL.counterSender}` },
+  { method: 'GET', path: `/v0/transfer-command/status?sender=${EXTERNAL.command.sender}&nonce=${EXTERNAL.command.nonce}` },
+  { method: 'GET', path: `/v0/featured-apps/${EXTERNAL.featured}` },
+  { method: 'GET', path: `/api/validator/v0/scan-proxy/transfer-preapprovals/by-party/${EXTERNAL.receiver}`, absolute: true },
+  { method: 'GET', path: `/api/validator/v0/scan-proxy/transfer-command-counter/${EXTERNAL.counterSender}`, absolute: true },
+  { method: 'GET', path: '/api/validator/v0/scan-proxy/amulet-rules', absolute: true },
+  { method: 'GET', path: '/api/validator/v0/scan-proxy/dso', absolute: true },
   { method: 'GET', path: '/v0/unclaimed-development-fund-coupons' },
   { method: 'GET', path: '/v0/admin/validator/licenses' },
   { method: 'GET', path: `/v0/validators/validator-faucets?validator_ids=${OWNERS[0]}` },
@@ -241,10 +268,23 @@ describe('a scan-indexer mirroring another over the scan source', () => {
         ]),
       );
     const [ofA, ofB] = await Promise.all([blobsOf(a), blobsOf(b)]);
-    // The rules, the open and issuing rounds and more: every one as A has it.
-    expect(ofB.size).toBeGreaterThanOrEqual(5);
+    // The rules, the open and issuing rounds, featured apps, preapprovals and counters: every one as A has it.
+    expect(EXTERNAL.receiver).not.toBe('none::1220ab');
+    expect(ofB.size).toBeGreaterThanOrEqual(10);
     for (const [cid, blob] of ofB) expect({ cid, blob }).toEqual({ cid, blob: ofA.get(cid) });
     expect(blobRound).toEqual({ requests: expect.any(Number), stored: ofB.size, failed: 0 });
+    // The per-party contracts were among them: B serves their blobs, which only A's per-party endpoints gave.
+    for (const path of [
+      `/api/scan/v0/transfer-preapprovals/by-party/${EXTERNAL.receiver}`,
+      `/api/scan/v0/transfer-command-counter/${EXTERNAL.counterSender}`,
+    ]) {
+      const res = await request(apiB.url, 'GET', path);
+      expect({ path, status: res.status, blob: JSON.stringify(res.json).includes('"created_event_blob":"CgMyLjE') }).toEqual({
+        path,
+        status: 200,
+        blob: true,
+      });
+    }
     // A second round finds nothing new.
     expect(await createBlobMirror({ urls: [apiA.url], db: b.db, logger }).round(new AbortController().signal)).toMatchObject({ stored: 0 });
   });

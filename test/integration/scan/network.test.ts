@@ -91,7 +91,7 @@ describe('Scan network state (S9–S16)', () => {
   const t = useTestDatabase();
   let api: TestApi;
   const sim = simulatedItems({
-    seed: 13,
+    seed: 15,
     updates: 3000,
     meanUpdateGapMs: 4000,
     migrations: 2,

@@ -96,7 +96,7 @@ describe("Splice's published scan clients against the server", () => {
       ] as const;
 
     it('looks up a preapproval and a featured app right by party, and whether the network is a DevNet', async () => {
-      const preapproval = ofTemplate(r, 'Splice.AmuletRules:TransferPreapproval')[0]!;
+      const preapproval = ofTemplate(r, 'Splice.AmuletRules:TransferPreapproval').find((c) => arg(c, 'receiver') === alice)!;
       const right = ofTemplate(r, 'Splice.Amulet:FeaturedAppRight')[0]!;
       for (const [where, service] of services()) {
         expect({ where, value: await service.getTransferPreApprovalByParty(alice) }).toEqual({
@@ -203,13 +203,13 @@ describe("Splice's published scan clients against the server", () => {
     }
     expect(await scan.get('/v0/transfer-preapprovals/by-party/{party}', { path: { party: alice } })).toEqual({
       transfer_preapproval: {
-        contract: expectedContract(ofTemplate(r, 'Splice.AmuletRules:TransferPreapproval')[0]!),
+        contract: expectedContract(ofTemplate(r, 'Splice.AmuletRules:TransferPreapproval').find((c) => arg(c, 'receiver') === alice)!),
         domain_id: rules.synchronizerId,
       },
     });
     expect(await scan.get('/v0/transfer-command-counter/{party}', { path: { party: bob } })).toEqual({
       transfer_command_counter: {
-        contract: expectedContract(ofTemplate(r, 'Splice.ExternalPartyAmuletRules:TransferCommandCounter')[0]!),
+        contract: expectedContract(ofTemplate(r, 'Splice.ExternalPartyAmuletRules:TransferCommandCounter').find((c) => arg(c, 'sender') === bob)!),
         domain_id: rules.synchronizerId,
       },
     });
@@ -247,8 +247,8 @@ describe("Splice's published scan clients against the server", () => {
     await expect(scan.get('/v0/transfer-command-counter/{party}', { path: { party: alice } })).rejects.toEqual({
       error: `No TransferCommandCounter found for party: ${alice}, use 0 for the nonce`,
     });
-    await expect(scan.post('/v0/external-party-amulet-rules', {})).rejects.toEqual({
-      error: 'No active ExternalPartyAmuletRules contract',
+    await expect(scan.get('/v0/featured-apps/{provider_party_id}', { path: { provider_party_id: 'no-namespace' } })).rejects.toEqual({
+      error: 'Invalid unique identifier `no-namespace` with missing namespace.',
     });
   });
 

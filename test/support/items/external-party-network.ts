@@ -1,6 +1,7 @@
 /**
- * A simulated network continued by hand-built contracts the simulator does
- * not make yet: a receiver's TransferPreapproval (created, then renewed), a
+ * A simulated network (which has preapprovals, counters, commands, licenses
+ * and coupons of its own) continued by hand-built cases the simulator makes
+ * rarely or never: a receiver's TransferPreapproval (created, then renewed), a
  * sender's TransferCommandCounter, two UnclaimedDevelopmentFundCoupons and
  * three ValidatorLicenses (one withdrawn, one with faucets collected), and
  * bob's TransferCommands: nonce 3 sent (and reused by a later command still

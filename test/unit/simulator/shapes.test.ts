@@ -25,6 +25,8 @@ const PACKAGE_OF_MODULE: Record<string, string> = {
   'Splice.Amulet': 'splice-amulet',
   'Splice.AmuletRules': 'splice-amulet',
   'Splice.Round': 'splice-amulet',
+  'Splice.ExternalPartyAmuletRules': 'splice-amulet',
+  'Splice.ValidatorLicense': 'splice-amulet',
   'Splice.Ans': 'splice-amulet-name-service',
   'Splice.DsoRules': 'splice-dso-governance',
   'Splice.DSO.SvState': 'splice-dso-governance',
