@@ -209,7 +209,9 @@ describe("Splice's published scan clients against the server", () => {
     });
     expect(await scan.get('/v0/transfer-command-counter/{party}', { path: { party: bob } })).toEqual({
       transfer_command_counter: {
-        contract: expectedContract(ofTemplate(r, 'Splice.ExternalPartyAmuletRules:TransferCommandCounter').find((c) => arg(c, 'sender') === bob)!),
+        contract: expectedContract(
+          ofTemplate(r, 'Splice.ExternalPartyAmuletRules:TransferCommandCounter').find((c) => arg(c, 'sender') === bob)!,
+        ),
         domain_id: rules.synchronizerId,
       },
     });
