@@ -57,6 +57,11 @@ export function createPool(options: PoolOptions): pg.Pool {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor may a checked-out one: a server restart ends every session, and a client that is between two
+  // queries (Kysely holds it from acquire to release) then emits 'error' with no query to fail. The
+  // pool drops such a client when it is released (it is no longer queryable), and its holder's next
+  // query fails with the cause.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

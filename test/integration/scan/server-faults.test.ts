@@ -128,6 +128,27 @@ describe('an unreachable database', () => {
   });
 });
 
+describe('a connection the server ends while it is checked out', () => {
+  const t = useTestDatabase();
+
+  it('does not end the process: the pool drops it on release and the next query gets a new one', async () => {
+    const pool = createPool({ connectionString: t.url, max: 2 });
+    try {
+      const client = await pool.connect();
+      const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      // What a server restart (fast shutdown) does to every session: FATAL 57P01, between two queries of its holder.
+      await t.pool.query('select pg_terminate_backend($1)', [pid]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await expect(client.query('select 1')).rejects.toThrow();
+      client.release();
+      expect((await pool.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
+      expect(pool.totalCount).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
 describe('a request the statement timeout stops', () => {
   const t = useTestDatabase();
   let api: TestApi;
