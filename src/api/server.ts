@@ -1,6 +1,29 @@
 /** Listening and draining: close stops accepting, waits for in-flight requests, then cuts the rest. */
 import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+
+/**
+ * Requests Node's HTTP parser refuses before any route sees them (a URL and headers over its 16 KB
+ * limit, malformed HTTP): answered in the error shape of the Scan interface, `{"error": …}`, instead
+ * of Node's bare status line, then the connection is closed.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'The request URL and headers are too large: at most 16 KB.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'The request was not received in time.']
+        : [400, 'Bad Request', 'The request is not valid HTTP.'];
+  const body = JSON.stringify({ error: message });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
 
 export interface RunningServer {
   server: Server;
@@ -12,6 +35,7 @@ export interface RunningServer {
 export function listen(app: Express, host: string, port: number): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
+    server.on('clientError', answerClientError);
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);

@@ -1,4 +1,5 @@
 /** The error mapping of the Scan API: unknown routes, client mistakes, unexpected failures. */
+import net from 'node:net';
 import { sql } from 'kysely';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
@@ -20,6 +21,28 @@ describe('error answers', () => {
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(res.json).toEqual({ error: 'The requested resource could not be found.' });
     }
+  });
+
+  it('answers a URL over the HTTP limit with 431 and malformed HTTP with 400, in the Scan error shape', async () => {
+    for (const path of ['/api/scan/v0/dso', '/v2/version', '/metrics']) {
+      const res = await request(api.url, 'GET', `${path}?x=${'a'.repeat(20_000)}`);
+      expect({ status: res.status, type: res.headers.get('content-type'), json: res.json }).toEqual({
+        status: 431,
+        type: 'application/json; charset=utf-8',
+        json: { error: 'The request URL and headers are too large: at most 16 KB.' },
+      });
+    }
+    // Not HTTP at all, over a raw socket.
+    const { hostname, port } = new URL(api.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () => socket.write('HELLO WORLD\r\n\r\n'));
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString()));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(raw.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(raw.slice(raw.indexOf('\r\n\r\n') + 4)).toBe('{"error":"The request is not valid HTTP."}');
   });
 
   it('answers malformed JSON and invalid bodies with 400', async () => {
