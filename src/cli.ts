@@ -10,6 +10,7 @@ import { createLogger, type Logger } from './internal/logger';
 import { createMetrics } from './internal/metrics';
 import { projectRoot } from './internal/paths';
 import { createProgress } from './internal/progress';
+import { writeBuildInfo } from './internal/build-info';
 import { Shutdown } from './internal/shutdown';
 import { catchUpSnapshots } from './jobs/acs-snapshots';
 import { openMigratedDatabase, serve, startWorker } from './runtime';
@@ -27,6 +28,7 @@ Commands:
   simulate --seed S --updates N [--migrations K] --out FILE
                      write a simulated network as NDJSON (the same arguments give the same bytes)
   docs-config        regenerate .env.example and the README configuration table
+  build-info         record the version and commit time GET /api/scan/version reports (npm run build runs it)
   help               show this text
 
 Configuration comes from environment variables: see .env.example.`;
@@ -120,6 +122,11 @@ async function main(argv: string[]): Promise<number> {
     fs.writeFileSync(path.join(projectRoot, '.env.example'), renderEnvExample());
     const readme = path.join(projectRoot, 'README.md');
     fs.writeFileSync(readme, replaceReadmeTable(fs.readFileSync(readme, 'utf8')));
+    return 0;
+  }
+  if (command === 'build-info') {
+    const info = writeBuildInfo();
+    process.stdout.write(`build ${info.version}, commit time ${info.commitTime} (${info.commitTimeSource})\n`);
     return 0;
   }
   if (command === 'simulate') return simulate(rest);

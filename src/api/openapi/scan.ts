@@ -493,6 +493,12 @@ export const scanPaths = {
       },
     },
   },
+  '/version': {
+    get: {
+      summary: 'The release of this service and the time of the commit it was built from (the build time when unknown).',
+      responses: { '200': json(object({ version: str(), commit_ts: dateTime() })) },
+    },
+  },
   '/v0/feature-support': {
     get: {
       summary: 'Optional features this Scan supports: none at present, as in the Scan app.',

@@ -12,6 +12,7 @@ import { contractJson } from '../../domain/contract-json';
 import { groupDsoScans, groupDsoSequencers, readDsoRules, readSvNodeState, type SequencerInfo } from '../../domain/dso-state';
 import { SPLICE } from '../../domain/splice-contracts';
 import { formatDateTime, parseTimestamp } from '../../domain/time';
+import { readBuildInfo } from '../../internal/build-info';
 import { notFound } from '../../internal/errors';
 import { RawJson } from '../../domain/raw-json';
 import { jsonArrayObject } from '../../domain/update-rendering';
@@ -179,6 +180,12 @@ export function networkRoutes({ db, config }: ApiContext): Router {
       name_service_name: names.nameServiceName,
       name_service_name_acronym: config.scanApp.ansAcronym,
     });
+  });
+
+  // The Scan app's Version: the release, and the time of the commit it was built from (src/internal/build-info.ts).
+  router.get('/version', (_req, res) => {
+    const build = readBuildInfo();
+    sendJson(res, { version: build.version, commit_ts: formatDateTime(parseTimestamp(build.commitTime)) });
   });
 
   // The Scan app currently announces no optional feature; its response keeps the empty field as null.

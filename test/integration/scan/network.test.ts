@@ -14,6 +14,10 @@ import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { arg, dateTime, expectedContract, ofTemplate, replay, type LiveContract } from '../../support/replays/live-acs';
 import { after, archiveEvent, createEvent, load, tx } from '../../support/items/network-items';
 import { simulatedItems } from '../../support/items/simulated-network';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../../../src/internal/paths';
 
 const APP_SYNC = 'app-synchronizer::1220aa00000000000000000000000000000000000000000000000000000000000000';
 const PRIVATE_SYNC = 'private-synchronizer::1220bb00000000000000000000000000000000000000000000000000000000000000';
@@ -394,6 +398,15 @@ describe('Scan network state (S9–S16)', () => {
       await named.close();
     }
     expectBody(await request(api.url, 'GET', '/api/scan/v0/feature-support'), { dummy: null });
+    // The release, and the time of a commit of this repository (npm run build records the one it built).
+    const version = await request(api.url, 'GET', '/api/scan/version');
+    const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version: string };
+    expect(version.json).toEqual({ version: pkg.version, commit_ts: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/) });
+    const commitTimes = execFileSync('git', ['log', '--format=%cI'], { cwd: projectRoot, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map((t) => Date.parse(t));
+    expect(commitTimes).toContain(Date.parse((version.json as { commit_ts: string }).commit_ts));
     expectBody(await request(api.url, 'GET', '/api/scan/v0/backfilling/status'), { complete: true });
     await sql`update migrations set complete = false where migration_id = 0`.execute(t.db);
     try {
