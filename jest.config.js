@@ -1,4 +1,8 @@
-/** Two projects: unit tests need no database; integration tests get a real PostgreSQL. */
+/**
+ * Three projects: unit tests need no database; integration tests get a real PostgreSQL; the
+ * reliability suite (faults, fuzzed input, load) also does, and runs at CI scale here and at full
+ * scale with `npm run test:reliability`, which prints its figures.
+ */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 // jose ships only ES modules: jest (CommonJS) gets its files compiled like ours.
 const transform = {
@@ -30,5 +34,16 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/database/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/database/global-teardown.ts',
     },
+    {
+      displayName: 'reliability',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test/reliability'],
+      testMatch: ['**/*.test.ts'],
+      transform,
+      transformIgnorePatterns,
+      globalSetup: '<rootDir>/test/support/database/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/database/global-teardown.ts',
+    },
   ],
+  reporters: ['default', '<rootDir>/test/reliability/summary-reporter.cjs'],
 };

@@ -31,3 +31,31 @@ export async function dumpTables(db: Db): Promise<Record<string, string>> {
   }
   return dump;
 }
+
+/**
+ * The same canonical content as dumpTables, as one digest per table (the md5 of each row's text, in key
+ * order, digested again): for tables too large to hold in memory as JSON.
+ */
+export async function tableDigests(db: Db): Promise<Record<string, { rows: number; digest: string }>> {
+  const digests: Record<string, { rows: number; digest: string }> = {};
+  for (const [table, { order, exclude }] of Object.entries(TABLES)) {
+    const columns = (
+      await sql<{ column_name: string }>`
+        select column_name from information_schema.columns
+        where table_schema = current_schema() and table_name = ${table} order by ordinal_position`.execute(db)
+    ).rows
+      .map((r) => r.column_name)
+      .filter((c) => !exclude.includes(c));
+    const row = sql.raw(`row(${columns.map((c) => `t."${c}"`).join(', ')})::text`);
+    const result = await sql<{ rows: string; digest: string | null }>`
+      select count(*)::text as rows, md5(string_agg(md5(${row}), '' order by ${sql.raw(
+        order
+          .split(',')
+          .map((c) => `t.${c.trim()}`)
+          .join(', '),
+      )})) as digest
+      from ${sql.table(table)} t`.execute(db);
+    digests[table] = { rows: Number(result.rows[0]!.rows), digest: result.rows[0]!.digest ?? '' };
+  }
+  return digests;
+}
