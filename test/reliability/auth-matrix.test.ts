@@ -158,7 +158,7 @@ describe('the authentication matrix', () => {
   it('lets no bad token through on any route, and shows a reader no event of another party', async () => {
     const routes = await securedRoutes();
     expect(routes.filter((r) => r.path.startsWith('/v2/')).length).toBeGreaterThanOrEqual(2);
-    expect(routes.filter((r) => r.path.startsWith('/api/validator/')).length).toBeGreaterThanOrEqual(14);
+    expect(routes.filter((r) => r.path.startsWith('/api/validator/')).length).toBeGreaterThanOrEqual(15);
 
     const letThrough: string[] = [];
     let attempts = 0;

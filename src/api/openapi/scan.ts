@@ -70,6 +70,15 @@ const acsState = {
 };
 
 /** S1; the validator's scan-proxy forwards it unchanged. */
+export const holdingsSummaryV1 = {
+  summary: 'S2: holdings per owner at a snapshot. Any number of contracts.',
+  requestBody: jsonBody(object({ ...snapshotSelection, owner_party_ids: array(str(), { minItems: 1 }) }, ['record_time_match'])),
+  responses: {
+    '200': json(object({ record_time: dateTime(), migration_id: int64(), summaries: array(ref('HoldingsSummaryV1')) })),
+    ...errors(400, 404, 500),
+  },
+};
+
 export const holdingsSummaryV0 = {
   summary: 'S1: holdings per owner at a snapshot, with holding fees (deprecated: use /v1/holdings/summary).',
   deprecated: true,
@@ -184,16 +193,7 @@ export const scanSchemas: Record<string, Schema> = {
 
 export const scanPaths = {
   '/v0/holdings/summary': { post: holdingsSummaryV0 },
-  '/v1/holdings/summary': {
-    post: {
-      summary: 'S2: holdings per owner at a snapshot. Any number of contracts.',
-      requestBody: jsonBody(object({ ...snapshotSelection, owner_party_ids: array(str(), { minItems: 1 }) }, ['record_time_match'])),
-      responses: {
-        '200': json(object({ record_time: dateTime(), migration_id: int64(), summaries: array(ref('HoldingsSummaryV1')) })),
-        ...errors(400, 404, 500),
-      },
-    },
-  },
+  '/v1/holdings/summary': { post: holdingsSummaryV1 },
   '/v2/holdings/state': {
     post: {
       summary: 'S3: the amulets and locked amulets owned by the parties at a snapshot, paged in creation order.',

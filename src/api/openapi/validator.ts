@@ -1,6 +1,6 @@
 /** The validator scan-proxy (/api/validator) part of the OpenAPI document. */
 import { array, int32, int64, json, jsonBody, nullable, object, pathParam, queryParam, ref, str } from './builders';
-import { holdingsSummaryV0 } from './scan';
+import { holdingsSummaryV0, holdingsSummaryV1 } from './scan';
 
 const failure = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), json(ref('ErrorResponse'), s === 400 ? 'A client mistake.' : 'Not found.')]));
@@ -121,5 +121,8 @@ export const validatorPaths = {
   },
   '/v0/scan-proxy/holdings/summary': {
     post: { ...holdingsSummaryV0, summary: "The Scan's /v0/holdings/summary, forwarded.", security: [{ bearerAuth: [] }] },
+  },
+  '/v1/scan-proxy/holdings/summary': {
+    post: { ...holdingsSummaryV1, summary: "The Scan's /v1/holdings/summary, forwarded.", security: [{ bearerAuth: [] }] },
   },
 };

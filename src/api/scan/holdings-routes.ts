@@ -29,26 +29,7 @@ export function holdingsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
 
   router.post('/v0/holdings/summary', holdingsSummaryV0(db));
 
-  router.post('/v1/holdings/summary', async (req, res) => {
-    const body = parseInput(SummaryRequestV1, req.body, 'body');
-    const owners = partyList('owner_party_ids', body.owner_party_ids, true);
-    const snapshot = await resolveSnapshot(db, body.migration_id, body.record_time, body.record_time_match, quotedRecordTime(req));
-    // Fees are not part of v1 (Scan computes them as of round 0 and drops them).
-    const totals = await holdingsTotals(db, body.migration_id, snapshot, owners);
-    sendJson(res, {
-      record_time: formatDateTime(body.record_time),
-      migration_id: body.migration_id,
-      summaries: totals.map((t) => {
-        const f = summaryFigures(t);
-        return {
-          party_id: t.partyId,
-          total_unlocked_coin: formatDecimal(f.total_unlocked_coin),
-          total_locked_coin: formatDecimal(f.total_locked_coin),
-          total_coin_holdings: formatDecimal(f.total_coin_holdings),
-        };
-      }),
-    });
-  });
+  router.post('/v1/holdings/summary', holdingsSummaryV1(db));
 
   const holdingsState = (operation: string) => async (req: Request, res: Response) => {
     const body = parseInput(HoldingsStateRequest, req.body, 'body');
@@ -70,6 +51,30 @@ export function holdingsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
 }
 
 /** S1, also forwarded unchanged by the validator's scan-proxy (/v0/scan-proxy/holdings/summary). */
+/** POST /v1/holdings/summary: totals per owner at a snapshot, without fees (also the validator proxy's v1 path). */
+export function holdingsSummaryV1(db: Db): RequestHandler {
+  return async (req, res) => {
+    const body = parseInput(SummaryRequestV1, req.body, 'body');
+    const owners = partyList('owner_party_ids', body.owner_party_ids, true);
+    const snapshot = await resolveSnapshot(db, body.migration_id, body.record_time, body.record_time_match, quotedRecordTime(req));
+    // Fees are not part of v1 (Scan computes them as of round 0 and drops them).
+    const totals = await holdingsTotals(db, body.migration_id, snapshot, owners);
+    sendJson(res, {
+      record_time: formatDateTime(body.record_time),
+      migration_id: body.migration_id,
+      summaries: totals.map((t) => {
+        const f = summaryFigures(t);
+        return {
+          party_id: t.partyId,
+          total_unlocked_coin: formatDecimal(f.total_unlocked_coin),
+          total_locked_coin: formatDecimal(f.total_locked_coin),
+          total_coin_holdings: formatDecimal(f.total_coin_holdings),
+        };
+      }),
+    });
+  };
+}
+
 export function holdingsSummaryV0(db: Db): RequestHandler {
   return async (req, res) => {
     const body = parseInput(SummaryRequestV0, req.body, 'body');

@@ -32,7 +32,7 @@ import {
   transferPreapprovalBody,
   unclaimedDevelopmentFundCouponsBody,
 } from '../scan/current-state';
-import { holdingsSummaryV0 } from '../scan/holdings-routes';
+import { holdingsSummaryV0, holdingsSummaryV1 } from '../scan/holdings-routes';
 import { AnsEntriesQuery, dsoInfoJson } from '../scan/state-routes';
 
 export interface ValidatorRouterOptions {
@@ -122,6 +122,7 @@ export function validatorRouter({ db, config }: ApiContext, options: ValidatorRo
   });
 
   router.post('/v0/scan-proxy/holdings/summary', holdingsSummaryV0(db));
+  router.post('/v1/scan-proxy/holdings/summary', holdingsSummaryV1(db));
 
   return router;
 }

@@ -313,6 +313,11 @@ describe('external-party state: preapprovals, command counters, development fund
     expect((fromScan.json as { summaries: unknown[] }).summaries.length).toBeGreaterThan(0);
     const fromProxy = await proxy('/holdings/summary', body);
     expect({ status: fromProxy.status, text: fromProxy.text }).toEqual({ status: 200, text: fromScan.text });
+    // The v1 path of both: totals without fees.
+    const v1FromScan = await scan('/v1/holdings/summary', body);
+    expect(v1FromScan.status).toBe(200);
+    const v1FromProxy = await request(api.url, 'POST', '/api/validator/v1/scan-proxy/holdings/summary', body);
+    expect({ status: v1FromProxy.status, text: v1FromProxy.text }).toEqual({ status: 200, text: v1FromScan.text });
     const missing = await proxy('/holdings/summary', { ...body, record_time: '2000-01-01T00:00:00Z' });
     expect(missing.status).toBe(404);
     expect(missing.text).toBe((await scan('/v0/holdings/summary', { ...body, record_time: '2000-01-01T00:00:00Z' })).text);
