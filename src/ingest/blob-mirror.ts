@@ -9,8 +9,9 @@
  * parties of the live contracts here that still lack a blob. An upstream that
  * gives "" stores nothing, and the contract is served with "" as there.
  *
- * It runs after each catch-up of the scan source and on a timer while live
- * (runtime.ts), so a contract created upstream has its blob one round later.
+ * It runs on a timer while the worker runs (SCAN_SOURCE_BLOB_INTERVAL_MS) and
+ * once more when the worker ends at the upstream's end (runtime.ts), so a
+ * contract created upstream has its blob one round after it is ingested.
  * A failing request is logged and skipped: blobs never hold ingestion up.
  */
 import { SPLICE, type TemplateKey } from '../domain/splice-contracts';
