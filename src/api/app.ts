@@ -8,6 +8,7 @@ import { docsRoutes } from './docs-routes';
 import { healthRoutes } from './health';
 import { scanErrorHandler, scanNotFound } from './scan-errors';
 import { ledgerRouter } from './ledger/router';
+import { registryMetadataRoutes } from './registry/metadata-routes';
 import { scanRouter } from './scan/router';
 import { validatorAuth } from './validator/auth';
 import { validatorRouter } from './validator/router';
@@ -15,7 +16,7 @@ import { validatorRouter } from './validator/router';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Where the routers are mounted. */
-const MOUNTS = ['/api/scan', '/api/validator', '/v2'];
+const MOUNTS = ['/api/scan', '/api/validator', '/v2', '/registry'];
 
 /**
  * The route template for metric labels: never a raw path, which would hold ids. The mount is
@@ -78,6 +79,7 @@ export function createApp(context: ApiContext, options: { interfaces: boolean } 
     app.use('/api/scan', scanRouter(context));
     app.use('/api/validator', validatorRouter(context, { auth: validatorAuth(context.config) }));
     app.use('/v2', ledgerRouter(context));
+    app.use('/registry/metadata/v1', registryMetadataRoutes(context));
   }
 
   // One error handler for the Scan API, the validator proxy and the rest (the ledger router answers its own errors).

@@ -6,7 +6,13 @@
 import { array, int64, json, nullable, object, str } from './builders';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
+import { registryMetadataPaths, registrySchemas } from './registry';
 import { validatorPaths } from './validator';
+
+/** The validator proxy serves the registry behind its authentication. */
+const securedRegistryPaths = Object.fromEntries(
+  Object.entries(registryMetadataPaths).map(([p, ops]) => [p, { get: { ...ops.get, security: [{ bearerAuth: [] }] } }]),
+);
 
 type Paths = Record<string, Record<string, unknown>>;
 
@@ -96,16 +102,18 @@ export function openApiDocument(version: string): Record<string, unknown> {
       title: 'scan-indexer',
       version,
       description:
-        'Splice Scan API (/api/scan), validator scan-proxy (/api/validator) and two Canton JSON Ledger API v2 operations (/v2), answered from PostgreSQL.',
+        'Splice Scan API (/api/scan), validator scan-proxy (/api/validator), two Canton JSON Ledger API v2 operations (/v2) and the token-standard registry metadata for Amulet (/registry/metadata/v1), answered from PostgreSQL.',
     },
     paths: {
       ...operational,
       ...prefixed('/api/scan', scanPaths),
       ...prefixed('/api/validator', validatorPaths),
       ...ledgerPaths,
+      ...prefixed('/registry/metadata/v1', registryMetadataPaths),
+      ...prefixed('/api/validator/v0/scan-proxy/registry/metadata/v1', securedRegistryPaths),
     },
     components: {
-      schemas: { ...scanSchemas, ...ledgerSchemas },
+      schemas: { ...scanSchemas, ...ledgerSchemas, ...registrySchemas },
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     },
   };

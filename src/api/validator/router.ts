@@ -33,6 +33,7 @@ import {
   unclaimedDevelopmentFundCouponsBody,
 } from '../scan/current-state';
 import { holdingsSummaryV0, holdingsSummaryV1 } from '../scan/holdings-routes';
+import { registryMetadataRoutes } from '../registry/metadata-routes';
 import { AnsEntriesQuery, dsoInfoJson } from '../scan/state-routes';
 
 export interface ValidatorRouterOptions {
@@ -40,7 +41,8 @@ export interface ValidatorRouterOptions {
   auth?: RequestHandler;
 }
 
-export function validatorRouter({ db, config }: ApiContext, options: ValidatorRouterOptions = {}): Router {
+export function validatorRouter(context: ApiContext, options: ValidatorRouterOptions = {}): Router {
+  const { db, config } = context;
   const router = Router();
   // Authentication first: a caller without a token learns nothing from how its body parses.
   if (options.auth) router.use(options.auth);
@@ -123,6 +125,8 @@ export function validatorRouter({ db, config }: ApiContext, options: ValidatorRo
 
   router.post('/v0/scan-proxy/holdings/summary', holdingsSummaryV0(db));
   router.post('/v1/scan-proxy/holdings/summary', holdingsSummaryV1(db));
+  // The registry's metadata, as the validator proxies the Scan's /registry (behind the same authentication).
+  router.use('/v0/scan-proxy/registry/metadata/v1', registryMetadataRoutes(context));
 
   return router;
 }
