@@ -812,10 +812,8 @@ export const storeContractBlobs = repositoryOperation(
   async function storeContractBlobs(db: Db, rows: readonly ContractBlobRow[]): Promise<number> {
     if (rows.length === 0) return 0;
     const unique = [...new Map(rows.map((r) => [r.contract_id, r])).values()];
-    const [ids, blobs] = blobParams(unique);
-    const result = await sql`insert into contract_blobs (contract_id, blob)
-      select * from unnest(${ids}::text[], ${blobs}::text[])
-      on conflict (contract_id) do update set blob = excluded.blob where contract_blobs.blob <> excluded.blob`.execute(db);
-    return Number(result.numAffectedRows ?? 0n);
+    // The writer's own statement, in a transaction of its own.
+    const result = await inWriteTransaction(db, (connection) => connection.query(UPSERT_BLOBS_SQL, blobParams(unique)));
+    return result.rowCount ?? 0;
   },
 );

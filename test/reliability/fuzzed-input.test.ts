@@ -293,32 +293,18 @@ describe('fuzzed input on every operation', () => {
     }
 
     // A fixed set of requests, answered before and after.
-    const probes: FuzzRequest[] = [
-      { method: 'GET', path: '/api/scan/v0/dso-party-id', headers: {}, what: 'probe' },
-      {
-        method: 'POST',
-        path: '/api/scan/v2/updates',
-        headers: { 'content-type': 'application/json' },
-        body: '{"page_size":20}',
-        what: 'probe',
-      },
-      {
-        method: 'POST',
-        path: '/api/scan/v0/events',
-        headers: { 'content-type': 'application/json' },
-        body: '{"page_size":20}',
-        what: 'probe',
-      },
-      { method: 'GET', path: '/api/scan/v0/closed-rounds', headers: {}, what: 'probe' },
-      { method: 'GET', path: '/api/scan/v0/ans-entries?page_size=20', headers: {}, what: 'probe' },
-      {
-        method: 'POST',
-        path: '/api/scan/v0/state/acs',
-        headers: { 'content-type': 'application/json' },
-        body: '{"migration_id":0,"record_time":"2025-01-01T03:00:00Z","page_size":50}',
-        what: 'probe',
-      },
-      { method: 'GET', path: '/api/validator/v0/scan-proxy/open-and-issuing-mining-rounds', headers: {}, what: 'probe' },
+    const probe = (path: string, body?: unknown): FuzzRequest =>
+      body === undefined
+        ? { method: 'GET', path, headers: {}, what: 'probe' }
+        : { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), what: 'probe' };
+    const probes = [
+      probe('/api/scan/v0/dso-party-id'),
+      probe('/api/scan/v2/updates', { page_size: 20 }),
+      probe('/api/scan/v0/events', { page_size: 20 }),
+      probe('/api/scan/v0/closed-rounds'),
+      probe('/api/scan/v0/ans-entries?page_size=20'),
+      probe('/api/scan/v0/state/acs', { migration_id: 0, record_time: '2025-01-01T03:00:00Z', page_size: 50 }),
+      probe('/api/validator/v0/scan-proxy/open-and-issuing-mining-rounds'),
     ];
     const before = await Promise.all(probes.map((p) => send(server.url, p)));
     expect(before.map((b) => b.status)).toEqual(probes.map(() => 200));

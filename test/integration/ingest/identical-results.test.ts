@@ -3,34 +3,15 @@
  * in two halves, and with the importing process killed (SIGKILL) at random
  * points and restarted.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../../../src/internal/paths';
+import { runCli } from '../../support/cli-process';
 import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../support/database/database';
 import { dumpTables } from '../../support/database/dump';
 import { simulatedItems, writeItems } from '../../support/items/simulated-network';
 
-const cli = path.join(projectRoot, 'dist/src/cli.js');
-
-function runImport(
-  file: string,
-  databaseUrl: string,
-  killAfterMs?: number,
-): Promise<{ code: number | null; signal: string | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, 'import', file], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, LOG_LEVEL: 'error', INGEST_BATCH_SIZE: '40' },
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stderr });
-    });
-  });
-}
+const runImport = (file: string, databaseUrl: string, killAfterMs?: number) =>
+  runCli(['import', file], { DATABASE_URL: databaseUrl, INGEST_BATCH_SIZE: '40' }, killAfterMs);
 
 describe('ingestion gives identical results however it is interrupted', () => {
   // About seven simulated hours per migration, so that ACS snapshots are announced in both.

@@ -21,6 +21,21 @@ const TABLES: Record<string, { order: string; exclude: string[] }> = {
   contract_blobs: { order: 'contract_id', exclude: [] },
 };
 
+/** Empties every table ingestion writes (the dumped ones, the ACS deltas and the checkpoints), as before a first import. */
+export async function emptyIngestedTables(db: Db): Promise<void> {
+  const tables = [...Object.keys(TABLES), 'acs_deltas', 'ingest_checkpoints'];
+  await sql`truncate ${sql.join(tables.map((t) => sql.table(t)))}`.execute(db);
+}
+
+/** Rows of `updates`, and distinct update ids among them (equal unless an update was stored twice). */
+export async function updateCounts(db: Db): Promise<{ n: number; distinct: number }> {
+  const { rows } = await sql<{
+    n: number;
+    distinct: number;
+  }>`select count(*)::int as n, count(distinct update_id)::int as distinct from updates`.execute(db);
+  return rows[0]!;
+}
+
 export async function dumpTables(db: Db): Promise<Record<string, string>> {
   const dump: Record<string, string> = {};
   for (const [table, { order, exclude }] of Object.entries(TABLES)) {
