@@ -38,9 +38,15 @@ const SECRET_NAME = 'page-token-hmac-sha256';
 const TOKEN_PATTERN = /^([A-Za-z0-9_-]{1,4096})\.([A-Za-z0-9_-]{43})$/;
 
 const b64url = (b: Buffer) => b.toString('base64url');
-const requestDigest = (request: Json) => b64url(crypto.createHash('sha256').update(JSON.stringify(request)).digest().subarray(0, 16));
+export const requestDigest = (request: Json): string => b64url(crypto.createHash('sha256').update(JSON.stringify(request)).digest().subarray(0, 16));
 
-export class PageTokens {
+/** Issues and checks page tokens of one wire type: strings here, numbers in numbered-page-token.ts. */
+export interface PositionTokens<T extends string | number> {
+  encode(scope: TokenScope, position: Json): Promise<T>;
+  verify<P>(scope: TokenScope, token: T, position: z.ZodType<P>, field?: string): Promise<P>;
+}
+
+export class PageTokens implements PositionTokens<string> {
   constructor(private readonly key: () => Promise<Buffer>) {}
 
   private async mac(payload: string): Promise<Buffer> {

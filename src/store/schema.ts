@@ -174,6 +174,16 @@ export interface ApiSecretsTable {
   created_at: Generated<Timestamp>;
 }
 
+/** Positions behind numeric page tokens (migration 20261124_004). */
+export interface PagePositionsTable {
+  id: Generated<Int8>;
+  operation: string;
+  request_digest: string;
+  /** jsonb, written and read as JSON text (page-position-repository.ts). */
+  position: unknown;
+  issued_at: Generated<Timestamp>;
+}
+
 /** Created-event blobs, by contract id (migration 20261124_003). */
 export interface ContractBlobsTable {
   contract_id: string;
@@ -232,6 +242,7 @@ export interface Database {
   api_secrets: ApiSecretsTable;
   vote_results: VoteResultsTable;
   contract_blobs: ContractBlobsTable;
+  page_positions: PagePositionsTable;
   transfer_command_events: TransferCommandEventsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -341,3 +341,24 @@ export const historyIncomplete = repositoryOperation('historyIncomplete', async 
     select exists (select 1 from migrations where not complete) as incomplete`.execute(db);
   return rows[0]?.incomplete ?? false;
 });
+
+/**
+ * The record time up to which /v0/events has every event of the newest migration: the newest update's
+ * or verdict's, and where the migration has both, the older of the two (as Scan caps its events, so
+ * that an update is not served before its verdict). Undefined when the newest migration has no events.
+ */
+export const latestEventRecordTime = repositoryOperation(
+  'latestEventRecordTime',
+  async function latestEventRecordTime(db: Db): Promise<Micros | undefined> {
+    const { rows } = await sql<{ updates: string | null; verdicts: string | null }>`
+      select
+        (select u.record_time from updates u
+          where u.migration_id = (select max(migration_id) from migrations) and u.record_time > ${IMPORT_TIME}
+          order by u.record_time desc limit 1) as updates,
+        (select v.record_time from verdicts v
+          where v.migration_id = (select max(migration_id) from migrations) and v.record_time > ${IMPORT_TIME}
+          order by v.record_time desc limit 1) as verdicts`.execute(db);
+    const times = [rows[0]?.updates, rows[0]?.verdicts].filter((t): t is string => t != null).map(fromPgTimestamp);
+    return times.length === 0 ? undefined : times.reduce((a, b) => (a < b ? a : b));
+  },
+);

@@ -51,14 +51,18 @@ const snapshotSelection = {
 
 const cursor = object({ after_migration_id: int64(), after_record_time: str('Record time of the last item of the previous page.') });
 
-/** The ACS at a snapshot (served at /v0/state/acs and, in the newest Splice, /v2/state/acs). */
-const acsState = {
+/** The page token of the current operations, and the int64 one of the older /v1 operations (numbered-page-token.ts). */
+const stringToken = str('next_page_token of the previous page.');
+const numberToken = int64('next_page_token of the previous page (valid for 24 hours).');
+
+/** The ACS at a snapshot (served at /v0/state/acs, /v2/state/acs and, with an int64 token, /v1/state/acs). */
+const acsState = (after: Schema, response: string) => ({
   summary: 'The ACS at a snapshot, filtered by stakeholder and template, paged in creation order.',
   requestBody: jsonBody(
     object(
       {
         ...snapshotSelection,
-        after: str(),
+        after,
         page_size: int32(),
         party_ids: array(str()),
         templates: array(str('package_name:Module:Entity')),
@@ -66,8 +70,16 @@ const acsState = {
       ['record_time_match', 'after', 'party_ids', 'templates'],
     ),
   ),
-  responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
-};
+  responses: { '200': json(ref(response)), ...errors(400, 404, 500) },
+});
+
+const holdingsState = (summary: string, after: Schema, response: string) => ({
+  summary,
+  requestBody: jsonBody(
+    object({ ...snapshotSelection, after, page_size: int32(), owner_party_ids: array(str(), { minItems: 1 }) }, ['record_time_match', 'after']),
+  ),
+  responses: { '200': json(ref(response)), ...errors(400, 404, 500) },
+});
 
 /** S1; the validator's scan-proxy forwards it unchanged. */
 export const holdingsSummaryV1 = {
@@ -143,6 +155,15 @@ export const scanSchemas: Record<string, Schema> = {
     },
     ['next_page_token'],
   ),
+  AcsResponseV1: object(
+    {
+      record_time: dateTime(),
+      migration_id: int64(),
+      created_events: array(ref('ActiveContract')),
+      next_page_token: nullable(int64('Pass as `after` for the next page, within 24 hours. Null on the last page.')),
+    },
+    ['next_page_token'],
+  ),
   Contract: object({ template_id: str(), contract_id: str(), payload: { type: 'object' }, created_event_blob: str(), created_at: str() }),
   LookupTransferCommandStatusResponse: object({
     transfer_commands_by_contract_id: {
@@ -195,42 +216,43 @@ export const scanPaths = {
   '/v0/holdings/summary': { post: holdingsSummaryV0 },
   '/v1/holdings/summary': { post: holdingsSummaryV1 },
   '/v2/holdings/state': {
-    post: {
-      summary: 'S3: the amulets and locked amulets owned by the parties at a snapshot, paged in creation order.',
-      requestBody: jsonBody(
-        object(
-          {
-            ...snapshotSelection,
-            after: str('next_page_token of the previous page.'),
-            page_size: int32(),
-            owner_party_ids: array(str(), { minItems: 1 }),
-          },
-          ['record_time_match', 'after'],
-        ),
-      ),
-      responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
-    },
+    post: holdingsState(
+      'S3: the amulets and locked amulets owned by the parties at a snapshot, paged in creation order.',
+      stringToken,
+      'AcsResponse',
+    ),
   },
   '/v0/holdings/state': {
     post: {
-      summary: 'The older path of /v2/holdings/state, answered in the v2 shape (ActiveContract items, string page token).',
-      deprecated: true,
-      requestBody: jsonBody(
-        object(
-          {
-            ...snapshotSelection,
-            after: str('next_page_token of the previous page.'),
-            page_size: int32(),
-            owner_party_ids: array(str(), { minItems: 1 }),
-          },
-          ['record_time_match', 'after'],
-        ),
+      ...holdingsState(
+        'The older path of /v2/holdings/state, answered in the v2 shape (ActiveContract items, string page token).',
+        stringToken,
+        'AcsResponse',
       ),
-      responses: { '200': json(ref('AcsResponse')), ...errors(400, 404, 500) },
+      deprecated: true,
     },
   },
-  '/v0/state/acs': { post: acsState },
-  '/v2/state/acs': { post: { ...acsState, summary: `The newest path of /v0/state/acs. ${acsState.summary}` } },
+  '/v1/holdings/state': {
+    post: {
+      ...holdingsState(
+        'The older /v2/holdings/state with an int64 page token (removed from the newest Splice). Tokens are valid for 24 hours.',
+        numberToken,
+        'AcsResponseV1',
+      ),
+      deprecated: true,
+    },
+  },
+  '/v0/state/acs': { post: acsState(stringToken, 'AcsResponse') },
+  '/v2/state/acs': {
+    post: { ...acsState(stringToken, 'AcsResponse'), summary: 'The newest path of /v0/state/acs, in creation order, filtered by stakeholder and template.' },
+  },
+  '/v1/state/acs': {
+    post: {
+      ...acsState(numberToken, 'AcsResponseV1'),
+      summary: 'The older /v2/state/acs with an int64 page token (removed from the newest Splice). Tokens are valid for 24 hours.',
+      deprecated: true,
+    },
+  },
   '/v0/state/acs/snapshot-timestamp': {
     get: {
       summary: 'The newest snapshot of the migration at or before a time.',
@@ -275,6 +297,13 @@ export const scanPaths = {
         object({ page_size: int32(), after: cursor, daml_value_encoding: ref('DamlValueEncoding') }, ['after', 'daml_value_encoding']),
       ),
       responses: { '200': json(object({ events: array(ref('EventHistoryItem')) })), ...errors(400, 500, 501, 503) },
+    },
+  },
+  '/v0/events/latest-record-time': {
+    get: {
+      summary:
+        'The record time up to which /v0/events has every event of the newest migration (where it holds updates and verdicts, the older of their newest record times). 404 "No events found" when it has none.',
+      responses: { '200': json(object({ record_time: dateTime('The record_time of the latest event.') })), ...errors(404, 500) },
     },
   },
   '/v0/events/{update_id}': {

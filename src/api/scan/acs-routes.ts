@@ -2,19 +2,23 @@
  * The ACS at announced snapshots (reference splice-scan.md §4.7, §5):
  *       POST /v0/state/acs, /v2/state/acs         (v2 shape: ActiveContract items, string token; the
  *                                                 newest Splice serves only the /v2 path)
+ *       POST /v1/state/acs                        (the same with an int64 token, as older Splice had it)
  *       GET  /v0/state/acs/snapshot-timestamp
  *   S8  GET  /v0/state/acs/snapshot-timestamp-after
  */
 import { Router, type RequestHandler } from 'express';
+import type { z } from 'zod';
 import { formatDateTime, formatRequestTimeForMessage } from '../../domain/time';
 import { notFound } from '../../internal/errors';
 import { acsPage, firstSnapshotAfter } from '../../store/acs-repository';
 import type { ApiContext } from '../context';
 import { pageLimit } from '../page-limit';
-import type { PageTokens, TokenScope } from '../page-token';
+import { NumberedPageTokens } from '../numbered-page-token';
+import type { PageTokens, PositionTokens, TokenScope } from '../page-token';
 import { parseInput } from '../validation';
 import {
   AcsRequest,
+  AcsRequestV1,
   partyList,
   quotedQuery,
   quotedRecordTime,
@@ -28,27 +32,35 @@ import { sendJson } from '../json-response';
 export function acsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
   const router = Router();
 
-  const acsState: RequestHandler = async (req, res) => {
-    const body = parseInput(AcsRequest, req.body, 'body');
-    const limit = pageLimit(body.page_size);
-    const parties = partyList('party_ids', body.party_ids ?? [], false);
-    const templates = templateList(body.templates ?? []);
-    const scope: TokenScope = {
-      operation: 'acs-state',
-      request: {
-        m: body.migration_id,
-        t: body.record_time.toString(),
-        x: body.record_time_match,
-        p: parties,
-        k: templates.map((t) => `${t.packageName}:${t.qualifiedName}`),
-      },
+  const acsState =
+    <T extends string | number>(
+      operation: string,
+      schema: z.ZodType<Omit<z.output<typeof AcsRequest>, 'after'> & { after?: T | null | undefined }, unknown>,
+      pageTokens: PositionTokens<T>,
+    ): RequestHandler =>
+    async (req, res) => {
+      const body = parseInput(schema, req.body, 'body');
+      const limit = pageLimit(body.page_size);
+      const parties = partyList('party_ids', body.party_ids ?? [], false);
+      const templates = templateList(body.templates ?? []);
+      const scope: TokenScope = {
+        operation,
+        request: {
+          m: body.migration_id,
+          t: body.record_time.toString(),
+          x: body.record_time_match,
+          p: parties,
+          k: templates.map((t) => `${t.packageName}:${t.qualifiedName}`),
+        },
+      };
+      const { snapshot, after } = await pagePosition(db, pageTokens, scope, body.migration_id, body, quotedRecordTime(req));
+      const contracts = await acsPage(db, { migrationId: body.migration_id, at: snapshot, after, limit, parties, templates });
+      await sendPage(res, pageTokens, scope, { migrationId: body.migration_id, snapshot, recordTime: snapshot }, contracts, limit);
     };
-    const { snapshot, after } = await pagePosition(db, tokens, scope, body.migration_id, body, quotedRecordTime(req));
-    const contracts = await acsPage(db, { migrationId: body.migration_id, at: snapshot, after, limit, parties, templates });
-    await sendPage(res, tokens, scope, { migrationId: body.migration_id, snapshot, recordTime: snapshot }, contracts, limit);
-  };
-  router.post('/v0/state/acs', acsState);
-  router.post('/v2/state/acs', acsState);
+  const current = acsState('acs-state', AcsRequest, tokens);
+  router.post('/v0/state/acs', current);
+  router.post('/v2/state/acs', current);
+  router.post('/v1/state/acs', acsState('acs-state-v1', AcsRequestV1, new NumberedPageTokens(db)));
 
   router.get('/v0/state/acs/snapshot-timestamp', async (req, res) => {
     const q = parseInput(SnapshotBeforeQuery, req.query, 'query');

@@ -3,6 +3,7 @@
  *   S1  POST /v0/holdings/summary                 (with holding fees; deprecated)
  *   S2  POST /v1/holdings/summary
  *   S3  POST /v2/holdings/state                   (also served at the older /v0/holdings/state)
+ *       POST /v1/holdings/state                   (the same with an int64 token, as older Splice had it)
  *
  * Answers come from the temporal ACS at the snapshot, in SQL. Differences
  * from the Scan app, on purpose: summaries have no 1000-contract limit, and
@@ -10,6 +11,7 @@
  * it, so its pages can be short or empty before the end).
  */
 import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { z } from 'zod';
 import { formatDecimal } from '../../domain/decimal';
 import { summaryFigures } from '../../domain/holding-fees';
 import { formatDateTime } from '../../domain/time';
@@ -19,9 +21,10 @@ import type { Db } from '../../store/pool';
 import type { ApiContext } from '../context';
 import { sendJson } from '../json-response';
 import { pageLimit } from '../page-limit';
-import type { PageTokens, TokenScope } from '../page-token';
+import { NumberedPageTokens } from '../numbered-page-token';
+import type { PageTokens, PositionTokens, TokenScope } from '../page-token';
 import { parseInput } from '../validation';
-import { HoldingsStateRequest, partyList, quotedRecordTime, SummaryRequestV0, SummaryRequestV1 } from './snapshot-input';
+import { HoldingsStateRequest, HoldingsStateRequestV1, partyList, quotedRecordTime, SummaryRequestV0, SummaryRequestV1 } from './snapshot-input';
 import { exactSnapshotOrFail, pagePosition, resolveSnapshot, sendPage, snapshotAtOrBeforeOrFail } from './snapshot-service';
 
 export function holdingsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
@@ -31,21 +34,29 @@ export function holdingsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
 
   router.post('/v1/holdings/summary', holdingsSummaryV1(db));
 
-  const holdingsState = (operation: string) => async (req: Request, res: Response) => {
-    const body = parseInput(HoldingsStateRequest, req.body, 'body');
-    const limit = pageLimit(body.page_size);
-    const owners = partyList('owner_party_ids', body.owner_party_ids, true);
-    const scope: TokenScope = {
-      operation,
-      request: { m: body.migration_id, t: body.record_time.toString(), x: body.record_time_match, o: owners },
+  const holdingsState =
+    <T extends string | number>(
+      operation: string,
+      schema: z.ZodType<Omit<z.output<typeof HoldingsStateRequest>, 'after'> & { after?: T | null | undefined }, unknown>,
+      pageTokens: PositionTokens<T>,
+    ) =>
+    async (req: Request, res: Response) => {
+      const body = parseInput(schema, req.body, 'body');
+      const limit = pageLimit(body.page_size);
+      const owners = partyList('owner_party_ids', body.owner_party_ids, true);
+      const scope: TokenScope = {
+        operation,
+        request: { m: body.migration_id, t: body.record_time.toString(), x: body.record_time_match, o: owners },
+      };
+      const { snapshot, after } = await pagePosition(db, pageTokens, scope, body.migration_id, body, quotedRecordTime(req));
+      const contracts = await holdingsPage(db, { migrationId: body.migration_id, at: snapshot, after, limit, owners });
+      await sendPage(res, pageTokens, scope, { migrationId: body.migration_id, snapshot, recordTime: body.record_time }, contracts, limit);
     };
-    const { snapshot, after } = await pagePosition(db, tokens, scope, body.migration_id, body, quotedRecordTime(req));
-    const contracts = await holdingsPage(db, { migrationId: body.migration_id, at: snapshot, after, limit, owners });
-    await sendPage(res, tokens, scope, { migrationId: body.migration_id, snapshot, recordTime: body.record_time }, contracts, limit);
-  };
-  router.post('/v2/holdings/state', holdingsState('holdings-state'));
+  const current = holdingsState('holdings-state', HoldingsStateRequest, tokens);
+  router.post('/v2/holdings/state', current);
   // The older path of the same operation (reference §6.1), answered in the v2 shape.
-  router.post('/v0/holdings/state', holdingsState('holdings-state'));
+  router.post('/v0/holdings/state', current);
+  router.post('/v1/holdings/state', holdingsState('holdings-state-v1', HoldingsStateRequestV1, new NumberedPageTokens(db)));
 
   return router;
 }

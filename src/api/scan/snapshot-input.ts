@@ -56,6 +56,9 @@ export const AcsRequest = z.object({
   party_ids: strings.nullish(),
   templates: strings.nullish(),
 });
+/** The older operations (/v1/state/acs, /v1/holdings/state): the same requests with an int64 page token. */
+export const AcsRequestV1 = AcsRequest.extend({ after: int64.nullish() });
+export const HoldingsStateRequestV1 = HoldingsStateRequest.extend({ after: int64.nullish() });
 
 const queryInt64 = z
   .string({ error: 'expected an integer' })

@@ -16,7 +16,7 @@ import { notFound } from '../../internal/errors';
 import { snapshotAtOrBefore, snapshotExists, type CreationKey } from '../../store/acs-repository';
 import type { Db } from '../../store/pool';
 import { sendJson } from '../json-response';
-import type { PageTokens, TokenScope } from '../page-token';
+import type { PositionTokens, TokenScope } from '../page-token';
 import type { Quoted } from './snapshot-input';
 
 export type Match = 'exact' | 'at_or_before';
@@ -54,12 +54,12 @@ export interface Paged {
   after: CreationKey | undefined;
 }
 
-export async function pagePosition(
+export async function pagePosition<T extends string | number>(
   db: Db,
-  tokens: PageTokens,
+  tokens: PositionTokens<T>,
   scope: TokenScope,
   migrationId: number,
-  request: { record_time: Micros; record_time_match: Match; after?: string | null },
+  request: { record_time: Micros; record_time_match: Match; after?: T | null },
   quoted: Quoted,
 ): Promise<Paged> {
   if (request.after === undefined || request.after === null) {
@@ -76,9 +76,9 @@ export async function pagePosition(
  * page is full (§4.7). `recordTime` is what the response reports: the request's time for S3 (the
  * spec: "echo"), the snapshot's for /v0/state/acs (the Scan app).
  */
-export async function sendPage(
+export async function sendPage<T extends string | number>(
   res: Response,
-  tokens: PageTokens,
+  tokens: PositionTokens<T>,
   scope: TokenScope,
   page: { migrationId: number; snapshot: Micros; recordTime: Micros },
   contracts: ActiveContract[],

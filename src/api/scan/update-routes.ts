@@ -5,6 +5,7 @@
  *   S7  POST /v0/history/bulk/checksums            (501: no bulk storage)
  *       POST /v2/updates, GET /v2/updates/{update_id}
  *       POST /v0/events
+ *       GET  /v0/events/latest-record-time        (up to when /v0/events has every event)
  *       POST /v0/backfilling/import-updates        (what a mirror needs after a hard migration)
  *       POST /v0/backfilling/updates-before        (how a peer Scan backfills: newest first)
  *
@@ -17,6 +18,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { eventItemJson, jsonArrayObject, toV1Transaction, withExternalHash } from '../../domain/update-rendering';
 import { partyIdProblem } from '../../domain/party-id';
+import { formatDateTime } from '../../domain/time';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
 import { badRequest, HttpError, notFound } from '../../internal/errors';
 import {
@@ -24,6 +26,7 @@ import {
   findTransactionByHash,
   findTransactionById,
   historyIncomplete,
+  latestEventRecordTime,
   listEvents,
   listImportUpdates,
   listUpdates,
@@ -154,6 +157,13 @@ export function updateRoutes(context: ApiContext): Router {
     await confirmHistoryComplete(context);
     const events = await listEvents(db, after, limit, body.daml_value_encoding ?? 'compact_json');
     sendJson(res, new RawJson(jsonArrayObject('events', events.map(eventJson))));
+  });
+
+  // Registered before /v0/events/:update_id, which would otherwise take it as an update id.
+  router.get('/v0/events/latest-record-time', async (_req, res) => {
+    const latest = await latestEventRecordTime(db);
+    if (latest === undefined) throw notFound('No events found');
+    sendJson(res, { record_time: formatDateTime(latest) });
   });
 
   router.get('/v0/events/:update_id', async (req, res) => {

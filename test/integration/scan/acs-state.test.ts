@@ -135,6 +135,65 @@ describe('ACS snapshots over HTTP', () => {
     expect((next.json as { created_events: unknown }).created_events).toEqual(expected);
   });
 
+  it('pages the same contracts on the older /v1/state/acs, whose token is an int64 bound to its request', async () => {
+    const snap = snapshots[snapshots.length - 1]!;
+    const bodies = [...acsAt(items, snap).values()].sort(byCreation).map(activeContractBody);
+    const body = { migration_id: snap.migration, record_time: snap.time, page_size: 40 };
+    const v1 = (b: unknown) => request(api.url, 'POST', '/api/scan/v1/state/acs', b);
+    const served: unknown[] = [];
+    let after: number | null = null;
+    const tokens: number[] = [];
+    do {
+      const res = await v1({ ...body, ...(after === null ? {} : { after }) });
+      const page = res.json as { record_time: string; migration_id: number; created_events: unknown[]; next_page_token: number | null };
+      expect({ status: res.status, record_time: page.record_time, migration_id: page.migration_id }).toEqual({
+        status: 200,
+        record_time: dateTime(snap.time),
+        migration_id: snap.migration,
+      });
+      served.push(...page.created_events);
+      after = page.next_page_token;
+      if (after !== null) {
+        expect(Number.isSafeInteger(after)).toBe(true);
+        tokens.push(after);
+      }
+    } while (after !== null);
+    expect(served).toEqual(bodies);
+    expect(tokens.length).toBe(Math.floor(bodies.length / 40));
+    expect(tokens.length).toBeGreaterThan(1);
+    // A token is good for its own request only; unknown and string tokens are refused.
+    await expectError(
+      v1({ ...body, templates: ['splice-amulet:Splice.Amulet:Amulet'], after: tokens[0] }),
+      400,
+      "Invalid page token in 'after': it was issued for a different request. Repeat the request that returned it, changing only 'after'.",
+    );
+    await expectError(
+      v1({ ...body, after: 9_007_199_254_740_991 }),
+      400,
+      "Invalid page token in 'after': it was not issued by this service or has expired (after 24 hours). Start again without 'after'.",
+    );
+    const asString = await v1({ ...body, after: 'abc' });
+    expect(asString.status).toBe(400);
+    // The v2 string token is not a v1 token, nor the other way round.
+    const v2 = await request(api.url, 'POST', '/api/scan/v2/state/acs', { ...body, after: String(tokens[0]) });
+    expect(v2.status).toBe(400);
+  });
+
+  it('a numeric token expires after a day', async () => {
+    const snap = snapshots[snapshots.length - 1]!;
+    const body = { migration_id: snap.migration, record_time: snap.time, page_size: 2 };
+    const first = await request(api.url, 'POST', '/api/scan/v1/state/acs', body);
+    const token = (first.json as { next_page_token: number }).next_page_token;
+    const second = await request(api.url, 'POST', '/api/scan/v1/state/acs', { ...body, after: token });
+    expect(second.status).toBe(200);
+    await t.pool.query(`update page_positions set issued_at = now() - interval '25 hours' where id = $1`, [token]);
+    await expectError(
+      request(api.url, 'POST', '/api/scan/v1/state/acs', { ...body, after: token }),
+      400,
+      "Invalid page token in 'after': it was not issued by this service or has expired (after 24 hours). Start again without 'after'.",
+    );
+  });
+
   it('at_or_before answers the newest snapshot at or before the time', async () => {
     const [a, b] = snapshots.filter((s) => s.migration === 0) as [Key, Key];
     const justBefore = recordTimeText(micros(b.time) - 1n);

@@ -155,15 +155,15 @@ describe('holdings on a simulated network', () => {
   });
 
   async function pageThrough(path: string, snap: Key, pageSize: number, who: string[]) {
-    const pages: { created_events: { contract_id: string }[]; next_page_token: string | null }[] = [];
-    let after: string | undefined;
+    const pages: { created_events: { contract_id: string }[]; next_page_token: string | number | null }[] = [];
+    let after: string | number | undefined;
     for (let i = 0; i < 1000; i++) {
       const res = await post(api, path, {
         migration_id: snap.migration,
         record_time: snap.time,
         page_size: pageSize,
         owner_party_ids: who,
-        ...(after ? { after } : {}),
+        ...(after !== undefined ? { after } : {}),
       });
       expect(res.status).toBe(200);
       const body = res.json as (typeof pages)[number];
@@ -201,6 +201,17 @@ describe('holdings on a simulated network', () => {
     const v2 = await pageThrough('/v2/holdings/state', snap, 50, busiest);
     const v0 = await pageThrough('/v0/holdings/state', snap, 50, busiest);
     expect(v0).toEqual(v2);
+  });
+
+  it('serves the older /v1/holdings/state with the same contracts and int64 page tokens', async () => {
+    const snap = snapshots[snapshots.length - 1]!;
+    const v2 = await pageThrough('/v2/holdings/state', snap, 4, owners);
+    const v1 = await pageThrough('/v1/holdings/state', snap, 4, owners);
+    expect(v1.length).toBe(v2.length);
+    expect(v1.map((p) => p.created_events)).toEqual(v2.map((p) => p.created_events));
+    const tokens = v1.map((p) => p.next_page_token);
+    expect(tokens.slice(0, -1).every((t) => typeof t === 'number' && Number.isSafeInteger(t))).toBe(true);
+    expect(tokens[tokens.length - 1]).toBeNull();
   });
 
   describe('errors', () => {

@@ -116,6 +116,7 @@ const MIRRORED_REQUESTS: MirroredRequest[] = [
   { method: 'GET', path: `/v0/events/${IMPORT_ID}?daml_value_encoding=protobuf_json` },
   { method: 'GET', path: `/v0/events/${REASSIGNMENT_ID}` },
   { method: 'GET', path: '/v0/events/no-such-update' },
+  { method: 'GET', path: '/v0/events/latest-record-time' },
   { method: 'GET', path: `/v0/events/${TX_ID}?daml_value_encoding=yaml` },
   // S6 migration info
   { method: 'POST', path: '/v0/backfilling/migration-info', body: { migration_id: 0 } },

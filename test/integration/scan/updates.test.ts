@@ -237,6 +237,24 @@ describe('update history endpoints', () => {
     });
   });
 
+  describe('GET /v0/events/latest-record-time', () => {
+    it('is the older of the newest update and the newest verdict of the newest migration', async () => {
+      const newest = Math.max(...items.filter((i) => i.update).map((i) => migrationOf(i.update!)));
+      const latest = (times: string[]) => times.map((t) => parseTimestamp(t)).reduce((a, b) => (a > b ? a : b));
+      const updates = latest(
+        items.filter((i) => i.update && !isImport(i) && migrationOf(i.update) === newest).map((i) => i.update!.record_time),
+      );
+      const verdicts = latest(items.filter((i) => i.verdict && i.verdict.migration_id === newest).map((i) => i.verdict!.record_time));
+      const expected = updates < verdicts ? updates : verdicts;
+      const res = await get('/v0/events/latest-record-time');
+      expect({ status: res.status, text: res.text }).toEqual({
+        status: 200,
+        // Scan's date-times drop the fraction's trailing zeros.
+        text: JSON.stringify({ record_time: formatRecordTime(expected).replace(/(\.\d*?)0+Z$/, '$1Z').replace(/\.Z$/, 'Z') }),
+      });
+    });
+  });
+
   describe('S5 GET /v0/events/{update_id}', () => {
     it.each(ENCODINGS)(
       'returns a transaction with its verdict, traffic and activity; a rejection; an import update (%s)',
@@ -428,5 +446,19 @@ describe('update history endpoints', () => {
         });
       }
     });
+  });
+});
+
+describe('GET /v0/events/latest-record-time without events', () => {
+  const t = useTestDatabase();
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi(t);
+  });
+  afterAll(async () => api?.close());
+
+  it('is the 404 Scan sends', async () => {
+    const res = await request(api.url, 'GET', '/api/scan/v0/events/latest-record-time');
+    expect({ status: res.status, text: res.text }).toEqual({ status: 404, text: error('No events found') });
   });
 });
