@@ -8,7 +8,7 @@ import { docsRoutes } from './docs-routes';
 import { healthRoutes } from './health';
 import { scanErrorHandler, scanNotFound } from './scan-errors';
 import { ledgerRouter } from './ledger/router';
-import { registryMetadataRoutes } from './registry/metadata-routes';
+import { registryRouter } from './registry/router';
 import { scanRouter } from './scan/router';
 import { validatorAuth } from './validator/auth';
 import { validatorRouter } from './validator/router';
@@ -79,7 +79,7 @@ export function createApp(context: ApiContext, options: { interfaces: boolean } 
     app.use('/api/scan', scanRouter(context));
     app.use('/api/validator', validatorRouter(context, { auth: validatorAuth(context.config) }));
     app.use('/v2', ledgerRouter(context));
-    app.use('/registry/metadata/v1', registryMetadataRoutes(context));
+    app.use('/registry', registryRouter(context));
   }
 
   // One error handler for the Scan API, the validator proxy and the rest (the ledger router answers its own errors).

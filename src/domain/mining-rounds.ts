@@ -67,3 +67,17 @@ export function requiredVotes(svCount: number): number {
   const f = Math.floor((svCount - 1) / 3);
   return Math.ceil((svCount + f + 1) / 2);
 }
+
+/**
+ * The open round a token-standard factory uses (ScanStore.lookupLatestUsableOpenMiningRound): the
+ * highest-numbered open round that has opened by `now`. Undefined when none has.
+ */
+export function latestUsableOpenRound<T extends { payload: Json }>(rounds: T[], now: Micros): T | undefined {
+  let best: { r: T; n: bigint } | undefined;
+  for (const r of rounds) {
+    if (time('OpenMiningRound', r.payload, ['opensAt']) > now) continue;
+    const n = roundNumber('OpenMiningRound', r.payload);
+    if (!best || n > best.n) best = { r, n };
+  }
+  return best?.r;
+}

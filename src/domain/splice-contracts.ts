@@ -26,6 +26,8 @@ export const SPLICE = {
   transferCommand: { packageName: 'splice-amulet', qualifiedName: 'Splice.ExternalPartyAmuletRules:TransferCommand' },
   validatorLicense: { packageName: 'splice-amulet', qualifiedName: 'Splice.ValidatorLicense:ValidatorLicense' },
   unclaimedDevelopmentFundCoupon: { packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:UnclaimedDevelopmentFundCoupon' },
+  amuletTransferInstruction: { packageName: 'splice-amulet', qualifiedName: 'Splice.AmuletTransferInstruction:AmuletTransferInstruction' },
+  amuletAllocation: { packageName: 'splice-amulet', qualifiedName: 'Splice.AmuletAllocation:AmuletAllocation' },
 } as const;
 
 export interface TemplateKey {

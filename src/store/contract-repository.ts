@@ -336,3 +336,12 @@ export const latestRecordTime = repositoryOperation('latestRecordTime', async fu
     .executeTakeFirst();
   return row?.latest ? fromPgTimestamp(row.latest) : undefined;
 });
+
+/** The live contract of this id in the current migration, if it is of the template (Scan's typed lookupContractById). */
+export const findLiveContractById = repositoryOperation(
+  'findLiveContractById',
+  async function findLiveContractById(db: Db, template: TemplateKey, contractId: string): Promise<StoredContract | undefined> {
+    const row = await liveOf(db, template).where('contract_id', '=', contractId).executeTakeFirst();
+    return row ? toStored(row) : undefined;
+  },
+);

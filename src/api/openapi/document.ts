@@ -6,12 +6,15 @@
 import { array, int64, json, nullable, object, str } from './builders';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
-import { registryMetadataPaths, registrySchemas } from './registry';
+import { registryPaths, registrySchemas } from './registry';
 import { validatorPaths } from './validator';
 
 /** The validator proxy serves the registry behind its authentication. */
 const securedRegistryPaths = Object.fromEntries(
-  Object.entries(registryMetadataPaths).map(([p, ops]) => [p, { get: { ...ops.get, security: [{ bearerAuth: [] }] } }]),
+  Object.entries(registryPaths).map(([p, ops]) => [
+    p,
+    Object.fromEntries(Object.entries(ops).map(([method, op]) => [method, { ...(op as object), security: [{ bearerAuth: [] }] }])),
+  ]),
 );
 
 type Paths = Record<string, Record<string, unknown>>;
@@ -102,15 +105,15 @@ export function openApiDocument(version: string): Record<string, unknown> {
       title: 'scan-indexer',
       version,
       description:
-        'Splice Scan API (/api/scan), validator scan-proxy (/api/validator), two Canton JSON Ledger API v2 operations (/v2) and the token-standard registry metadata for Amulet (/registry/metadata/v1), answered from PostgreSQL.',
+        'Splice Scan API (/api/scan), validator scan-proxy (/api/validator), two Canton JSON Ledger API v2 operations (/v2) and the token-standard registry for Amulet (/registry: metadata, transfer instructions, allocations), answered from PostgreSQL.',
     },
     paths: {
       ...operational,
       ...prefixed('/api/scan', scanPaths),
       ...prefixed('/api/validator', validatorPaths),
       ...ledgerPaths,
-      ...prefixed('/registry/metadata/v1', registryMetadataPaths),
-      ...prefixed('/api/validator/v0/scan-proxy/registry/metadata/v1', securedRegistryPaths),
+      ...prefixed('/registry', registryPaths),
+      ...prefixed('/api/validator/v0/scan-proxy/registry', securedRegistryPaths),
     },
     components: {
       schemas: { ...scanSchemas, ...ledgerSchemas, ...registrySchemas },

@@ -1,5 +1,8 @@
-/** The token-standard registry (/registry/metadata/v1) part of the OpenAPI document, as token-metadata-v1.yaml has it. */
-import { dateTime, int32, json, object, pathParam, queryParam, ref, str } from './builders';
+/**
+ * The token-standard registry (/registry) part of the OpenAPI document, as token-metadata-v1.yaml,
+ * transfer-instruction-v1.yaml, allocation-instruction-v1.yaml and allocation-v1.yaml have it.
+ */
+import { array, bool, dateTime, int32, json, jsonBody, object, pathParam, queryParam, ref, str, type Schema } from './builders';
 
 const supportedApis = { type: 'object', additionalProperties: int32() };
 
@@ -16,7 +19,48 @@ export const registrySchemas = {
     },
     ['totalSupply', 'totalSupplyAsOf'],
   ),
+  GetFactoryRequest: object(
+    {
+      choiceArguments: {
+        type: 'object',
+        description: "The factory choice's arguments in Daml JSON, with empty extraArgs.context and extraArgs.meta.",
+      },
+      excludeDebugFields: bool('Leave the debug fields out of the disclosed contracts (default false).'),
+    },
+    ['excludeDebugFields'],
+  ),
+  GetChoiceContextRequest: object(
+    { meta: { type: 'object', additionalProperties: str() }, excludeDebugFields: bool('Default false.') },
+    ['meta', 'excludeDebugFields'],
+  ),
+  ChoiceContext: object({
+    choiceContextData: {
+      type: 'object',
+      description: 'Daml JSON of a MetadataV1.ChoiceContext: {"values": {key: {"tag": "AV_ContractId" | "AV_Bool", "value": …}}}.',
+    },
+    disclosedContracts: array(ref('DisclosedContract')),
+  }),
+  DisclosedContract: object(
+    {
+      templateId: str(),
+      contractId: str(),
+      createdEventBlob: str('Base64; "" when the source gave none.'),
+      synchronizerId: str('The synchronizer AmuletRules names as active.'),
+      debugPackageName: str(),
+      debugPayload: { type: 'object' },
+      debugCreatedAt: dateTime(),
+    },
+    ['debugPackageName', 'debugPayload', 'debugCreatedAt'],
+  ),
+  TransferFactoryWithChoiceContext: object({
+    factoryId: str('The ExternalPartyAmuletRules contract.'),
+    transferKind: { type: 'string', enum: ['self', 'direct', 'offer'] },
+    choiceContext: ref('ChoiceContext'),
+  }),
+  FactoryWithChoiceContext: object({ factoryId: str('The ExternalPartyAmuletRules contract.'), choiceContext: ref('ChoiceContext') }),
 };
+
+const badRequest = json(ref('ErrorResponse'), 'Bad request.');
 
 const notFound = json(ref('ErrorResponse'), 'Not found.');
 
@@ -42,3 +86,47 @@ export const registryMetadataPaths = {
     },
   },
 };
+
+const post = (summary: string, request: string, response: string, parameters: Schema[] = []) => ({
+  post: {
+    summary,
+    ...(parameters.length > 0 ? { parameters } : {}),
+    requestBody: jsonBody(ref(request)),
+    responses: { '200': json(ref(response)), '400': badRequest, '404': notFound },
+  },
+});
+
+const choiceContext = (what: string, param: string, choice: string) =>
+  post(`The choice context to ${choice} ${what}.`, 'GetChoiceContextRequest', 'ChoiceContext', [pathParam(param)]);
+
+export const registryTransferPaths = {
+  '/transfer-instruction/v1/transfer-factory': post(
+    'The transfer factory (ExternalPartyAmuletRules), the kind of transfer, and the choice context for TransferFactory_Transfer.',
+    'GetFactoryRequest',
+    'TransferFactoryWithChoiceContext',
+  ),
+  ...Object.fromEntries(
+    ['accept', 'reject', 'withdraw'].map((c) => [
+      `/transfer-instruction/v1/{transferInstructionId}/choice-contexts/${c}`,
+      choiceContext('an AmuletTransferInstruction', 'transferInstructionId', c),
+    ]),
+  ),
+  '/allocation-instruction/v1/allocation-factory': post(
+    'The allocation factory (ExternalPartyAmuletRules) and the choice context for AllocationFactory_Allocate.',
+    'GetFactoryRequest',
+    'FactoryWithChoiceContext',
+  ),
+  ...Object.fromEntries(
+    ['execute-transfer', 'withdraw', 'cancel'].map((c) => [
+      `/allocations/v1/{allocationId}/choice-contexts/${c}`,
+      choiceContext('an AmuletAllocation', 'allocationId', c),
+    ]),
+  ),
+};
+
+/** Everything under /registry. */
+export const registryPaths: Record<string, Record<string, unknown>> = {
+  ...Object.fromEntries(Object.entries(registryMetadataPaths).map(([p, v]) => [`/metadata/v1${p}`, v])),
+  ...registryTransferPaths,
+};
+

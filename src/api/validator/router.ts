@@ -33,7 +33,7 @@ import {
   unclaimedDevelopmentFundCouponsBody,
 } from '../scan/current-state';
 import { holdingsSummaryV0, holdingsSummaryV1 } from '../scan/holdings-routes';
-import { registryMetadataRoutes } from '../registry/metadata-routes';
+import { registryRouter } from '../registry/router';
 import { AnsEntriesQuery, dsoInfoJson } from '../scan/state-routes';
 
 export interface ValidatorRouterOptions {
@@ -125,8 +125,8 @@ export function validatorRouter(context: ApiContext, options: ValidatorRouterOpt
 
   router.post('/v0/scan-proxy/holdings/summary', holdingsSummaryV0(db));
   router.post('/v1/scan-proxy/holdings/summary', holdingsSummaryV1(db));
-  // The registry's metadata, as the validator proxies the Scan's /registry (behind the same authentication).
-  router.use('/v0/scan-proxy/registry/metadata/v1', registryMetadataRoutes(context));
+  // The registry, as the validator proxies the Scan's /registry (behind the same authentication).
+  router.use('/v0/scan-proxy/registry', registryRouter(context));
 
   return router;
 }

@@ -1,0 +1,115 @@
+/**
+ * The choice contexts of Amulet's token-standard factories and two-step transfers, as Scan's
+ * token-standard handlers and ChoiceContextBuilder build them (the hyperledger-labs/splice
+ * versions, whose contexts carry the amulet rules and the open round):
+ *
+ * - transfer factory: amulet-rules, open-round, featured-app-right (of the receiver's preapproval
+ *   provider), transfer-preapproval; the factory (ExternalPartyAmuletRules) disclosed last. The
+ *   transfer is "self" to oneself, "direct" when the receiver has a preapproval, else an "offer";
+ * - allocation factory: amulet-rules, open-round; the factory disclosed last;
+ * - a transfer instruction's or an allocation's choices: amulet-rules, open-round, the locked
+ *   amulet disclosed, expire-lock true (and for executing an allocation, the executor's
+ *   featured-app-right). Once the locked amulet is gone (expired and reclaimed), accept and
+ *   execute are a 404, and reject, withdraw and cancel need only expire-lock false.
+ *
+ * Scan answers a missing AmuletRules or factory with a 500; here they are 404s with a message.
+ * ExternalPartyConfigState, an optional context entry of newer Scans, has no source here.
+ */
+import type { Config } from '../../internal/config';
+import type { StoredContract } from '../../domain/contract-json';
+import { latestUsableOpenRound } from '../../domain/mining-rounds';
+import { SPLICE } from '../../domain/splice-contracts';
+import { formatInstant, type Micros } from '../../domain/time';
+import { activeSynchronizer, type TwoStepTransfer } from '../../domain/token-standard';
+import { notFound } from '../../internal/errors';
+import { findFeaturedAppRight, findLiveContractById, findLiveContractOfParty, listLiveRounds, payloadOf } from '../../store/contract-repository';
+import type { Db } from '../../store/pool';
+import { apiNow, rulesContract } from '../scan/current-state';
+import { ChoiceContextBuilder } from './choice-context';
+
+interface Base {
+  now: Micros;
+  rules: StoredContract;
+  round: StoredContract;
+  synchronizerId: string;
+}
+
+/** AmuletRules, the newest usable open round, and the active synchronizer, or a 404 naming what is missing. */
+async function base(db: Db, config: Config): Promise<Base> {
+  const now = await apiNow(db, config);
+  const rules = await rulesContract(db, SPLICE.amuletRules, notFound('No active AmuletRules contract'));
+  const rounds = await listLiveRounds(db, SPLICE.openMiningRound);
+  const round = latestUsableOpenRound(
+    rounds.map((contract) => ({ contract, payload: payloadOf(contract) })),
+    now,
+  )?.contract;
+  if (!round) throw notFound('No open usable OpenMiningRound found.');
+  return { now, rules, round, synchronizerId: activeSynchronizer(payloadOf(rules), now) };
+}
+
+const factory = (db: Db) => rulesContract(db, SPLICE.externalPartyAmuletRules, notFound('No active ExternalPartyAmuletRules contract'));
+
+const withRulesAndRound = (b: Base) =>
+  new ChoiceContextBuilder(b.synchronizerId)
+    .addContract('amulet-rules', SPLICE.amuletRules, b.rules)
+    .addContract('open-round', SPLICE.openMiningRound, b.round);
+
+export type TransferKind = 'self' | 'direct' | 'offer';
+
+export async function transferFactory(
+  db: Db,
+  config: Config,
+  transfer: { sender: string; receiver: string },
+): Promise<{ factoryId: string; transferKind: TransferKind; context: ChoiceContextBuilder }> {
+  const b = await base(db, config);
+  const epar = await factory(db);
+  const self = transfer.sender === transfer.receiver;
+  const preapproval = self ? undefined : await findLiveContractOfParty(db, SPLICE.transferPreapproval, 'receiver', transfer.receiver);
+  const provider = preapproval && (payloadOf(preapproval) as { provider?: unknown }).provider;
+  const featured = typeof provider === 'string' ? await findFeaturedAppRight(db, provider) : undefined;
+  const context = withRulesAndRound(b)
+    .addOptionalContract('featured-app-right', SPLICE.featuredAppRight, featured)
+    .addOptionalContract('transfer-preapproval', SPLICE.transferPreapproval, preapproval)
+    .disclose(SPLICE.externalPartyAmuletRules, epar);
+  return { factoryId: epar.contractId, transferKind: self ? 'self' : preapproval ? 'direct' : 'offer', context };
+}
+
+export async function allocationFactory(db: Db, config: Config): Promise<{ factoryId: string; context: ChoiceContextBuilder }> {
+  const b = await base(db, config);
+  const epar = await factory(db);
+  return { factoryId: epar.contractId, context: withRulesAndRound(b).disclose(SPLICE.externalPartyAmuletRules, epar) };
+}
+
+/** ChoiceContextBuilder.getTwoStepTransferContext. `description` names the instruction or allocation in messages. */
+export async function twoStepTransferContext(
+  db: Db,
+  config: Config,
+  description: string,
+  lock: TwoStepTransfer,
+  options: { requireLockedAmulet: boolean; featuredProvider?: string },
+): Promise<ChoiceContextBuilder> {
+  const b = await base(db, config);
+  const locked = await findLiveContractById(db, SPLICE.lockedAmulet, lock.lockedAmulet);
+  if (!locked) {
+    if (options.requireLockedAmulet) {
+      throw notFound(`LockedAmulet '${lock.lockedAmulet}' not found for ${description}, which expires on ${formatInstant(lock.expiresAt)}`);
+    }
+    return new ChoiceContextBuilder(b.synchronizerId).addBool('expire-lock', false);
+  }
+  const context = withRulesAndRound(b).disclose(SPLICE.lockedAmulet, locked).addBool('expire-lock', true);
+  if (options.featuredProvider !== undefined) {
+    context.addOptionalContract('featured-app-right', SPLICE.featuredAppRight, await findFeaturedAppRight(db, options.featuredProvider));
+  }
+  return context;
+}
+
+/** The live contract of a token-standard template by id, or Scan's 404 (`<Template> '<id>' not found.`). */
+export async function tokenStandardContract(
+  db: Db,
+  template: typeof SPLICE.amuletTransferInstruction | typeof SPLICE.amuletAllocation,
+  contractId: string,
+): Promise<StoredContract> {
+  const contract = await findLiveContractById(db, template, contractId);
+  if (!contract) throw notFound(`${template.qualifiedName.split(':')[1]} '${contractId}' not found.`);
+  return contract;
+}
