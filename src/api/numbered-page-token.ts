@@ -39,7 +39,8 @@ export class NumberedPageTokens implements PositionTokens<number> {
   }
 
   async verify<P>(scope: TokenScope, token: number, position: z.ZodType<P>, field = 'after'): Promise<P> {
-    const stored = Number.isSafeInteger(token) && token > 0 ? await readPagePosition(this.db, token, NUMBERED_TOKEN_RETENTION_SECONDS) : undefined;
+    const stored =
+      Number.isSafeInteger(token) && token > 0 ? await readPagePosition(this.db, token, NUMBERED_TOKEN_RETENTION_SECONDS) : undefined;
     if (!stored) {
       throw new PageTokenError(
         `Invalid page token in '${field}': it was not issued by this service or has expired (after ${NUMBERED_TOKEN_RETENTION_SECONDS / 3600} hours). Start again without '${field}'.`,
@@ -51,7 +52,8 @@ export class NumberedPageTokens implements PositionTokens<number> {
       );
     }
     const parsed = position.safeParse(JSON.parse(stored.position));
-    if (!parsed.success) throw new PageTokenError(`Invalid page token in '${field}': it comes from an incompatible version of this service.`);
+    if (!parsed.success)
+      throw new PageTokenError(`Invalid page token in '${field}': it comes from an incompatible version of this service.`);
     return parsed.data;
   }
 }

@@ -38,7 +38,8 @@ const SECRET_NAME = 'page-token-hmac-sha256';
 const TOKEN_PATTERN = /^([A-Za-z0-9_-]{1,4096})\.([A-Za-z0-9_-]{43})$/;
 
 const b64url = (b: Buffer) => b.toString('base64url');
-export const requestDigest = (request: Json): string => b64url(crypto.createHash('sha256').update(JSON.stringify(request)).digest().subarray(0, 16));
+export const requestDigest = (request: Json): string =>
+  b64url(crypto.createHash('sha256').update(JSON.stringify(request)).digest().subarray(0, 16));
 
 /** Issues and checks page tokens of one wire type: strings here, numbers in numbered-page-token.ts. */
 export interface PositionTokens<T extends string | number> {

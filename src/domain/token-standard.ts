@@ -34,9 +34,7 @@ export function activeSynchronizer(amuletRules: Json, now: Micros): string {
   if (!Array.isArray(future)) throw new PayloadShapeError(T, 'configSchedule.futureValues', 'a list');
   let latest: Micros | undefined;
   for (const entry of future) {
-    const [at, value] = Array.isArray(entry)
-      ? [entry[0], entry[1]]
-      : [member(T, entry, ['_1']), member(T, entry, ['_2'])];
+    const [at, value] = Array.isArray(entry) ? [entry[0], entry[1]] : [member(T, entry, ['_1']), member(T, entry, ['_2'])];
     if (typeof at !== 'string') throw new PayloadShapeError(T, 'configSchedule.futureValues._1', 'a time');
     const t = parseTimestamp(at);
     if (t <= now && (latest === undefined || t >= latest)) {

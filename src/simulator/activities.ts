@@ -2,7 +2,8 @@
  * What users (and occasionally SVs) do when no automation is due: mostly
  * amulet transfers, plus merges, locks, faucet taps, ANS requests, votes,
  * node reconfigurations, price votes, reassignments, transfer preapprovals,
- * external parties' transfer commands, validator liveness records,
+ * external parties' transfer commands, token-standard transfer offers and
+ * allocations, validator liveness records,
  * development fund coupons and the odd rejected submission.
  * Whales are picked far more often than other users, so their history of
  * archived amulets grows long while their live holdings stay few.
@@ -44,6 +45,8 @@ export class Activities {
       [() => net.reassignments.moveAway(), 1],
       [() => net.externalTransfers.preapprove(this.users.pick(net.rng)), 1],
       [() => this.externalTransfer(), 2.5],
+      [() => this.tokenStandardTransfer(), 6],
+      [() => this.allocation(), 5],
       [() => net.licenses.recordLiveness(), 1],
       [() => net.licenses.fundDevelopment(), 1],
       [() => rejectedItem(net, this.users.pick(net.rng)), 1],
@@ -84,6 +87,18 @@ export class Activities {
   private externalTransfer(): CanonicalItem | undefined {
     const sender = this.users.pick(this.net.rng);
     return this.net.externalTransfers.command(sender, this.otherUser(sender));
+  }
+
+  /** A token-standard transfer offer (AmuletTransferInstruction). */
+  private tokenStandardTransfer(): CanonicalItem | undefined {
+    const sender = this.users.pick(this.net.rng);
+    return this.net.tokenStandard.offer(sender, this.otherUser(sender));
+  }
+
+  /** One leg of a DvP trade (AmuletAllocation). */
+  private allocation(): CanonicalItem | undefined {
+    const sender = this.users.pick(this.net.rng);
+    return this.net.tokenStandard.allocate(sender, this.otherUser(sender));
   }
 
   /** A user with several amulets merges them into one. */

@@ -1,8 +1,8 @@
 /**
  * Created-event blobs for the simulated contracts that wallets and validators
  * disclose when they submit (reference clients.md): the rules, the open and
- * issuing rounds, featured-app rights, transfer preapprovals and command
- * counters. A real blob is the participant's serialised contract instance;
+ * issuing rounds, featured-app rights, transfer preapprovals, command
+ * counters and locked amulets (which the registry discloses to settle them). A real blob is the participant's serialised contract instance;
  * ours is opaque but shaped like one: a protobuf message whose first field is
  * the version "2.1" (as real blobs, which begin "CgMyLjE"), then the contract
  * id and template id, then bytes drawn from a hash of the contract id, so
@@ -23,6 +23,7 @@ const DISCLOSED_TEMPLATE_IDS = new Set(
     TEMPLATES.featuredAppRight,
     TEMPLATES.transferPreapproval,
     TEMPLATES.transferCommandCounter,
+    TEMPLATES.lockedAmulet,
   ].map((t) => t.templateId),
 );
 

@@ -24,6 +24,7 @@ import type { Settings } from './options';
 import { Prng } from './prng';
 import { Reassignments } from './reassignments';
 import { ExternalTransfers } from './external-transfers';
+import { TokenStandard } from './token-standard';
 import { ValidatorLicenses } from './validator-licenses';
 import { Rounds } from './rounds';
 import { Scheduler, type Task } from './scheduler';
@@ -57,6 +58,7 @@ export class Network implements NetworkContext {
   readonly reassignments: Reassignments;
   readonly licenses: ValidatorLicenses;
   readonly externalTransfers: ExternalTransfers;
+  readonly tokenStandard: TokenStandard;
   private readonly activities: Activities;
   private readonly userParties: ReadonlySet<string>;
   private lastEffectiveAt: Micros;
@@ -86,6 +88,7 @@ export class Network implements NetworkContext {
     this.reassignments = new Reassignments(this);
     this.licenses = new ValidatorLicenses(this);
     this.externalTransfers = new ExternalTransfers(this);
+    this.tokenStandard = new TokenStandard(this);
     this.activities = new Activities(this);
   }
 

@@ -50,6 +50,8 @@ export const TEMPLATES = {
   transferPreapproval: template('splice-amulet', 'Splice.AmuletRules', 'TransferPreapproval'),
   transferCommandCounter: template('splice-amulet', 'Splice.ExternalPartyAmuletRules', 'TransferCommandCounter'),
   transferCommand: template('splice-amulet', 'Splice.ExternalPartyAmuletRules', 'TransferCommand'),
+  amuletTransferInstruction: template('splice-amulet', 'Splice.AmuletTransferInstruction', 'AmuletTransferInstruction'),
+  amuletAllocation: template('splice-amulet', 'Splice.AmuletAllocation', 'AmuletAllocation'),
   validatorLicense: template('splice-amulet', 'Splice.ValidatorLicense', 'ValidatorLicense'),
   validatorLivenessActivityRecord: template('splice-amulet', 'Splice.ValidatorLicense', 'ValidatorLivenessActivityRecord'),
   unclaimedDevelopmentFundCoupon: template('splice-amulet', 'Splice.Amulet', 'UnclaimedDevelopmentFundCoupon'),

@@ -347,10 +347,10 @@ export const historyIncomplete = repositoryOperation('historyIncomplete', async 
  * or verdict's, and where the migration has both, the older of the two (as Scan caps its events, so
  * that an update is not served before its verdict). Undefined when the newest migration has no events.
  */
-export const latestEventRecordTime = repositoryOperation(
-  'latestEventRecordTime',
-  async function latestEventRecordTime(db: Db): Promise<Micros | undefined> {
-    const { rows } = await sql<{ updates: string | null; verdicts: string | null }>`
+export const latestEventRecordTime = repositoryOperation('latestEventRecordTime', async function latestEventRecordTime(db: Db): Promise<
+  Micros | undefined
+> {
+  const { rows } = await sql<{ updates: string | null; verdicts: string | null }>`
       select
         (select u.record_time from updates u
           where u.migration_id = (select max(migration_id) from migrations) and u.record_time > ${IMPORT_TIME}
@@ -358,7 +358,6 @@ export const latestEventRecordTime = repositoryOperation(
         (select v.record_time from verdicts v
           where v.migration_id = (select max(migration_id) from migrations) and v.record_time > ${IMPORT_TIME}
           order by v.record_time desc limit 1) as verdicts`.execute(db);
-    const times = [rows[0]?.updates, rows[0]?.verdicts].filter((t): t is string => t != null).map(fromPgTimestamp);
-    return times.length === 0 ? undefined : times.reduce((a, b) => (a < b ? a : b));
-  },
-);
+  const times = [rows[0]?.updates, rows[0]?.verdicts].filter((t): t is string => t != null).map(fromPgTimestamp);
+  return times.length === 0 ? undefined : times.reduce((a, b) => (a < b ? a : b));
+});

@@ -29,10 +29,10 @@ export const registrySchemas = {
     },
     ['excludeDebugFields'],
   ),
-  GetChoiceContextRequest: object(
-    { meta: { type: 'object', additionalProperties: str() }, excludeDebugFields: bool('Default false.') },
-    ['meta', 'excludeDebugFields'],
-  ),
+  GetChoiceContextRequest: object({ meta: { type: 'object', additionalProperties: str() }, excludeDebugFields: bool('Default false.') }, [
+    'meta',
+    'excludeDebugFields',
+  ]),
   ChoiceContext: object({
     choiceContextData: {
       type: 'object',
@@ -129,4 +129,3 @@ export const registryPaths: Record<string, Record<string, unknown>> = {
   ...Object.fromEntries(Object.entries(registryMetadataPaths).map(([p, v]) => [`/metadata/v1${p}`, v])),
   ...registryTransferPaths,
 };
-

@@ -76,7 +76,10 @@ const acsState = (after: Schema, response: string) => ({
 const holdingsState = (summary: string, after: Schema, response: string) => ({
   summary,
   requestBody: jsonBody(
-    object({ ...snapshotSelection, after, page_size: int32(), owner_party_ids: array(str(), { minItems: 1 }) }, ['record_time_match', 'after']),
+    object({ ...snapshotSelection, after, page_size: int32(), owner_party_ids: array(str(), { minItems: 1 }) }, [
+      'record_time_match',
+      'after',
+    ]),
   ),
   responses: { '200': json(ref(response)), ...errors(400, 404, 500) },
 });
@@ -244,7 +247,10 @@ export const scanPaths = {
   },
   '/v0/state/acs': { post: acsState(stringToken, 'AcsResponse') },
   '/v2/state/acs': {
-    post: { ...acsState(stringToken, 'AcsResponse'), summary: 'The newest path of /v0/state/acs, in creation order, filtered by stakeholder and template.' },
+    post: {
+      ...acsState(stringToken, 'AcsResponse'),
+      summary: 'The newest path of /v0/state/acs, in creation order, filtered by stakeholder and template.',
+    },
   },
   '/v1/state/acs': {
     post: {

@@ -22,7 +22,13 @@ import { SPLICE } from '../../domain/splice-contracts';
 import { formatInstant, type Micros } from '../../domain/time';
 import { activeSynchronizer, type TwoStepTransfer } from '../../domain/token-standard';
 import { notFound } from '../../internal/errors';
-import { findFeaturedAppRight, findLiveContractById, findLiveContractOfParty, listLiveRounds, payloadOf } from '../../store/contract-repository';
+import {
+  findFeaturedAppRight,
+  findLiveContractById,
+  findLiveContractOfParty,
+  listLiveRounds,
+  payloadOf,
+} from '../../store/contract-repository';
 import type { Db } from '../../store/pool';
 import { apiNow, rulesContract } from '../scan/current-state';
 import { ChoiceContextBuilder } from './choice-context';

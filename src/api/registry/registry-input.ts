@@ -21,10 +21,15 @@ export const ChoiceContextRequest = z.object({
   excludeDebugFields,
 });
 
-const party = z.string({ error: 'expected a party' }).regex(/^\S{1,255}::\S{1,255}$/, { error: 'expected a party id <name>::<fingerprint>' });
+const party = z
+  .string({ error: 'expected a party' })
+  .regex(/^\S{1,255}::\S{1,255}$/, { error: 'expected a party id <name>::<fingerprint>' });
 const time = z.string({ error: 'expected a time' }).refine((s) => !Number.isNaN(Date.parse(s)), { error: 'expected an ISO 8601 time' });
 const decimal = z.union([z.string().regex(/^-?\d+(\.\d+)?$/), z.number()], { error: 'expected a decimal' });
-const textMap = z.object({ values: z.record(z.string(), z.unknown(), { error: 'expected an object' }) }, { error: 'expected {"values": …}' });
+const textMap = z.object(
+  { values: z.record(z.string(), z.unknown(), { error: 'expected an object' }) },
+  { error: 'expected {"values": …}' },
+);
 
 const TransferFactoryTransfer = z.object({
   expectedAdmin: party,

@@ -24,7 +24,14 @@ import { pageLimit } from '../page-limit';
 import { NumberedPageTokens } from '../numbered-page-token';
 import type { PageTokens, PositionTokens, TokenScope } from '../page-token';
 import { parseInput } from '../validation';
-import { HoldingsStateRequest, HoldingsStateRequestV1, partyList, quotedRecordTime, SummaryRequestV0, SummaryRequestV1 } from './snapshot-input';
+import {
+  HoldingsStateRequest,
+  HoldingsStateRequestV1,
+  partyList,
+  quotedRecordTime,
+  SummaryRequestV0,
+  SummaryRequestV1,
+} from './snapshot-input';
 import { exactSnapshotOrFail, pagePosition, resolveSnapshot, sendPage, snapshotAtOrBeforeOrFail } from './snapshot-service';
 
 export function holdingsRoutes({ db }: ApiContext, tokens: PageTokens): Router {

@@ -17,7 +17,7 @@ export const IMPORT_TIME = '0001-01-01T00:00:00.000000Z';
 
 /** Enough updates for external hashes, reassignments, rejections and app activity in both migrations. */
 export function historyItems(): CanonicalItem[] {
-  return simulatedItems({ seed: 'history-5', updates: 450, migrations: 2 });
+  return simulatedItems({ seed: 'history-20', updates: 450, migrations: 2 });
 }
 
 export async function loadItems(db: Db, items: CanonicalItem[], stream = 'test', batchSize = 250): Promise<void> {

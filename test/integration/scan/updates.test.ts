@@ -250,7 +250,11 @@ describe('update history endpoints', () => {
       expect({ status: res.status, text: res.text }).toEqual({
         status: 200,
         // Scan's date-times drop the fraction's trailing zeros.
-        text: JSON.stringify({ record_time: formatRecordTime(expected).replace(/(\.\d*?)0+Z$/, '$1Z').replace(/\.Z$/, 'Z') }),
+        text: JSON.stringify({
+          record_time: formatRecordTime(expected)
+            .replace(/(\.\d*?)0+Z$/, '$1Z')
+            .replace(/\.Z$/, 'Z'),
+        }),
       });
     });
   });

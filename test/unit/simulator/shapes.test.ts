@@ -27,6 +27,8 @@ const PACKAGE_OF_MODULE: Record<string, string> = {
   'Splice.Round': 'splice-amulet',
   'Splice.ExternalPartyAmuletRules': 'splice-amulet',
   'Splice.ValidatorLicense': 'splice-amulet',
+  'Splice.AmuletTransferInstruction': 'splice-amulet',
+  'Splice.AmuletAllocation': 'splice-amulet',
   'Splice.Ans': 'splice-amulet-name-service',
   'Splice.DsoRules': 'splice-dso-governance',
   'Splice.DSO.SvState': 'splice-dso-governance',
@@ -302,7 +304,7 @@ function checkCreated(ev: CreatedEvent, compact: boolean, where: string, errors:
 
 /** Blobs name exactly the contracts of disclosed templates that the update creates or assigns. */
 const DISCLOSED =
-  /:(Splice\.AmuletRules:(AmuletRules|TransferPreapproval)|Splice\.ExternalPartyAmuletRules:(ExternalPartyAmuletRules|TransferCommandCounter)|Splice\.Ans:AnsRules|Splice\.Round:(OpenMiningRound|IssuingMiningRound)|Splice\.Amulet:FeaturedAppRight)$/;
+  /:(Splice\.AmuletRules:(AmuletRules|TransferPreapproval)|Splice\.ExternalPartyAmuletRules:(ExternalPartyAmuletRules|TransferCommandCounter)|Splice\.Ans:AnsRules|Splice\.Round:(OpenMiningRound|IssuingMiningRound)|Splice\.Amulet:(FeaturedAppRight|LockedAmulet))$/;
 function checkBlobs(it: CanonicalItem, where: string, errors: string[]): void {
   const u = it.update;
   const created = !u ? [] : 'events_by_id' in u ? Object.values(u.events_by_id) : 'created_event' in u.event ? [u.event.created_event] : [];

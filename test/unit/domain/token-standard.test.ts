@@ -1,0 +1,68 @@
+/**
+ * The facts the registry reads from Amulet's contracts: the open round a factory uses, the active
+ * synchronizer of AmuletRules' configuration schedule, and the locks of instructions and allocations.
+ */
+import { latestUsableOpenRound } from '../../../src/domain/mining-rounds';
+import { parseTimestamp } from '../../../src/domain/time';
+import { activeSynchronizer, allocationLock, transferInstructionLock } from '../../../src/domain/token-standard';
+
+const round = (n: number, opensAt: string) => ({ payload: { round: { number: String(n) }, opensAt } });
+const at = (t: string) => parseTimestamp(t);
+
+describe('latestUsableOpenRound', () => {
+  const rounds = [round(10, '2025-01-01T00:00:00Z'), round(12, '2025-01-01T00:20:00Z'), round(11, '2025-01-01T00:10:00Z')];
+
+  it('is the highest-numbered round that has opened', () => {
+    expect(latestUsableOpenRound(rounds, at('2025-01-01T00:15:00Z'))).toBe(rounds[2]);
+    expect(latestUsableOpenRound(rounds, at('2025-01-01T00:20:00Z'))).toBe(rounds[1]);
+    expect(latestUsableOpenRound(rounds, at('2025-01-01T00:00:00Z'))).toBe(rounds[0]);
+  });
+
+  it('is undefined before any has opened, and without rounds', () => {
+    expect(latestUsableOpenRound(rounds, at('2024-12-31T23:59:59Z'))).toBeUndefined();
+    expect(latestUsableOpenRound([], at('2025-01-01T00:00:00Z'))).toBeUndefined();
+  });
+});
+
+describe('activeSynchronizer', () => {
+  const config = (sync: string) => ({ decentralizedSynchronizer: { activeSynchronizer: sync } });
+  const rules = {
+    configSchedule: {
+      initialValue: config('a::1'),
+      futureValues: [
+        { _1: '2025-02-01T00:00:00Z', _2: config('c::3') },
+        { _1: '2025-01-01T00:00:00Z', _2: config('b::2') },
+      ],
+    },
+  };
+
+  it('takes the last future value whose time has come, else the initial one', () => {
+    expect(activeSynchronizer(rules, at('2024-12-31T00:00:00Z'))).toBe('a::1');
+    expect(activeSynchronizer(rules, at('2025-01-01T00:00:00Z'))).toBe('b::2');
+    expect(activeSynchronizer(rules, at('2025-03-01T00:00:00Z'))).toBe('c::3');
+    expect(
+      activeSynchronizer(
+        { configSchedule: { initialValue: config('a::1'), futureValues: [['2025-01-01T00:00:00Z', config('p::9')]] } },
+        at('2026-01-01T00:00:00Z'),
+      ),
+    ).toBe('p::9');
+  });
+
+  it('names the field of a payload of the wrong shape', () => {
+    expect(() => activeSynchronizer({ configSchedule: { initialValue: {}, futureValues: [] } }, 0n)).toThrow(
+      'AmuletRules payload: expected a record at decentralizedSynchronizer.activeSynchronizer',
+    );
+  });
+});
+
+describe('locks of two-step transfers', () => {
+  it('reads the locked amulet and the deadline', () => {
+    expect(transferInstructionLock({ lockedAmulet: '00aa', transfer: { executeBefore: '2025-01-01T00:00:01Z' } })).toEqual({
+      lockedAmulet: '00aa',
+      expiresAt: at('2025-01-01T00:00:01Z'),
+    });
+    expect(
+      allocationLock({ lockedAmulet: '00bb', allocation: { settlement: { settleBefore: '2025-01-02T00:00:00Z', executor: 'x::1' } } }),
+    ).toEqual({ lockedAmulet: '00bb', expiresAt: at('2025-01-02T00:00:00Z'), executor: 'x::1' });
+  });
+});
