@@ -4,6 +4,8 @@
  * supply at the latest ACS snapshot, replayed from the simulated network independently of the
  * service (unlocked plus locked amulet, initial amounts, as the snapshot sums hold them).
  */
+import { TokenStandardClient } from '@canton-network/core-token-standard';
+import pino from 'pino';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
@@ -67,6 +69,22 @@ describe('registry metadata (token standard)', () => {
       }
       expectBody(await request(api.url, 'GET', `${root}/instruments/Amulet`), amulet);
       expectBody(await request(api.url, 'GET', `${root}/instruments/USDC`), { error: 'No instrument with id USDC found' }, 404);
+    }
+  });
+
+  it("the wallet SDK's registry client reads the same, at the root and through the proxy", async () => {
+    const tokens = { getAccessToken: async () => '', getAuthContext: async () => ({}) as never };
+    for (const base of [api.url, `${api.url}/api/validator/v0/scan-proxy`]) {
+      const client = new TokenStandardClient(base, pino({ level: 'silent' }), tokens);
+      expect(await client.get('/registry/metadata/v1/info')).toEqual({
+        adminId: dso,
+        supportedApis: { 'splice-api-token-metadata-v1': 1 },
+      });
+      expect(await client.get('/registry/metadata/v1/instruments', { query: { pageSize: 10 } })).toEqual({ instruments: [amulet] });
+      expect(await client.get('/registry/metadata/v1/instruments/{instrumentId}', { path: { instrumentId: 'Amulet' } })).toEqual(amulet);
+      await expect(client.get('/registry/metadata/v1/instruments/{instrumentId}', { path: { instrumentId: 'USDC' } })).rejects.toEqual({
+        error: 'No instrument with id USDC found',
+      });
     }
   });
 });
