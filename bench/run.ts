@@ -6,7 +6,7 @@
  *   npm run bench -- --quick       the same measures at small scale (under 5 minutes)
  *   npm run bench -- --tiny        a smoke run at tiny scale (CI)
  *   npm run bench -- --updates N   another ingest size
- *   npm run bench -- --only ingest|reads|simulator
+ *   npm run bench -- --only ingest|reads|simulator|mirror
  *   npm run bench -- --server embedded|external   one server only
  *
  * Every part runs on the embedded PostgreSQL (in a temporary folder) and, when
@@ -20,6 +20,7 @@ import { loadConfig } from '../src/internal/config';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/store/embedded-postgres';
 import { createPool } from '../src/store/pool';
 import { formatIngestReport, runIngestBench } from './ingest-bench';
+import { formatMirrorReport, runMirrorBench } from './mirror-bench';
 import { formatReadBenchReport, runReadBench } from './read-bench';
 import { benchSimulator } from './simulator';
 
@@ -31,6 +32,8 @@ interface Plan {
   feedSample: number;
   warmUp: number;
   simulatorUpdates: number;
+  /** Updates of the upstream the mirror part reads. */
+  mirrorUpdates: number;
   parts: Set<string>;
   servers: Set<'embedded' | 'external'>;
 }
@@ -42,14 +45,14 @@ function planFrom(args: string[]): Plan {
     return i >= 0 ? args[i + 1] : undefined;
   };
   const defaults = {
-    full: { updates: 1_000_000, feedSample: 200_000, warmUp: 20_000, simulatorUpdates: 20_000 },
-    quick: { updates: 20_000, feedSample: 20_000, warmUp: 2_000, simulatorUpdates: 5_000 },
-    tiny: { updates: 2_000, feedSample: 2_000, warmUp: 0, simulatorUpdates: 500 },
+    full: { updates: 1_000_000, feedSample: 200_000, warmUp: 20_000, simulatorUpdates: 20_000, mirrorUpdates: 50_000 },
+    quick: { updates: 20_000, feedSample: 20_000, warmUp: 2_000, simulatorUpdates: 5_000, mirrorUpdates: 10_000 },
+    tiny: { updates: 2_000, feedSample: 2_000, warmUp: 0, simulatorUpdates: 500, mirrorUpdates: 1_000 },
   }[scale];
   const updates = value('--updates') === undefined ? defaults.updates : Number(value('--updates'));
   if (!Number.isSafeInteger(updates) || updates < 1) throw new Error(`--updates needs a positive integer, got ${value('--updates')}`);
   const only = value('--only');
-  const all = ['simulator', 'ingest', 'reads'];
+  const all = ['simulator', 'ingest', 'reads', 'mirror'];
   if (only !== undefined && !all.includes(only)) throw new Error(`--only takes one of ${all.join(', ')}`);
   return {
     scale,
@@ -57,6 +60,7 @@ function planFrom(args: string[]): Plan {
     feedSample: Math.min(defaults.feedSample, updates),
     warmUp: Math.min(defaults.warmUp, Math.floor(updates / 10)),
     simulatorUpdates: defaults.simulatorUpdates,
+    mirrorUpdates: defaults.mirrorUpdates,
     parts: new Set(only ? [only] : all),
     servers: new Set(
       value('--server') === 'embedded' ? ['embedded'] : value('--server') === 'external' ? ['external'] : ['embedded', 'external'],
@@ -119,6 +123,10 @@ async function main(): Promise<void> {
           log,
         });
         log(formatIngestReport(server.name, report));
+      }
+      if (plan.parts.has('mirror')) {
+        log(`mirror on ${server.name}:`);
+        log(formatMirrorReport(server.name, await runMirrorBench({ adminUrl: server.adminUrl, updates: plan.mirrorUpdates, log })));
       }
       if (plan.parts.has('reads')) {
         log(`reads on ${server.name}:`);

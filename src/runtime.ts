@@ -11,10 +11,11 @@ import { runWorkerThroughOutages, type WorkerOptions, type WorkerResult } from '
 import type { RequestOutcome } from './ingest/http-client';
 import type { Source } from './ingest/source';
 import { createLedgerSource } from './ingest/sources/ledger-source';
+import { createAttestedScanSource } from './ingest/sources/attested-scan-source';
 import { createScanSource } from './ingest/sources/scan-source';
 import { createBlobMirror } from './ingest/blob-mirror';
 import { createSimulatorSource } from './ingest/sources/simulator-source';
-import { ConfigError, type Config } from './internal/config';
+import { ConfigError, scanSourceThreshold, type Config } from './internal/config';
 import type { Logger } from './internal/logger';
 import { createMetrics, type Metrics } from './internal/metrics';
 import type { Shutdown } from './internal/shutdown';
@@ -77,8 +78,26 @@ export function createConfiguredSource(config: Config, logger: Logger, metrics?:
         updates: config.simulator.updates,
         migrations: config.simulator.migrations,
       });
-    case 'scan':
-      if (config.scanSource.urls.length === 0) throw new ConfigError('Invalid configuration: SOURCE=scan needs SCAN_SOURCE_URLS.');
+    case 'scan': {
+      const { urls } = config.scanSource;
+      if (urls.length === 0) throw new ConfigError('Invalid configuration: SOURCE=scan needs SCAN_SOURCE_URLS.');
+      const threshold = scanSourceThreshold(config);
+      if (threshold > urls.length) {
+        throw new ConfigError(
+          `Invalid configuration: SCAN_SOURCE_THRESHOLD=${threshold} is more than the ${urls.length} SCAN_SOURCE_URLS: no quorum could ever form.`,
+        );
+      }
+      if (threshold > 1) {
+        return createAttestedScanSource({
+          urls,
+          threshold,
+          pollIntervalMs: config.scanSource.pollMs,
+          stopAtEnd: config.ingest.stopAtEnd,
+          logger,
+          http: http('scan'),
+          ...(metrics && { observer: metrics.attestationObserver }),
+        });
+      }
       return createScanSource({
         urls: config.scanSource.urls,
         pollIntervalMs: config.scanSource.pollMs,
@@ -86,6 +105,7 @@ export function createConfiguredSource(config: Config, logger: Logger, metrics?:
         logger,
         http: http('scan'),
       });
+    }
     case 'ledger': {
       const { url, party, token } = config.ledgerSource;
       if (!url || !party) throw new ConfigError('Invalid configuration: SOURCE=ledger needs LEDGER_SOURCE_URL and LEDGER_SOURCE_PARTY.');
@@ -178,7 +198,7 @@ export function startWorker(
  */
 function startBlobMirror(database: OpenDatabase, signal: AbortSignal, context: { config: Config; logger: Logger }) {
   const { config, logger } = context;
-  const mirror = createBlobMirror({ urls: config.scanSource.urls, db: database.db, logger });
+  const mirror = createBlobMirror({ urls: config.scanSource.urls, threshold: scanSourceThreshold(config), db: database.db, logger });
   const round = () =>
     mirror.round(signal).catch((err: unknown) => {
       if (!signal.aborted) logger.warn({ err: (err as Error).message }, 'copying created-event blobs failed; trying again later');

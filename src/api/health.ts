@@ -62,6 +62,36 @@ export function healthRoutes({ db, pool, metrics, migrationFiles, logger }: ApiC
         last_at: new Date(h.lastAt).toISOString(),
         last_ok_at: h.lastOkAt === null ? null : new Date(h.lastOkAt).toISOString(),
       })),
+      // The attested scan source (SCAN_SOURCE_THRESHOLD > 1): each upstream's record, and where a missing quorum holds ingestion.
+      ...(metrics.attestation.upstreams.size > 0 && {
+        attestation: {
+          stalled: metrics.attestation.stalled && {
+            position: metrics.attestation.stalled.position,
+            reason: metrics.attestation.stalled.reason,
+            since: new Date(metrics.attestation.stalled.since).toISOString(),
+          },
+          upstreams: [...metrics.attestation.upstreams].map(([upstream, u]) => ({
+            upstream,
+            state:
+              u.lastOutcome === null
+                ? 'unknown'
+                : u.lastOutcome === 'agreed'
+                  ? 'agreeing'
+                  : u.lastOutcome === 'disagreed'
+                    ? 'divergent'
+                    : 'unavailable',
+            agreed: u.agreed,
+            disagreed: u.disagreed,
+            unavailable: u.unavailable,
+            last_disagreement: u.lastDisagreement && {
+              position: u.lastDisagreement.position,
+              hash: u.lastDisagreement.hash,
+              expected: u.lastDisagreement.expected,
+              at: new Date(u.lastDisagreement.at).toISOString(),
+            },
+          })),
+        },
+      }),
       streams: status.streams.map((s) => ({
         stream: s.stream,
         position: s.position,

@@ -13,6 +13,9 @@
  * once more when the worker ends at the upstream's end (runtime.ts), so a
  * contract created upstream has its blob one round after it is ingested.
  * A failing request is logged and skipped: blobs never hold ingestion up.
+ * With several upstreams and an attestation threshold above 1
+ * (SCAN_SOURCE_THRESHOLD), every upstream is asked and only a blob that the
+ * threshold of them give identically is stored, as for the history.
  */
 import { SPLICE, type TemplateKey } from '../domain/splice-contracts';
 import type { Logger } from '../internal/logger';
@@ -22,8 +25,10 @@ import type { Db } from '../store/pool';
 import { createHttpClient, HttpStatusError, type HttpClientOptions, type JsonRequest } from './http-client';
 
 export interface BlobMirrorOptions {
-  /** Base URLs of the upstream Scans (without /api/scan); the first that answers is used. */
+  /** Base URLs of the upstream Scans (without /api/scan); with threshold 1, the first that answers is used. */
   urls: readonly string[];
+  /** How many upstreams must give the same blob for a contract before it is stored (default 1). */
+  threshold?: number;
   db: Db;
   logger: Logger;
   http?: HttpClientOptions;
@@ -97,10 +102,10 @@ export function createBlobMirror(options: BlobMirrorOptions) {
   const http = createHttpClient(logger, { maxAttempts: 3, ...options.http });
   const maxPartyRequests = options.maxPartyRequests ?? 200;
 
-  /** The answer of the first upstream that gives one; undefined for a 404 (nothing of that kind). */
-  async function ask(request: UpstreamRequest, signal: AbortSignal): Promise<unknown> {
+  /** The answer of the first of `urls` that gives one; undefined for a 404 (nothing of that kind). */
+  async function ask(urls: readonly string[], request: UpstreamRequest, signal: AbortSignal): Promise<unknown> {
     let failure: unknown;
-    for (const url of options.urls) {
+    for (const url of urls) {
       try {
         return await http.json({ method: request.method, url: `${url}/api/scan${request.path}`, body: request.body }, signal);
       } catch (err) {
@@ -112,10 +117,9 @@ export function createBlobMirror(options: BlobMirrorOptions) {
     throw failure;
   }
 
-  /** One round: asks every endpoint once and stores what it found. */
-  async function round(signal: AbortSignal): Promise<BlobMirrorRound> {
+  /** Asks every endpoint once of the first of `urls` that answers; the blobs found. */
+  async function collect(urls: readonly string[], result: BlobMirrorRound, signal: AbortSignal): Promise<Map<string, string>> {
     const found = new Map<string, string>();
-    const result: BlobMirrorRound = { requests: 0, stored: 0, failed: 0 };
     const requests: UpstreamRequest[] = [...LISTING_REQUESTS];
     for (const { template, path } of PER_PARTY) {
       const lacking = await listLiveContractsWithoutBlob(db, template, maxPartyRequests);
@@ -128,7 +132,7 @@ export function createBlobMirror(options: BlobMirrorOptions) {
     }
     for (const request of requests) {
       try {
-        blobsIn(await ask(request, signal), found);
+        blobsIn(await ask(urls, request, signal), found);
         result.requests += 1;
       } catch (err) {
         if (signal.aborted) throw err;
@@ -141,7 +145,7 @@ export function createBlobMirror(options: BlobMirrorOptions) {
     for (let page = 0; page < 100; page++) {
       const path = `/v0/admin/validator/licenses?limit=1000${after === undefined ? '' : `&after=${after}`}`;
       try {
-        const body = (await ask({ method: 'GET', path }, signal)) as { next_page_token?: unknown } | undefined;
+        const body = (await ask(urls, { method: 'GET', path }, signal)) as { next_page_token?: unknown } | undefined;
         result.requests += 1;
         blobsIn(body, found);
         const next = body?.next_page_token;
@@ -153,6 +157,29 @@ export function createBlobMirror(options: BlobMirrorOptions) {
         logger.warn({ path, err: (err as Error).message }, 'could not read created-event blobs from the upstream');
         break;
       }
+    }
+    return found;
+  }
+
+  /**
+   * One round: the blobs of every endpoint, stored. With a threshold above 1 every upstream is asked
+   * and a blob is stored only when that many upstreams gave the same one for the contract.
+   */
+  async function round(signal: AbortSignal): Promise<BlobMirrorRound> {
+    const result: BlobMirrorRound = { requests: 0, stored: 0, failed: 0 };
+    const threshold = options.threshold ?? 1;
+    let found: Map<string, string>;
+    if (threshold <= 1) {
+      found = await collect(options.urls, result, signal);
+    } else {
+      const votes = new Map<string, number>();
+      for (const url of options.urls) {
+        for (const [cid, blob] of await collect([url], result, signal)) {
+          const key = JSON.stringify([cid, blob]);
+          votes.set(key, (votes.get(key) ?? 0) + 1);
+        }
+      }
+      found = new Map([...votes].filter(([, n]) => n >= threshold).map(([key]) => JSON.parse(key) as [string, string]));
     }
     const rows: ContractBlobRow[] = [...found].map(([contract_id, blob]) => ({ contract_id, blob }));
     result.stored = await storeContractBlobs(db, rows);

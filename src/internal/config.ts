@@ -253,10 +253,18 @@ export const knobs = {
     schema: positiveInt,
   },
   SCAN_SOURCE_URLS: {
-    description: 'Comma-separated base URLs of upstream Scan instances (SOURCE=scan), tried in turn.',
+    description:
+      'Comma-separated base URLs of upstream Scan instances of one network (SOURCE=scan): tried in turn, or read side by side with attestation (SCAN_SOURCE_THRESHOLD).',
     default: '',
     expects: 'a comma-separated list of http(s) URLs',
     schema: csv.pipe(z.array(z.url({ protocol: /^https?$/ }))),
+  },
+  SCAN_SOURCE_THRESHOLD: {
+    description:
+      'How many of the SCAN_SOURCE_URLS must serve an identical element before it is stored. Empty: f+1, where f = floor((N-1)/3) of N URLs. 1: no attestation, the URLs are tried in turn (failover).',
+    default: '',
+    expects: 'empty, or an integer from 1 to the number of SCAN_SOURCE_URLS',
+    schema: z.union([z.literal('').transform(() => undefined), positiveInt]),
   },
   SCAN_SOURCE_POLL_MS: {
     description: 'How long the scan source waits after reaching the upstream end before asking again.',
@@ -430,7 +438,13 @@ export interface Config {
     readonly updates: number | undefined;
     readonly migrations: number;
   };
-  readonly scanSource: { readonly urls: readonly string[]; readonly pollMs: number; readonly blobIntervalMs: number };
+  readonly scanSource: {
+    readonly urls: readonly string[];
+    /** Undefined: f+1 of the URLs (scanSourceThreshold). */
+    readonly threshold: number | undefined;
+    readonly pollMs: number;
+    readonly blobIntervalMs: number;
+  };
   readonly ledgerSource: { readonly url: string | undefined; readonly party: string | undefined; readonly token: string | undefined };
   readonly ingest: {
     readonly batchSize: number;
@@ -550,6 +564,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     scanSource: Object.freeze({
       urls: Object.freeze(get('SCAN_SOURCE_URLS')),
+      threshold: get('SCAN_SOURCE_THRESHOLD'),
       pollMs: get('SCAN_SOURCE_POLL_MS'),
       blobIntervalMs: get('SCAN_SOURCE_BLOB_INTERVAL_MS'),
     }),
@@ -572,4 +587,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authDisabled: get('LEDGER_AUTH_DISABLED'),
     }),
   });
+}
+
+/** The attestation threshold of the scan source: as configured, else f+1 of N upstreams with f = floor((N-1)/3). */
+export function scanSourceThreshold(config: Pick<Config, 'scanSource'>): number {
+  const n = config.scanSource.urls.length;
+  return config.scanSource.threshold ?? Math.floor((n - 1) / 3) + 1;
 }

@@ -37,6 +37,22 @@ export function createMetrics() {
     labelNames: ['source', 'upstream', 'outcome'] as const,
     registers: [registry],
   });
+  const attestations = new Counter({
+    name: `${METRIC_PREFIX}source_attestations_total`,
+    help: 'Elements of the mirrored history decided by a quorum of upstreams (SCAN_SOURCE_THRESHOLD > 1), by upstream and outcome: agreed (it served the attested element, or showed the absence of one), disagreed (it served another, or none where the quorum has one), unavailable (a round it could not be asked).',
+    labelNames: ['upstream', 'outcome'] as const,
+    registers: [registry],
+  });
+  const quorumStalled = new Gauge({
+    name: `${METRIC_PREFIX}source_quorum_stalled`,
+    help: 'Whether ingestion waits at a position that no quorum of upstreams attests (1) or not (0).',
+    registers: [registry],
+  });
+  /** Per upstream, for /status: its counts and last disagreement; and where ingestion waits without a quorum. */
+  const attestation = {
+    upstreams: new Map<string, UpstreamAttestation>(),
+    stalled: null as { position: string; reason: string; since: number } | null,
+  };
   const dbQueryDuration = new Histogram({
     name: `${METRIC_PREFIX}db_query_duration_seconds`,
     help: "Duration of database queries by repository operation (the storage function that made them, or other) and outcome (ok, error). The writer's batch statements are timed by the ingest batch histogram instead.",
@@ -44,9 +60,33 @@ export function createMetrics() {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  const upstreamOf = (upstream: string): UpstreamAttestation => {
+    let u = attestation.upstreams.get(upstream);
+    if (!u)
+      attestation.upstreams.set(upstream, (u = { agreed: 0, disagreed: 0, unavailable: 0, lastOutcome: null, lastDisagreement: null }));
+    return u;
+  };
   return {
     newestRecordTimes,
     sourceHealth,
+    attestation,
+    /** The attested source's observer (AttestationObserver). */
+    attestationObserver: {
+      counted(upstream: string, outcome: 'agreed' | 'disagreed' | 'unavailable', n: number): void {
+        attestations.inc({ upstream, outcome }, n);
+        const u = upstreamOf(upstream);
+        u[outcome] += n;
+        u.lastOutcome = outcome;
+      },
+      disagreed(upstream: string, position: string, hash: string | null, expected: string | null): void {
+        upstreamOf(upstream).lastDisagreement = { position, hash, expected, at: Date.now() };
+      },
+      stalled(stall: { position: string; reason: string } | undefined): void {
+        quorumStalled.set(stall ? 1 : 0);
+        if (!stall) attestation.stalled = null;
+        else if (attestation.stalled?.position !== stall.position) attestation.stalled = { ...stall, since: Date.now() };
+      },
+    },
     /** This process's part in writing, for /status: none (no worker running), standby, or active. */
     writer: { role: 'none' as 'none' | 'standby' | 'active' },
     /** Counts a request of the ingestion source and remembers its outcome for /status. */
@@ -201,3 +241,12 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** An upstream of the attested source, as /status shows it. */
+export interface UpstreamAttestation {
+  agreed: number;
+  disagreed: number;
+  unavailable: number;
+  lastOutcome: 'agreed' | 'disagreed' | 'unavailable' | null;
+  lastDisagreement: { position: string; hash: string | null; expected: string | null; at: number } | null;
+}

@@ -24,7 +24,7 @@ function runBench(args: string[]): Promise<{ code: number | null; output: string
 }
 
 describe('npm run bench -- --tiny', () => {
-  it('runs the ingest and read parts to the end and prints every figure with its baseline', async () => {
+  it('runs the ingest, mirror and read parts to the end and prints every figure with its baseline', async () => {
     const { code, output } = await runBench(['--tiny', '--server', 'external']);
     if (code !== 0) throw new Error(`the benchmark failed (${code}):\n${output}`);
     for (const figure of [
@@ -41,6 +41,8 @@ describe('npm run bench -- --tiny', () => {
       'S3 last page',
       '/v0/state/acs first page',
       'start on an empty data folder',
+      'N = 1 (failover source)',
+      'threshold 2 (attested)',
     ]) {
       expect(output).toContain(figure);
     }

@@ -53,38 +53,63 @@ const operational: Paths = {
       summary: "Ingestion progress per stream and per migration, with this process's writer role.",
       responses: {
         '200': json(
-          object({
-            writer: { type: 'string', enum: ['active', 'standby', 'none'], description: 'none: this process runs no worker.' },
-            sources: array(
-              object({
-                source: str(),
-                upstream: str('Origin of the upstream URL.'),
-                last_outcome: { type: 'string', enum: ['ok', 'retried', 'failed'] },
-                last_at: str(),
-                last_ok_at: nullable(str()),
-              }),
-            ),
-            streams: array(
-              object({
-                stream: str(),
-                position: str(),
-                migration_id: nullable(int64()),
-                record_time: nullable(str()),
-                lag_seconds: nullable({ type: 'number', description: 'Seconds between now and record_time.' }),
-                items_applied: int64(),
-                updated_at: str(),
-              }),
-            ),
-            migrations: array(
-              object({
-                migration_id: int64(),
-                updates: int64(),
-                last_record_time: nullable(str()),
-                snapshots: int64(),
-                last_snapshot: nullable(str()),
-              }),
-            ),
-          }),
+          object(
+            {
+              writer: { type: 'string', enum: ['active', 'standby', 'none'], description: 'none: this process runs no worker.' },
+              sources: array(
+                object({
+                  source: str(),
+                  upstream: str('Origin of the upstream URL.'),
+                  last_outcome: { type: 'string', enum: ['ok', 'retried', 'failed'] },
+                  last_at: str(),
+                  last_ok_at: nullable(str()),
+                }),
+              ),
+              streams: array(
+                object({
+                  stream: str(),
+                  position: str(),
+                  migration_id: nullable(int64()),
+                  record_time: nullable(str()),
+                  lag_seconds: nullable({ type: 'number', description: 'Seconds between now and record_time.' }),
+                  items_applied: int64(),
+                  updated_at: str(),
+                }),
+              ),
+              migrations: array(
+                object({
+                  migration_id: int64(),
+                  updates: int64(),
+                  last_record_time: nullable(str()),
+                  snapshots: int64(),
+                  last_snapshot: nullable(str()),
+                }),
+              ),
+              attestation: {
+                ...object({
+                  stalled: nullable(
+                    object({
+                      position: str('The position no quorum attests the next element after.'),
+                      reason: { type: 'string', enum: ['conflict', 'no quorum', 'verdict pending'] },
+                      since: str(),
+                    }),
+                  ),
+                  upstreams: array(
+                    object({
+                      upstream: str(),
+                      state: { type: 'string', enum: ['agreeing', 'divergent', 'unavailable', 'unknown'] },
+                      agreed: int64(),
+                      disagreed: int64(),
+                      unavailable: int64(),
+                      last_disagreement: nullable(object({ position: str(), hash: nullable(str()), expected: nullable(str()), at: str() })),
+                    }),
+                  ),
+                }),
+                description: 'Only with the attested scan source (SCAN_SOURCE_THRESHOLD above 1).',
+              },
+            },
+            ['attestation'],
+          ),
         ),
       },
     },

@@ -57,13 +57,12 @@
  * "after_import_update_id":"<last import update id>"}`.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CanonicalItem, Update } from '../../domain/items';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
-import { IMPORT_RECORD_TIME, formatRecordTime, tryParseTimestamp, type Micros } from '../../domain/time';
+import { IMPORT_RECORD_TIME } from '../../domain/time';
 import type { Logger } from '../../internal/logger';
-import { createHttpClient, HttpStatusError, UpstreamError, type HttpClientOptions } from '../http-client';
-import { SourceItemError, type Source, type SourceItem } from '../source';
-import { array, integer, isObject, object, objectField, ShapeError, string, timestamp, type JsonObject } from './shape';
+import { createHttpClient, UpstreamError, type HttpClientOptions } from '../http-client';
+import type { Source, SourceItem } from '../source';
+import { createUpstreamReader, parsePosition, type Cursor, type Page } from './scan-upstream';
 
 export interface ScanSourceOptions {
   /** Base URLs of Scan instances of one network, e.g. https://scan.sv-1.example.com (without /api/scan). */
@@ -80,120 +79,6 @@ export interface ScanSourceOptions {
   http?: HttpClientOptions;
 }
 
-interface Cursor {
-  migrationId: number;
-  recordTime: Micros;
-  /** Within the import updates of the migration: the last one yielded. */
-  importAfter?: string;
-}
-
-interface Page {
-  items: SourceItem[];
-  /** The migration id of each item. */
-  migrations: number[];
-  /** As many elements as asked for: more may follow at once. */
-  full: boolean;
-  /** The key of the last element, or the cursor asked with when there was none. */
-  last: Cursor | undefined;
-}
-
-function positionOf(cursor: Cursor): string {
-  return JSON.stringify({
-    migration_id: cursor.migrationId,
-    record_time: formatRecordTime(cursor.recordTime),
-    ...(cursor.importAfter !== undefined && { after_import_update_id: cursor.importAfter }),
-  });
-}
-
-function parsePosition(position: string): Cursor {
-  const fail = () =>
-    new Error(`Invalid scan checkpoint '${position}': expected {"migration_id": <integer>, "record_time": "<ISO 8601 timestamp>"}`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(position);
-  } catch {
-    throw fail();
-  }
-  if (!isObject(parsed) || !Number.isSafeInteger(parsed.migration_id) || typeof parsed.record_time !== 'string') throw fail();
-  const recordTime = tryParseTimestamp(parsed.record_time);
-  if (recordTime === undefined) throw fail();
-  const importAfter = parsed.after_import_update_id;
-  if (importAfter !== undefined && (typeof importAfter !== 'string' || recordTime !== IMPORT_RECORD_TIME)) throw fail();
-  return { migrationId: parsed.migration_id as number, recordTime, ...(importAfter !== undefined && { importAfter }) };
-}
-
-/**
- * A v1 import update (UpdateHistoryItem) as the canonical v2 item: without the
- * constant `offset`, with `events_by_id` in id order, other keys as received.
- */
-function importToV2(raw: JsonObject): Update {
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (key === 'offset') continue;
-    if (key === 'events_by_id' && isObject(value)) {
-      out[key] = Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    } else {
-      out[key] = value;
-    }
-  }
-  return out as unknown as Update;
-}
-
-function compare(a: Cursor, b: Cursor): number {
-  if (a.migrationId !== b.migrationId) return a.migrationId - b.migrationId;
-  return a.recordTime < b.recordTime ? -1 : a.recordTime > b.recordTime ? 1 : 0;
-}
-
-function nullableObject(o: JsonObject, key: string, path: string): JsonObject | null {
-  return o[key] === undefined || o[key] === null ? null : objectField(o, key, path);
-}
-
-/**
- * Checks the parts of an element that ingestion relies on (ids, keys, the
- * tree or reassignment event) and returns it as a canonical item with its
- * key. Deeper content is the writer's to validate.
- */
-function readItem(raw: unknown): { item: CanonicalItem; key: Cursor } {
-  const o = object(raw, 'item');
-  const update = nullableObject(o, 'update', 'item');
-  const verdict = nullableObject(o, 'verdict', 'item');
-  let key: Cursor;
-  if (update) {
-    const path = 'item.update';
-    string(update, 'update_id', path);
-    const recordTime = timestamp(update, 'record_time', path);
-    if ('events_by_id' in update) {
-      objectField(update, 'events_by_id', path);
-      array(update, 'root_event_ids', path);
-      string(update, 'synchronizer_id', path);
-      key = { migrationId: integer(update, 'migration_id', path), recordTime };
-    } else {
-      key = { migrationId: integer(objectField(update, 'event', path), 'migration_id', `${path}.event`), recordTime };
-    }
-  } else if (verdict) {
-    const path = 'item.verdict';
-    string(verdict, 'update_id', path);
-    key = { migrationId: integer(verdict, 'migration_id', path), recordTime: timestamp(verdict, 'record_time', path) };
-  } else {
-    throw new ShapeError('item', 'an update or a verdict', o);
-  }
-  const item: CanonicalItem = {
-    update: update as Update | null,
-    verdict: verdict as CanonicalItem['verdict'],
-    traffic_summary: nullableObject(o, 'traffic_summary', 'item') as CanonicalItem['traffic_summary'],
-    app_activity_records: nullableObject(o, 'app_activity_records', 'item') as CanonicalItem['app_activity_records'],
-  };
-  return { item, key };
-}
-
-function updateIdOf(raw: unknown): string | undefined {
-  if (!isObject(raw)) return undefined;
-  for (const part of [raw.update, raw.verdict]) {
-    if (isObject(part) && typeof part.update_id === 'string') return part.update_id;
-  }
-  return undefined;
-}
-
 export function createScanSource(options: ScanSourceOptions): Source {
   const urls = options.urls.map((u) => u.replace(/\/+$/, ''));
   if (urls.length === 0) throw new Error('The scan source needs at least one URL');
@@ -202,84 +87,8 @@ export function createScanSource(options: ScanSourceOptions): Source {
   const wantProtobuf = (options.encodings ?? ['compact_json', 'protobuf_json']).includes('protobuf_json');
   const logger = options.logger.child({ source: 'scan' });
   const http = createHttpClient(logger, { waitWhileUnavailable: urls.length === 1, ...options.http });
-  /** URLs that answered the protobuf_json request with a 4xx. */
-  const noProtobuf = new Set<string>();
+  const { pageFrom, importPageFrom, importsComplete } = createUpstreamReader({ pageSize, wantProtobuf, http, logger });
   let urlIndex = 0;
-
-  function request(url: string, after: Cursor | undefined, encoding: DamlValueEncoding) {
-    const body = {
-      page_size: pageSize,
-      ...(after && { after: { after_migration_id: after.migrationId, after_record_time: formatRecordTime(after.recordTime) } }),
-      daml_value_encoding: encoding,
-    };
-    return { method: 'POST' as const, url: `${url}/api/scan/v0/events`, body };
-  }
-
-  function events(body: unknown, origin: string): unknown[] {
-    try {
-      return array(object(body, 'response'), 'events', 'response');
-    } catch (err) {
-      if (err instanceof ShapeError) throw new SourceItemError(origin, undefined, `not a /v0/events answer: ${err.message}`);
-      throw err;
-    }
-  }
-
-  /** The protobuf_json updates of the page by update id, or undefined when the upstream cannot render them. */
-  async function protobufUpdates(url: string, after: Cursor | undefined, signal: AbortSignal): Promise<Map<string, Update> | undefined> {
-    if (noProtobuf.has(url)) return undefined;
-    let body: unknown;
-    try {
-      body = await http.json(request(url, after, 'protobuf_json'), signal);
-    } catch (err) {
-      if (!(err instanceof HttpStatusError)) throw err;
-      logger.warn({ url, err: err.message }, 'upstream refuses protobuf_json; items from it have only compact_json');
-      noProtobuf.add(url);
-      return undefined;
-    }
-    const byId = new Map<string, Update>();
-    for (const raw of events(body, `${url}/api/scan/v0/events (protobuf_json)`)) {
-      const update = isObject(raw) ? raw.update : undefined;
-      if (isObject(update) && typeof update.update_id === 'string') byId.set(update.update_id, update as unknown as Update);
-    }
-    return byId;
-  }
-
-  async function pageFrom(url: string, after: Cursor | undefined, signal: AbortSignal): Promise<Page> {
-    const origin = `${url}/api/scan/v0/events after ${after ? positionOf(after) : 'the beginning'}`;
-    const received = events(await http.json(request(url, after, 'compact_json'), signal), origin);
-    const items: SourceItem[] = [];
-    const migrations: number[] = [];
-    let last = after;
-    received.forEach((raw, index) => {
-      const itemOrigin = `${origin}, element ${index}`;
-      let read;
-      try {
-        read = readItem(raw);
-      } catch (err) {
-        if (err instanceof ShapeError) throw new SourceItemError(itemOrigin, updateIdOf(raw), err.message);
-        throw err;
-      }
-      if (last && compare(read.key, last) <= 0) {
-        throw new SourceItemError(itemOrigin, updateIdOf(raw), `key ${positionOf(read.key)} is not after ${positionOf(last)}`);
-      }
-      last = read.key;
-      items.push({ item: read.item, position: positionOf(read.key), origin: itemOrigin });
-      migrations.push(read.key.migrationId);
-    });
-    if (wantProtobuf && items.some((i) => i.item.update)) {
-      const byId = await protobufUpdates(url, after, signal);
-      for (const { item } of items) {
-        const protobuf = item.update && byId?.get(item.update.update_id);
-        if (protobuf) item.update_protobuf_json = protobuf;
-      }
-    }
-    return {
-      items,
-      migrations,
-      full: received.length >= pageSize,
-      last: last && { migrationId: last.migrationId, recordTime: last.recordTime },
-    };
-  }
 
   /** Runs a request against the current URL, moving round-robin to the next one while they keep failing. */
   async function withFailover<T>(run: (url: string) => Promise<T>): Promise<T> {
@@ -297,82 +106,6 @@ export function createScanSource(options: ScanSourceOptions): Source {
 
   const page = (after: Cursor | undefined, signal: AbortSignal) => withFailover((url) => pageFrom(url, after, signal));
 
-  function importRequest(url: string, migrationId: number, afterUpdateId: string, encoding: DamlValueEncoding) {
-    return {
-      method: 'POST' as const,
-      url: `${url}/api/scan/v0/backfilling/import-updates`,
-      body: { migration_id: migrationId, after_update_id: afterUpdateId, limit: pageSize, daml_value_encoding: encoding },
-    };
-  }
-
-  function transactions(body: unknown, origin: string): JsonObject[] {
-    try {
-      return array(object(body, 'response'), 'transactions', 'response').map((t, i) => object(t, `response.transactions[${i}]`));
-    } catch (err) {
-      if (err instanceof ShapeError) throw new SourceItemError(origin, undefined, `not an import-updates answer: ${err.message}`);
-      throw err;
-    }
-  }
-
-  /** One page of the import updates of a migration, in both renderings. */
-  async function importPageFrom(url: string, migrationId: number, afterUpdateId: string, signal: AbortSignal) {
-    const origin = `${url}/api/scan/v0/backfilling/import-updates of migration ${migrationId} after '${afterUpdateId}'`;
-    const compactBody = await http.json(importRequest(url, migrationId, afterUpdateId, 'compact_json'), signal);
-    const protobufBody = await http.json(importRequest(url, migrationId, afterUpdateId, 'protobuf_json'), signal);
-    let compact = transactions(compactBody, origin);
-    const protobuf = transactions(protobufBody, `${origin} (protobuf_json)`);
-    const ids = (list: JsonObject[]) => list.map((t) => t.update_id);
-    if (JSON.stringify(ids(compact)) !== JSON.stringify(ids(protobuf))) {
-      throw new SourceItemError(origin, undefined, 'the compact_json and protobuf_json answers hold different import updates');
-    }
-    if (compact.length > 0 && JSON.stringify(compact) === JSON.stringify(protobuf)) {
-      // The upstream ignores daml_value_encoding here (Scan answers protobuf_json only): fetch each in compact_json by id.
-      compact = [];
-      for (const raw of protobuf) {
-        const id = String(raw.update_id);
-        const body = await http.json(
-          { method: 'GET', url: `${url}/api/scan/v2/updates/${encodeURIComponent(id)}?daml_value_encoding=compact_json` },
-          signal,
-        );
-        compact.push(object(body, `GET /v2/updates/${id}`));
-      }
-    }
-    const items: SourceItem[] = compact.map((raw, index) => {
-      const itemOrigin = `${origin}, element ${index}`;
-      const path = 'import update';
-      let updateId: string | undefined;
-      try {
-        updateId = string(raw, 'update_id', path);
-        objectField(raw, 'events_by_id', path);
-        array(raw, 'root_event_ids', path);
-        const recordTime = timestamp(raw, 'record_time', path);
-        const m = integer(raw, 'migration_id', path);
-        if (recordTime !== IMPORT_RECORD_TIME || m !== migrationId) {
-          throw new SourceItemError(
-            itemOrigin,
-            updateId,
-            `not an import update of migration ${migrationId} (migration ${m}, record time ${formatRecordTime(recordTime)})`,
-          );
-        }
-      } catch (err) {
-        if (err instanceof ShapeError) throw new SourceItemError(itemOrigin, updateId, err.message);
-        throw err;
-      }
-      const item: CanonicalItem = { update: importToV2(raw), verdict: null, traffic_summary: null, app_activity_records: null };
-      if (wantProtobuf) item.update_protobuf_json = importToV2(protobuf[index] as JsonObject);
-      return {
-        item,
-        position: positionOf({ migrationId, recordTime: IMPORT_RECORD_TIME, importAfter: updateId }),
-        origin: itemOrigin,
-      };
-    });
-    return {
-      items,
-      full: compact.length >= pageSize,
-      lastId: compact.length ? String(compact[compact.length - 1]!.update_id) : afterUpdateId,
-    };
-  }
-
   /**
    * Waits until the upstream holds all import updates of the migration: a
    * Scan backfills them separately and may serve the migration's events
@@ -381,16 +114,7 @@ export function createScanSource(options: ScanSourceOptions): Source {
    */
   async function awaitImportsComplete(migrationId: number, signal: AbortSignal): Promise<void> {
     for (;;) {
-      let info: unknown;
-      try {
-        info = await withFailover((url) =>
-          http.json({ method: 'POST', url: `${url}/api/scan/v0/backfilling/migration-info`, body: { migration_id: migrationId } }, signal),
-        );
-      } catch (err) {
-        if (err instanceof HttpStatusError && err.status === 404) return;
-        throw err;
-      }
-      if (!isObject(info) || info.import_updates_complete !== false) return;
+      if (await withFailover((url) => importsComplete(url, migrationId, signal))) return;
       logger.info({ migrationId }, 'the upstream does not hold all import updates of the migration yet: waiting');
       await delay(pollIntervalMs, undefined, { signal });
     }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, knobs, loadConfig } from '../../../src/internal/config';
+import { ConfigError, knobs, loadConfig, scanSourceThreshold } from '../../../src/internal/config';
 import { README_TABLE_BEGIN, README_TABLE_END, renderEnvExample, renderReadmeTable } from '../../../src/internal/config-docs';
 
 const root = path.resolve(__dirname, '../../..');
@@ -75,5 +75,14 @@ describe('configuration', () => {
     };
     walk(path.join(root, 'src'));
     expect(offenders).toEqual([]);
+  });
+
+  it('the scan source threshold: f+1 of the URLs by default, or as set', () => {
+    const urls = (n: number) => Array.from({ length: n }, (_, i) => `http://scan-${i}:8080`).join(',');
+    const threshold = (env: Record<string, string>) => scanSourceThreshold(loadConfig(env));
+    expect([1, 2, 3, 4, 5, 6, 7, 10].map((n) => threshold({ SCAN_SOURCE_URLS: urls(n) }))).toEqual([1, 1, 1, 2, 2, 2, 3, 4]);
+    expect(threshold({ SCAN_SOURCE_URLS: urls(4), SCAN_SOURCE_THRESHOLD: '3' })).toBe(3);
+    expect(threshold({ SCAN_SOURCE_URLS: urls(4), SCAN_SOURCE_THRESHOLD: '' })).toBe(2);
+    expect(() => loadConfig({ SCAN_SOURCE_THRESHOLD: '0' })).toThrow(ConfigError);
   });
 });

@@ -1,0 +1,275 @@
+/**
+ * The attested `scan` source (SCAN_SOURCE_THRESHOLD > 1): mirrors N upstream
+ * Scans and yields only what `threshold` of them attest, element by element.
+ *
+ * Each round asks every upstream for the page after the same position (the
+ * key of the last element yielded), as the failover source does, and decides
+ * the elements of the answers in key order (attestation.ts). Import updates
+ * of a migration are decided the same way, by update id, once `threshold`
+ * upstreams report them complete.
+ *
+ * Upstreams at different speeds: a round waits for every upstream that is
+ * asked, but no longer than a short grace once `threshold` have answered; a
+ * slower one keeps its request running and is asked again once it answers.
+ * A failing upstream (the HTTP client has already retried) sits out until
+ * the next poll and is then asked again. A page with an element out of key
+ * order counts up to that element.
+ *
+ * Undecidable keys: when two versions of an element both have the
+ * threshold, or no version can reach it any more, the source yields nothing
+ * past that key, reports it (status, metric, an error log once per key) and
+ * asks again every poll interval, resuming by itself when a quorum forms.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { IMPORT_RECORD_TIME } from '../../domain/time';
+import type { Logger } from '../../internal/logger';
+import { createHttpClient, type HttpClientOptions } from '../http-client';
+import type { Source, SourceItem } from '../source';
+import { decide, itemHashes, type Answer, type Decision, type Element } from './attestation';
+import { compare, createUpstreamReader, parsePosition, positionOf, type Cursor } from './scan-upstream';
+
+/** What the source tells the rest of the process: per-upstream outcomes and whether it is stalled. */
+export interface AttestationObserver {
+  /** Per upstream and round: keys it agreed on, keys it contradicted, or that it could not be asked. */
+  counted(upstream: string, outcome: 'agreed' | 'disagreed' | 'unavailable', n: number): void;
+  /** The last disagreement of an upstream. */
+  disagreed(upstream: string, position: string, hash: string | null, expected: string | null): void;
+  /** Ingestion cannot pass `position` (undefined: it can again). */
+  stalled(stall: { position: string; reason: string } | undefined): void;
+}
+
+export interface AttestedScanSourceOptions {
+  urls: readonly string[];
+  threshold: number;
+  pageSize?: number;
+  encodings?: readonly ('compact_json' | 'protobuf_json')[];
+  pollIntervalMs?: number;
+  stopAtEnd?: boolean;
+  /** How long a round waits for the other upstreams once `threshold` have answered (default 250 ms). */
+  graceMs?: number;
+  logger: Logger;
+  http?: HttpClientOptions;
+  observer?: AttestationObserver;
+}
+
+interface Asked<A> {
+  /** What it was asked for (a position), to tell a stale answer. */
+  at: string;
+  answer?: A;
+  done: Promise<void>;
+}
+
+const short = (hash: string | null) => (hash === null ? 'none' : hash.slice(0, 16));
+
+export function createAttestedScanSource(options: AttestedScanSourceOptions): Source {
+  const urls = options.urls.map((u) => u.replace(/\/+$/, ''));
+  const { threshold } = options;
+  if (!Number.isInteger(threshold) || threshold < 1 || threshold > urls.length) {
+    throw new Error(`The attested scan source needs a threshold from 1 to ${urls.length} (the number of URLs); got ${threshold}`);
+  }
+  const pageSize = options.pageSize ?? 1000;
+  const pollIntervalMs = options.pollIntervalMs ?? 5000;
+  const graceMs = options.graceMs ?? 250;
+  const wantProtobuf = (options.encodings ?? ['compact_json', 'protobuf_json']).includes('protobuf_json');
+  const logger = options.logger.child({ source: 'scan', threshold });
+  // A 503 (still backfilling) is a failure of that upstream, not something to wait out: others can answer.
+  const http = createHttpClient(logger, { ...options.http, waitWhileUnavailable: false });
+  const reader = createUpstreamReader({ pageSize, wantProtobuf, http, logger });
+  const observer = options.observer;
+  let reportedStall: string | undefined;
+
+  /**
+   * One round of a request to every upstream at `at`: the answers of those that gave one in time
+   * (failures included), undefined for the others. `asked` carries requests across rounds.
+   */
+  async function round<A>(asked: (Asked<A> | undefined)[], at: string, start: (url: string) => Promise<A>, failed: (err: Error) => A) {
+    urls.forEach((url, i) => {
+      const previous = asked[i];
+      if (previous && previous.answer === undefined) return; // still running (for this or an older position)
+      const entry: Asked<A> = { at, done: Promise.resolve() };
+      entry.done = start(url).then(
+        (answer) => void (entry.answer = answer),
+        (err: unknown) => void (entry.answer = failed(err as Error)),
+      );
+      asked[i] = entry;
+    });
+    const current = () => asked.filter((a) => a?.at === at);
+    const answered = () => current().filter((a) => a!.answer !== undefined).length;
+    const all = Promise.all(current().map((a) => a!.done));
+    // Wait for all, or for `threshold` answers and then the grace.
+    await Promise.race([
+      all,
+      (async () => {
+        for (;;) {
+          const running = current().filter((a) => a!.answer === undefined);
+          if (answered() >= threshold || running.length === 0) break;
+          await Promise.race(running.map((a) => a!.done));
+        }
+        if (answered() >= threshold) await delay(graceMs);
+        else await all;
+      })(),
+    ]);
+    return asked.map((a) => (a?.at === at && a.answer !== undefined ? a.answer : undefined));
+  }
+
+  /** Clears the answered requests, so that their upstreams are asked again next round. */
+  function consume<A>(asked: (Asked<A> | undefined)[]): void {
+    asked.forEach((a, i) => {
+      if (a?.answer !== undefined) asked[i] = undefined;
+    });
+  }
+
+  function report<K, T>(decision: Decision<K, T>, answers: (Answer<K, T> | undefined)[], position: (key: K) => string): void {
+    const counts = urls.map(() => ({ agreed: 0, disagreed: 0 }));
+    for (const { key, byUpstream } of decision.outcomes) {
+      byUpstream.forEach((o, i) => {
+        if (o.kind === 'agreed') counts[i]!.agreed += 1;
+        if (o.kind === 'disagreed') {
+          counts[i]!.disagreed += 1;
+          const at = position(key);
+          logger.warn(
+            { upstream: urls[i], position: at, hash: short(o.hash), expected: short(o.expected) },
+            'an upstream disagrees with the quorum',
+          );
+          observer?.disagreed(urls[i]!, at, o.hash, o.expected);
+        }
+      });
+    }
+    counts.forEach((c, i) => {
+      if (c.agreed) observer?.counted(urls[i]!, 'agreed', c.agreed);
+      if (c.disagreed) observer?.counted(urls[i]!, 'disagreed', c.disagreed);
+      const a = answers[i];
+      if (a && !a.ok) observer?.counted(urls[i]!, 'unavailable', 1);
+    });
+    if (decision.stalled) {
+      const at = position(decision.stalled.key);
+      const stall = { position: at, reason: decision.stalled.reason };
+      if (reportedStall !== at) {
+        logger.error(
+          {
+            position: at,
+            reason: stall.reason,
+            versions: Object.fromEntries(Object.entries(decision.stalled.hashes).map(([h, n]) => [short(h), n])),
+          },
+          'no quorum of upstreams attests the next element: ingestion waits at this position',
+        );
+        reportedStall = at;
+      }
+      observer?.stalled(stall);
+    } else if (decision.committed.length > 0 && reportedStall !== undefined) {
+      logger.info({ after: reportedStall }, 'a quorum formed: ingestion goes on');
+      reportedStall = undefined;
+      observer?.stalled(undefined);
+    }
+  }
+
+  const failed = (err: Error) => ({ ok: false as const, reason: err.message });
+
+  function logFailures(answers: ({ ok: boolean; reason?: string } | undefined)[]): void {
+    answers.forEach((a, i) => {
+      if (a && !a.ok) logger.warn({ upstream: urls[i], err: a.reason }, 'an upstream did not answer; it is asked again next round');
+    });
+  }
+
+  /** The attested import updates of a migration after an update id. */
+  async function* importsOf(migrationId: number, afterUpdateId: string, signal: AbortSignal): AsyncGenerator<SourceItem> {
+    // Complete when `threshold` upstreams say so (an upstream without the migration counts as complete).
+    for (;;) {
+      const complete = await Promise.all(urls.map((url) => reader.importsComplete(url, migrationId, signal).catch(() => false)));
+      if (complete.filter(Boolean).length >= threshold) break;
+      logger.info({ migrationId }, 'fewer than the threshold of upstreams hold all import updates of the migration: waiting');
+      await delay(pollIntervalMs, undefined, { signal });
+    }
+    const asked: (Asked<Answer<string, SourceItem>> | undefined)[] = urls.map(() => undefined);
+    let after = afterUpdateId;
+    for (;;) {
+      const answers = await round(
+        asked,
+        after,
+        async (url) => {
+          const page = await reader.importPageFrom(url, migrationId, after, signal);
+          const elements = page.items.map((it) => element(String(it.item.update?.update_id), it));
+          return { ok: true as const, elements };
+        },
+        failed,
+      );
+      logFailures(answers);
+      consume(asked);
+      const usable = answers.map((a) => a ?? { ok: false as const, reason: 'no answer yet' });
+      const decision = decide(usable, threshold, (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0));
+      report(decision, answers, (id) => `import update ${id} of migration ${migrationId}`);
+      for (const { value } of decision.committed) yield value;
+      const lastDecided = decision.outcomes.at(-1)?.key;
+      if (lastDecided !== undefined) after = lastDecided;
+      // Done when a quorum has nothing more.
+      const ended = answers.filter((a) => a?.ok && a.elements.length === 0).length;
+      if (decision.committed.length === 0 && ended >= threshold) return;
+      if (decision.committed.length === 0) await delay(pollIntervalMs, undefined, { signal });
+    }
+  }
+
+  function element<K>(key: K, item: SourceItem): Element<K, SourceItem> {
+    const { hash, updateHash } = itemHashes(item.item);
+    return { key, hash, value: item, ...(item.item.update && { updateHash, hasVerdict: item.item.verdict !== null }) };
+  }
+
+  return {
+    stream: 'scan',
+    async *read(from, signal) {
+      const stop = new AbortController();
+      const inner = AbortSignal.any([signal, stop.signal]);
+      let cursor: Cursor | undefined = from === undefined ? undefined : parsePosition(from);
+      const asked: (Asked<Answer<Cursor, SourceItem>> | undefined)[] = urls.map(() => undefined);
+      try {
+        if (cursor?.importAfter !== undefined) {
+          yield* importsOf(cursor.migrationId, cursor.importAfter, inner);
+          cursor = { migrationId: cursor.migrationId, recordTime: IMPORT_RECORD_TIME };
+        }
+        let entered = cursor?.migrationId;
+        for (;;) {
+          const at = cursor ? positionOf(cursor) : 'the beginning';
+          const after = cursor;
+          const answers = await round(
+            asked,
+            at,
+            async (url) => {
+              const page = await reader.pageFrom(url, after, inner, true);
+              if (page.disorderAt !== undefined) {
+                logger.warn(
+                  { upstream: url, position: page.disorderAt },
+                  'an upstream served an element out of key order; its page ends there',
+                );
+              }
+              return { ok: true as const, elements: page.items.map((it, i) => element(page.keys[i]!, it)) };
+            },
+            failed,
+          );
+          logFailures(answers);
+          consume(asked);
+          const usable = answers.map((a) => a ?? { ok: false as const, reason: 'no answer yet' });
+          const decision = decide(usable, threshold, compare);
+          report(decision, answers, positionOf);
+          for (const { key, value } of decision.committed) {
+            if (entered === undefined || key.migrationId > entered) {
+              yield* importsOf(key.migrationId, '', inner);
+              entered = key.migrationId;
+            }
+            yield value;
+          }
+          const lastDecided = decision.outcomes.at(-1)?.key;
+          if (lastDecided !== undefined) cursor = { migrationId: lastDecided.migrationId, recordTime: lastDecided.recordTime };
+          if (decision.committed.length > 0) continue;
+          // Nothing decided: at the end when a quorum has nothing after the position.
+          const ended = answers.filter((a) => a?.ok && a.elements.length === 0).length;
+          if (ended >= threshold && options.stopAtEnd && !decision.stalled) return;
+          await delay(pollIntervalMs, undefined, { signal: inner });
+        }
+      } catch (err) {
+        if (signal.aborted) return;
+        throw err;
+      } finally {
+        stop.abort();
+      }
+    },
+  };
+}
