@@ -1,29 +1,37 @@
 /**
  * The cost of attestation: a mirror's ingest rate from N = 4 local upstreams at threshold 2 (every
  * page read four times, decided element by element) against N = 1 (the failover source), from the
- * same upstreams. The upstreams are four API servers of one scan-indexer database holding a
- * simulated network; each mirror writes into a fresh database of the same server.
+ * same upstreams. The upstreams are four `scan-indexer serve` processes over one database holding a
+ * simulated network; each mirror writes into a fresh database of the same server. On this machine
+ * the upstreams share the CPUs with the mirror, so the wall-clock rate of N = 4 also pays four
+ * upstreams' work; the mirror's own CPU time per item is reported apart.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
 import type pg from 'pg';
-import { createApp } from '../src/api/app';
-import { listen, type RunningServer } from '../src/api/server';
 import { createAttestedScanSource } from '../src/ingest/sources/attested-scan-source';
 import { createScanSource } from '../src/ingest/sources/scan-source';
 import { createSimulatorSource } from '../src/ingest/sources/simulator-source';
 import type { Source } from '../src/ingest/source';
 import { runWorker } from '../src/ingest/worker';
-import { loadConfig } from '../src/internal/config';
 import { createLogger } from '../src/internal/logger';
-import { createMetrics } from '../src/internal/metrics';
 import { ensureDatabase } from '../src/store/embedded-postgres';
-import { migrate, readMigrationFiles } from '../src/store/migrator';
+import { migrate } from '../src/store/migrator';
 import { createDb, createPool, type Db } from '../src/store/pool';
+
+interface Run {
+  seconds: number;
+  itemsPerSecond: number;
+  /** CPU time of the mirror's process (source, attestation and writer; not the upstreams') per item. */
+  cpuMicrosPerItem: number;
+}
 
 export interface MirrorReport {
   updates: number;
   items: number;
-  single: { seconds: number; itemsPerSecond: number };
-  attested: { seconds: number; itemsPerSecond: number };
+  single: Run;
+  attested: Run;
 }
 
 const UPSTREAMS = 4;
@@ -50,35 +58,58 @@ async function database(adminUrl: string, name: string): Promise<{ url: string; 
   };
 }
 
-async function ingest(target: { db: Db; pool: pg.Pool }, source: Source): Promise<{ items: number; seconds: number }> {
+async function ingest(target: { db: Db; pool: pg.Pool }, source: Source): Promise<{ items: number; seconds: number; cpuSeconds: number }> {
   const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   const result = await runWorker(
     { db: target.db, pool: target.pool, source, logger: createLogger('warn'), batchSize: 500, batchMaxWaitMs: 200 },
     new AbortController().signal,
   );
-  return { items: result.items, seconds: Number(process.hrtime.bigint() - started) / 1e9 };
+  const used = process.cpuUsage(cpu);
+  return { items: result.items, seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuSeconds: (used.user + used.system) / 1e6 };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `scan-indexer serve` over the database, ready when /readyz answers 200. */
+async function serve(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'src', 'cli.js'), 'serve'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`scan-indexer serve exited with ${child.exitCode}`);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) return { url, child };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error('scan-indexer serve did not become ready in 30 s');
 }
 
 export async function runMirrorBench(options: { adminUrl: string; updates: number; log: (line: string) => void }): Promise<MirrorReport> {
   const { adminUrl, updates, log } = options;
   const suffix = process.pid;
   const upstream = await database(adminUrl, `scan_indexer_bench_mirror_up_${suffix}`);
-  const servers: RunningServer[] = [];
+  const servers: { url: string; child: ChildProcess }[] = [];
   try {
     log(`  upstream: ${updates} simulated network updates`);
     await ingest(upstream, createSimulatorSource({ seed: 42, mode: 'backfill', updates, ratePerSecond: 0.5, migrations: 2 }));
-    const config = loadConfig({ LOG_LEVEL: 'warn' });
-    for (let i = 0; i < UPSTREAMS; i++) {
-      const app = createApp({
-        config,
-        db: upstream.db,
-        pool: upstream.pool,
-        logger: createLogger('warn'),
-        metrics: createMetrics(),
-        migrationFiles: readMigrationFiles(),
-      });
-      servers.push(await listen(app, '127.0.0.1', 0));
-    }
+    for (let i = 0; i < UPSTREAMS; i++) servers.push(await serve(upstream.url));
     const urls = servers.map((s) => s.url);
     const logger = createLogger('warn');
     const run = async (name: string, source: Source) => {
@@ -86,7 +117,14 @@ export async function runMirrorBench(options: { adminUrl: string; updates: numbe
       try {
         const result = await ingest(target, source);
         log(`  ${name}: ${result.items} items in ${result.seconds.toFixed(1)} s, ${Math.round(result.items / result.seconds)} items/s`);
-        return result;
+        return {
+          items: result.items,
+          run: {
+            seconds: result.seconds,
+            itemsPerSecond: result.items / result.seconds,
+            cpuMicrosPerItem: (result.cpuSeconds * 1e6) / result.items,
+          },
+        };
       } finally {
         await target.close();
       }
@@ -96,14 +134,10 @@ export async function runMirrorBench(options: { adminUrl: string; updates: numbe
       'attested',
       createAttestedScanSource({ urls, threshold: THRESHOLD, stopAtEnd: true, pollIntervalMs: 100, logger }),
     );
-    return {
-      updates,
-      items: single.items,
-      single: { seconds: single.seconds, itemsPerSecond: single.items / single.seconds },
-      attested: { seconds: attested.seconds, itemsPerSecond: attested.items / attested.seconds },
-    };
+    return { updates, items: single.items, single: single.run, attested: attested.run };
   } finally {
-    for (const s of servers) await s.close(1000);
+    for (const s of servers) s.child.kill('SIGTERM');
+    await Promise.all(servers.map((s) => new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once('exit', r)))));
     await upstream.close();
   }
 }
@@ -111,8 +145,8 @@ export async function runMirrorBench(options: { adminUrl: string; updates: numbe
 export function formatMirrorReport(server: string, r: MirrorReport): string {
   const ratio = r.attested.itemsPerSecond / r.single.itemsPerSecond;
   return [
-    `mirror on ${server} (${r.items} items of ${r.updates} simulated updates, from ${UPSTREAMS} local upstream servers of one database):`,
-    `  N = 1 (failover source):            ${Math.round(r.single.itemsPerSecond)} items/s (${r.single.seconds.toFixed(1)} s)`,
-    `  N = ${UPSTREAMS}, threshold ${THRESHOLD} (attested): ${Math.round(r.attested.itemsPerSecond)} items/s (${r.attested.seconds.toFixed(1)} s), ${ratio.toFixed(2)}× the single-upstream rate`,
+    `mirror on ${server} (${r.items} items of ${r.updates} simulated updates, from ${UPSTREAMS} local \`serve\` processes over one database):`,
+    `  N = 1 (failover source):            ${Math.round(r.single.itemsPerSecond)} items/s (${r.single.seconds.toFixed(1)} s), mirror CPU ${Math.round(r.single.cpuMicrosPerItem)} µs per item`,
+    `  N = ${UPSTREAMS}, threshold ${THRESHOLD} (attested): ${Math.round(r.attested.itemsPerSecond)} items/s (${r.attested.seconds.toFixed(1)} s), ${ratio.toFixed(2)}× the single-upstream rate; mirror CPU ${Math.round(r.attested.cpuMicrosPerItem)} µs per item (${(r.attested.cpuMicrosPerItem / r.single.cpuMicrosPerItem).toFixed(2)}×)`,
   ].join('\n');
 }

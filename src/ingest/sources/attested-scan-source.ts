@@ -78,11 +78,8 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
   const observer = options.observer;
   let reportedStall: string | undefined;
 
-  /**
-   * One round of a request to every upstream at `at`: the answers of those that gave one in time
-   * (failures included), undefined for the others. `asked` carries requests across rounds.
-   */
-  async function round<A>(asked: (Asked<A> | undefined)[], at: string, start: (url: string) => Promise<A>, failed: (err: Error) => A) {
+  /** Asks every upstream that has no request running for the page at `at`. `asked` carries requests across rounds. */
+  function ask<A>(asked: (Asked<A> | undefined)[], at: string, start: (url: string) => Promise<A>, failed: (err: Error) => A): void {
     urls.forEach((url, i) => {
       const previous = asked[i];
       if (previous && previous.answer === undefined) return; // still running (for this or an older position)
@@ -93,10 +90,17 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
       );
       asked[i] = entry;
     });
+  }
+
+  /**
+   * The answers at `at` of the upstreams asked (failures included), once all have answered or
+   * `threshold` have and the grace has passed; undefined for the others.
+   */
+  async function collect<A>(asked: (Asked<A> | undefined)[], at: string): Promise<(A | undefined)[]> {
     const current = () => asked.filter((a) => a?.at === at);
     const answered = () => current().filter((a) => a!.answer !== undefined).length;
     const all = Promise.all(current().map((a) => a!.done));
-    // Wait for all, or for `threshold` answers and then the grace.
+    const grace = new AbortController();
     await Promise.race([
       all,
       (async () => {
@@ -105,10 +109,11 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
           if (answered() >= threshold || running.length === 0) break;
           await Promise.race(running.map((a) => a!.done));
         }
-        if (answered() >= threshold) await delay(graceMs);
+        if (answered() >= threshold) await delay(graceMs, undefined, { signal: grace.signal }).catch(() => undefined);
         else await all;
       })(),
     ]);
+    grace.abort();
     return asked.map((a) => (a?.at === at && a.answer !== undefined ? a.answer : undefined));
   }
 
@@ -183,16 +188,18 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
     const asked: (Asked<Answer<string, SourceItem>> | undefined)[] = urls.map(() => undefined);
     let after = afterUpdateId;
     for (;;) {
-      const answers = await round(
+      const from = after;
+      ask(
         asked,
-        after,
+        from,
         async (url) => {
-          const page = await reader.importPageFrom(url, migrationId, after, signal);
+          const page = await reader.importPageFrom(url, migrationId, from, signal);
           const elements = page.items.map((it) => element(String(it.item.update?.update_id), it));
           return { ok: true as const, elements };
         },
         failed,
       );
+      const answers = await collect(asked, from);
       logFailures(answers);
       consume(asked);
       const usable = answers.map((a) => a ?? { ok: false as const, reason: 'no answer yet' });
@@ -220,6 +227,13 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
       const inner = AbortSignal.any([signal, stop.signal]);
       let cursor: Cursor | undefined = from === undefined ? undefined : parsePosition(from);
       const asked: (Asked<Answer<Cursor, SourceItem>> | undefined)[] = urls.map(() => undefined);
+      const pageAfter = (after: Cursor | undefined) => async (url: string) => {
+        const page = await reader.pageFrom(url, after, inner, true);
+        if (page.disorderAt !== undefined) {
+          logger.warn({ upstream: url, position: page.disorderAt }, 'an upstream served an element out of key order; its page ends there');
+        }
+        return { ok: true as const, elements: page.items.map((it, i) => element(page.keys[i]!, it)) };
+      };
       try {
         if (cursor?.importAfter !== undefined) {
           yield* importsOf(cursor.migrationId, cursor.importAfter, inner);
@@ -228,27 +242,17 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
         let entered = cursor?.migrationId;
         for (;;) {
           const at = cursor ? positionOf(cursor) : 'the beginning';
-          const after = cursor;
-          const answers = await round(
-            asked,
-            at,
-            async (url) => {
-              const page = await reader.pageFrom(url, after, inner, true);
-              if (page.disorderAt !== undefined) {
-                logger.warn(
-                  { upstream: url, position: page.disorderAt },
-                  'an upstream served an element out of key order; its page ends there',
-                );
-              }
-              return { ok: true as const, elements: page.items.map((it, i) => element(page.keys[i]!, it)) };
-            },
-            failed,
-          );
+          ask(asked, at, pageAfter(cursor), failed);
+          const answers = await collect(asked, at);
           logFailures(answers);
           consume(asked);
           const usable = answers.map((a) => a ?? { ok: false as const, reason: 'no answer yet' });
           const decision = decide(usable, threshold, compare);
           report(decision, answers, positionOf);
+          const lastDecided = decision.outcomes.at(-1)?.key;
+          if (lastDecided !== undefined) cursor = { migrationId: lastDecided.migrationId, recordTime: lastDecided.recordTime };
+          // The next pages are read while these elements are written.
+          if (decision.committed.length > 0 && cursor) ask(asked, positionOf(cursor), pageAfter(cursor), failed);
           for (const { key, value } of decision.committed) {
             if (entered === undefined || key.migrationId > entered) {
               yield* importsOf(key.migrationId, '', inner);
@@ -256,8 +260,6 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
             }
             yield value;
           }
-          const lastDecided = decision.outcomes.at(-1)?.key;
-          if (lastDecided !== undefined) cursor = { migrationId: lastDecided.migrationId, recordTime: lastDecided.recordTime };
           if (decision.committed.length > 0) continue;
           // Nothing decided: at the end when a quorum has nothing after the position.
           const ended = answers.filter((a) => a?.ok && a.elements.length === 0).length;

@@ -156,6 +156,8 @@ const MIRRORED_REQUESTS: MirroredRequest[] = [
   { method: 'GET', path: '/v0/state/acs/snapshot-timestamp-after?after=2025-01-01T00:00:00Z&migration_id=0' },
   { method: 'POST', path: '/v0/state/acs', body: { migration_id: 0, record_time: '2025-01-01T03:00:00Z', page_size: 1000 } },
   { method: 'POST', path: '/v0/state/acs', body: { migration_id: 1, record_time: '2025-01-01T06:00:00Z', page_size: 1000 } },
+  // The older int64-token path: one page holds the whole snapshot, so the answer has no token of either instance's.
+  { method: 'POST', path: '/v1/state/acs', body: { migration_id: 1, record_time: '2025-01-01T06:00:00Z', page_size: 1000 } },
   { method: 'GET', path: '/api/validator/v0/scan-proxy/open-and-issuing-mining-rounds', absolute: true },
   { method: 'GET', path: '/api/validator/v0/scan-proxy/ans-entries?page_size=100', absolute: true },
   ...[0, 1].flatMap((m): MirroredRequest[] => {
