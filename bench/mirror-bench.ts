@@ -84,7 +84,15 @@ function freePort(): Promise<number> {
 async function serve(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, [path.join(__dirname, '..', 'src', 'cli.js'), 'serve'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
+    // Only the Scan API is read; the ledger API's authentication does not matter here.
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      LEDGER_AUTH_DISABLED: 'true',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;

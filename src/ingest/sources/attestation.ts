@@ -39,18 +39,6 @@ const NOT_ATTESTED = {
   update: ['offset'],
 } as const;
 
-/** JSON with object keys sorted, so that key order does not count as a difference. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 const without = (o: unknown, fields: readonly string[]): unknown => {
   if (o === null || typeof o !== 'object' || Array.isArray(o)) return o;
   const copy = { ...(o as Record<string, unknown>) };
@@ -58,22 +46,16 @@ const without = (o: unknown, fields: readonly string[]): unknown => {
   return copy;
 };
 
-const digest = (value: unknown) => createHash('sha256').update(canonicalJson(value)).digest('hex');
-
-/** The content hashes of an element: the whole (what is voted on), and its update alone (to tell a pending verdict). */
+/**
+ * The content hashes of an element: the whole (what is voted on), and its update alone (to tell a
+ * pending verdict). Parts are compared as served, key order included: honest Scans render with the
+ * same encoders, and a difference in order only costs a vote, never stores anything unattested.
+ */
 export function itemHashes(item: CanonicalItem): { hash: string; updateHash: string } {
-  const update = without(item.update, NOT_ATTESTED.update);
-  const protobuf = without(item.update_protobuf_json ?? null, NOT_ATTESTED.update);
-  return {
-    hash: digest({
-      update,
-      update_protobuf_json: protobuf,
-      verdict: without(item.verdict, NOT_ATTESTED.verdict),
-      traffic_summary: item.traffic_summary,
-      app_activity_records: item.app_activity_records,
-    }),
-    updateHash: digest({ update, update_protobuf_json: protobuf }),
-  };
+  const update = JSON.stringify([without(item.update, NOT_ATTESTED.update), without(item.update_protobuf_json ?? null, NOT_ATTESTED.update)]);
+  const rest = JSON.stringify([without(item.verdict, NOT_ATTESTED.verdict), item.traffic_summary, item.app_activity_records]);
+  const updateHash = createHash('sha256').update(update).digest('hex');
+  return { hash: createHash('sha256').update(updateHash).update(rest).digest('hex'), updateHash };
 }
 
 export interface Element<K, T> {

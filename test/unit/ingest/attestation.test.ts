@@ -154,9 +154,11 @@ describe('itemHashes', () => {
     expect(itemHashes(item('2025-01-01T00:00:01.000000Z', '000000000000000001', '2.0')).hash).not.toBe(a.hash);
   });
 
-  it('does not depend on key order', () => {
+  it('compares parts as served, key order included', () => {
     const x = item('t', 'o', '1.0');
     const reordered = { app_activity_records: null, traffic_summary: null, verdict: x.verdict, update: x.update } as CanonicalItem;
     expect(itemHashes(reordered)).toEqual(itemHashes(x));
+    const keysSwapped = { ...x, update: { record_time: x.update!.record_time, update_id: x.update!.update_id, ...x.update } } as CanonicalItem;
+    expect(itemHashes(keysSwapped).hash).not.toBe(itemHashes(x).hash);
   });
 });
