@@ -52,7 +52,10 @@ const without = (o: unknown, fields: readonly string[]): unknown => {
  * same encoders, and a difference in order only costs a vote, never stores anything unattested.
  */
 export function itemHashes(item: CanonicalItem): { hash: string; updateHash: string } {
-  const update = JSON.stringify([without(item.update, NOT_ATTESTED.update), without(item.update_protobuf_json ?? null, NOT_ATTESTED.update)]);
+  const update = JSON.stringify([
+    without(item.update, NOT_ATTESTED.update),
+    without(item.update_protobuf_json ?? null, NOT_ATTESTED.update),
+  ]);
   const rest = JSON.stringify([without(item.verdict, NOT_ATTESTED.verdict), item.traffic_summary, item.app_activity_records]);
   const updateHash = createHash('sha256').update(update).digest('hex');
   return { hash: createHash('sha256').update(updateHash).update(rest).digest('hex'), updateHash };

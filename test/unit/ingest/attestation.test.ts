@@ -158,7 +158,10 @@ describe('itemHashes', () => {
     const x = item('t', 'o', '1.0');
     const reordered = { app_activity_records: null, traffic_summary: null, verdict: x.verdict, update: x.update } as CanonicalItem;
     expect(itemHashes(reordered)).toEqual(itemHashes(x));
-    const keysSwapped = { ...x, update: { record_time: x.update!.record_time, update_id: x.update!.update_id, ...x.update } } as CanonicalItem;
+    const keysSwapped = {
+      ...x,
+      update: { record_time: x.update!.record_time, update_id: x.update!.update_id, ...x.update },
+    } as CanonicalItem;
     expect(itemHashes(keysSwapped).hash).not.toBe(itemHashes(x).hash);
   });
 });
