@@ -16,7 +16,8 @@ export class PayloadShapeError extends Error {
   }
 }
 
-function member(template: string, value: Json | undefined, path: string[]): Json | undefined {
+/** The value at `path` of a payload; a PayloadShapeError naming the template and path where a record is missing. */
+export function member(template: string, value: Json | undefined, path: string[]): Json | undefined {
   let v = value;
   for (const key of path) {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new PayloadShapeError(template, path.join('.'), 'a record');
@@ -25,7 +26,8 @@ function member(template: string, value: Json | undefined, path: string[]): Json
   return v;
 }
 
-function text(template: string, value: Json | undefined, path: string[]): string {
+/** The text at `path` of a payload, or a PayloadShapeError. */
+export function text(template: string, value: Json | undefined, path: string[]): string {
   const v = member(template, value, path);
   if (typeof v !== 'string') throw new PayloadShapeError(template, path.join('.'), 'a string');
   return v;

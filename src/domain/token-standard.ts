@@ -4,23 +4,8 @@
  * instruction or an allocation (Scan's ChoiceContextBuilder and its token-standard handlers).
  */
 import type { Json } from './json';
-import { PayloadShapeError } from './dso-state';
+import { member, PayloadShapeError, text } from './dso-state';
 import { parseTimestamp, type Micros } from './time';
-
-function member(template: string, value: Json | undefined, path: string[]): Json | undefined {
-  let v = value;
-  for (const key of path) {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new PayloadShapeError(template, path.join('.'), 'a record');
-    v = v[key];
-  }
-  return v;
-}
-
-function text(template: string, value: Json | undefined, path: string[]): string {
-  const v = member(template, value, path);
-  if (typeof v !== 'string') throw new PayloadShapeError(template, path.join('.'), 'a string');
-  return v;
-}
 
 /**
  * AmuletConfigSchedule.getConfigAsOf(now).decentralizedSynchronizer.activeSynchronizer: the

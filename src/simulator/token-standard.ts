@@ -88,6 +88,17 @@ export class TokenStandard {
 
   constructor(private readonly net: NetworkContext) {}
 
+  /** The extra arguments wallets pass to a factory choice: the context the registry gave (rules and round). */
+  private factoryExtraArgs(roundCid: string) {
+    return V.record({
+      context: contextValues([
+        ['amulet-rules', this.net.gov.amuletRulesCid],
+        ['open-round', roundCid],
+      ]),
+      meta: emptyMeta(),
+    });
+  }
+
   /** Emits the lock of a planned two-step transfer under the factory choice `node`. */
   private lock(tx: TxBuilder, node: ExerciseNode, sender: User, plan: TransferPlan, expiresAt: Micros): Lock {
     const cid = this.net.wallets.emit(tx, node, plan).outputCids[0] as string;
@@ -137,13 +148,7 @@ export class TokenStandard {
         V.record({
           expectedAdmin: V.party(dso),
           transfer: transfer(plan.inputs.map((h) => h.cid)),
-          extraArgs: V.record({
-            context: contextValues([
-              ['amulet-rules', net.gov.amuletRulesCid],
-              ['open-round', plan.roundCid],
-            ]),
-            meta: emptyMeta(),
-          }),
+          extraArgs: this.factoryExtraArgs(plan.roundCid),
         }),
         [sender.party],
       );
@@ -214,13 +219,7 @@ export class TokenStandard {
           allocation: specification,
           requestedAt: V.timestamp(net.now - 1_000_000n),
           inputHoldingCids: V.list(plan.inputs.map((h) => V.contractId(h.cid))),
-          extraArgs: V.record({
-            context: contextValues([
-              ['amulet-rules', net.gov.amuletRulesCid],
-              ['open-round', plan.roundCid],
-            ]),
-            meta: emptyMeta(),
-          }),
+          extraArgs: this.factoryExtraArgs(plan.roundCid),
         }),
         [sender.party],
       );
