@@ -6,6 +6,7 @@ import { pinoHttp } from 'pino-http';
 import type { ApiContext } from './context';
 import { docsRoutes } from './docs-routes';
 import { healthRoutes } from './health';
+import { indexerRouter } from './indexer/router';
 import { scanErrorHandler, scanNotFound } from './scan-errors';
 import { ledgerRouter } from './ledger/router';
 import { registryRouter } from './registry/router';
@@ -16,7 +17,7 @@ import { validatorRouter } from './validator/router';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Where the routers are mounted. */
-const MOUNTS = ['/api/scan', '/api/validator', '/v2', '/registry'];
+const MOUNTS = ['/api/scan', '/api/validator', '/v2', '/registry', '/api/indexer'];
 
 /**
  * The route template for metric labels: never a raw path, which would hold ids. The mount is
@@ -80,6 +81,7 @@ export function createApp(context: ApiContext, options: { interfaces: boolean } 
     app.use('/api/validator', validatorRouter(context, { auth: validatorAuth(context.config) }));
     app.use('/v2', ledgerRouter(context));
     app.use('/registry', registryRouter(context));
+    app.use('/api/indexer', indexerRouter(context));
   }
 
   // One error handler for the Scan API, the validator proxy and the rest (the ledger router answers its own errors).

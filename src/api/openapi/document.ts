@@ -4,6 +4,7 @@
  * checks that its paths and the Express routes are the same set.
  */
 import { array, int64, json, nullable, object, str } from './builders';
+import { indexerPaths } from './indexer';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
 import { registryPaths, registrySchemas } from './registry';
@@ -130,7 +131,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       title: 'scan-indexer',
       version,
       description:
-        'Splice Scan API (/api/scan), validator scan-proxy (/api/validator), two Canton JSON Ledger API v2 operations (/v2) and the token-standard registry for Amulet (/registry: metadata, transfer instructions, allocations), answered from PostgreSQL.',
+        "Splice Scan API (/api/scan), validator scan-proxy (/api/validator), two Canton JSON Ledger API v2 operations (/v2), the token-standard registry for Amulet (/registry: metadata, transfer instructions, allocations) and this indexer's own read-only operations (/api/indexer), answered from PostgreSQL.",
     },
     paths: {
       ...operational,
@@ -139,6 +140,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       ...ledgerPaths,
       ...prefixed('/registry', registryPaths),
       ...prefixed('/api/validator/v0/scan-proxy/registry', securedRegistryPaths),
+      ...prefixed('/api/indexer', indexerPaths),
     },
     components: {
       schemas: { ...scanSchemas, ...ledgerSchemas, ...registrySchemas },

@@ -1,0 +1,95 @@
+/**
+ * This indexer's own read-only operations, mounted at /api/indexer, for the web UI; no Scan serves them:
+ *   GET /v0/acs-snapshots      the announced ACS snapshots, newest first across migrations, keyset-paged
+ *   GET /v0/updates-per-hour   updates per UTC hour of record (ledger) time in the newest migration
+ * Errors are the Scan API's `{"error": "..."}`, from the application's error handler.
+ */
+import { Router } from 'express';
+import { z } from 'zod';
+import { formatDecimal, parseDecimal } from '../../domain/decimal';
+import { formatDateTime, type Micros } from '../../domain/time';
+import { hourlyUpdateCounts, listAcsSnapshots, type SnapshotKey } from '../../store/indexer-repository';
+import type { ApiContext } from '../context';
+import { sendJson } from '../json-response';
+import { rejectNulCharacters } from '../nul-guard';
+import { MAX_PAGE_SIZE } from '../page-limit';
+import { pageTokensFor, pageTokensWithKey, type TokenScope } from '../page-token';
+import { parseInput } from '../validation';
+
+export const DEFAULT_SNAPSHOTS_PAGE_SIZE = 100;
+export const DEFAULT_HOURS = 24;
+/** A week of hours. */
+export const MAX_HOURS = 168;
+
+const MICROS_PER_HOUR = 3_600_000_000n;
+
+/** An optional integer query parameter within min..max, given once. */
+const queryIntegerIn = (min: number, max: number) => {
+  const expected = `expected an integer from ${min} to ${max}`;
+  return z
+    .string({ error: expected })
+    .regex(/^\d{1,10}$/, { error: expected })
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, { error: expected })
+    .optional();
+};
+
+const SnapshotsQuery = z.object({
+  page_size: queryIntegerIn(1, MAX_PAGE_SIZE),
+  page_token: z.string({ error: 'expected a single string' }).optional(),
+});
+const UpdatesPerHourQuery = z.object({ hours: queryIntegerIn(1, MAX_HOURS) });
+
+/** A page token's position: the key of the last snapshot served (record time in microseconds). */
+const SnapshotPosition = z.object({ m: z.number().int().nonnegative(), t: z.string().regex(/^-?\d{1,20}$/) });
+
+export function indexerRouter({ db, config }: ApiContext): Router {
+  const router = Router();
+  router.use(rejectNulCharacters);
+  // The same signer as the Scan API's (same key, so any replica verifies any token).
+  const tokens = config.pageTokenSecret ? pageTokensWithKey(Buffer.from(config.pageTokenSecret, 'utf8')) : pageTokensFor(db);
+
+  router.get('/v0/acs-snapshots', async (req, res) => {
+    const query = parseInput(SnapshotsQuery, req.query, 'query');
+    const limit = query.page_size ?? DEFAULT_SNAPSHOTS_PAGE_SIZE;
+    const scope: TokenScope = { operation: 'indexer-acs-snapshots', request: { n: limit } };
+    let before: SnapshotKey | undefined;
+    if (query.page_token !== undefined) {
+      const p = await tokens.verify(scope, query.page_token, SnapshotPosition, 'page_token');
+      before = { migrationId: p.m, recordTime: BigInt(p.t) };
+    }
+    const snapshots = await listAcsSnapshots(db, before, limit);
+    const last = snapshots[snapshots.length - 1];
+    const next =
+      snapshots.length === limit && last ? await tokens.encode(scope, { m: last.migrationId, t: last.recordTime.toString() }) : null;
+    sendJson(res, {
+      snapshots: snapshots.map((s) => ({
+        migration_id: s.migrationId,
+        // As /api/scan/v0/state/acs/snapshot-timestamp reports snapshot times.
+        record_time: formatDateTime(s.recordTime),
+        contract_count: s.contractCount,
+        unlocked_amulet: formatDecimal(parseDecimal(s.unlockedAmulet)),
+        locked_amulet: formatDecimal(parseDecimal(s.lockedAmulet)),
+      })),
+      next_page_token: next,
+    });
+  });
+
+  router.get('/v0/updates-per-hour', async (req, res) => {
+    const query = parseInput(UpdatesPerHourQuery, req.query, 'query');
+    const hours = query.hours ?? DEFAULT_HOURS;
+    const found = await hourlyUpdateCounts(db, hours);
+    if (!found) {
+      sendJson(res, { migration_id: null, buckets: [] });
+      return;
+    }
+    const buckets: { hour: string; updates: number }[] = [];
+    for (let i = hours - 1; i >= 0; i--) {
+      const hour: Micros = found.newestHour - BigInt(i) * MICROS_PER_HOUR;
+      buckets.push({ hour: formatDateTime(hour), updates: found.counts.get(hour) ?? 0 });
+    }
+    sendJson(res, { migration_id: found.migrationId, buckets });
+  });
+
+  return router;
+}
