@@ -42,6 +42,20 @@ module.exports = {
       to: { path: '^src/(ingest|jobs|simulator)/' },
     },
     {
+      name: 'web-is-a-client',
+      severity: 'error',
+      comment: 'src/web (the browser UI) reads the service only through its public HTTP endpoints: it imports no server code.',
+      from: { path: '^src/web/' },
+      to: { path: '^src/', pathNot: '^src/web/' },
+    },
+    {
+      name: 'server-does-not-import-web',
+      severity: 'error',
+      comment: 'The server serves the built UI as files (src/api/web-ui.ts); no server module imports the browser code.',
+      from: { path: '^src/', pathNot: '^src/web/' },
+      to: { path: '^src/web/' },
+    },
+    {
       name: 'no-test-code-in-src',
       severity: 'error',
       comment: 'Nothing in src/ or bench/ imports from test/.',

@@ -217,13 +217,15 @@ function startBlobMirror(database: OpenDatabase, signal: AbortSignal, context: {
   };
 }
 
-function banner(url: string, database: OpenDatabase, withApi: boolean, devToken: string | undefined): string {
+function banner(url: string, database: OpenDatabase, withApi: boolean, webUi: boolean, devToken: string | undefined): string {
   const dbLine = database.embedded
     ? `embedded PostgreSQL on 127.0.0.1:${database.embedded.port}, data in ${database.embedded.dataDir}`
     : 'PostgreSQL from DATABASE_URL';
   return [
     '',
     `scan-indexer is serving at ${url}`,
+    // The UI first: it is what a newcomer opens to see that the service works.
+    ...(withApi && webUi ? [`  Web UI           ${url}/`] : []),
     ...(withApi ? [`  Scan API         ${url}/api/scan   (try ${url}/api/scan/v0/dso-party-id)`, `  Ledger API       ${url}/v2`] : []),
     ...(withApi ? [`  Validator proxy  ${url}/api/validator/v0/scan-proxy/open-and-issuing-mining-rounds`] : []),
     ...(devToken
@@ -271,6 +273,6 @@ export async function serve(config: Config, logger: Logger, shutdown: Shutdown, 
     ? startWorker(database, createConfiguredSource(config, logger, metrics), { config, logger, metrics, shutdown })
     : undefined;
   logger.info({ url: server.url, source: options.worker ? config.source : null }, 'listening');
-  process.stdout.write(banner(server.url, database, options.api, ledgerAuth?.devToken));
+  process.stdout.write(banner(server.url, database, options.api, config.webUi, ledgerAuth?.devToken));
   return { server, worker };
 }

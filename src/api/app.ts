@@ -13,6 +13,8 @@ import { registryRouter } from './registry/router';
 import { scanRouter } from './scan/router';
 import { validatorAuth } from './validator/auth';
 import { validatorRouter } from './validator/router';
+import { webUiRoutes } from './web-ui';
+import { webUiDir } from '../internal/paths';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -81,6 +83,7 @@ export function createApp(context: ApiContext, options: { interfaces: boolean } 
     app.use('/api/validator', validatorRouter(context, { auth: validatorAuth(context.config) }));
     app.use('/v2', ledgerRouter(context));
     app.use('/registry', registryRouter(context));
+    if (context.config.webUi) app.use(webUiRoutes(webUiDir));
     app.use('/api/indexer', indexerRouter(context));
   }
 

@@ -106,6 +106,13 @@ export const knobs = {
     expects: 'an integer of at least 0',
     schema: nonNegativeInt,
   },
+  WEB_UI_ENABLED: {
+    description:
+      'Serve the web UI at / (built by npm run build into dist/web; it reads only the public endpoints). false leaves / unanswered, for API-only deployments.',
+    default: 'true',
+    expects: 'true or false',
+    schema: bool,
+  },
   API_CLOCK: {
     description:
       'What "now" is for answers that depend on it (expiry of ANS entries): wall = the server clock, as the Scan app does; ledger = the newest ingested record time, for serving a replay of past data.',
@@ -411,6 +418,8 @@ export interface Config {
   readonly logLevel: KnobValue<'LOG_LEVEL'>;
   readonly shutdownTimeoutMs: number;
   readonly migrationId: number;
+  /** Serve the web UI at /. */
+  readonly webUi: boolean;
   /** Answers of the Scan and validator interfaces that come from configuration. */
   readonly scanApp: {
     readonly clock: KnobValue<'API_CLOCK'>;
@@ -538,6 +547,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: get('LOG_LEVEL'),
     shutdownTimeoutMs: get('SHUTDOWN_TIMEOUT_MS'),
     migrationId: get('MIGRATION_ID'),
+    webUi: get('WEB_UI_ENABLED'),
     scanApp: Object.freeze({
       clock: get('API_CLOCK'),
       ansAcronym: get('ANS_NAME_ACRONYM'),

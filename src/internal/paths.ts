@@ -14,3 +14,5 @@ function findProjectRoot(start: string): string {
 
 export const projectRoot = findProjectRoot(__dirname);
 export const migrationsDir = path.join(projectRoot, 'migrations');
+/** The built web UI (`npm run build` writes it). */
+export const webUiDir = path.join(projectRoot, 'dist', 'web');

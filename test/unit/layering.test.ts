@@ -59,6 +59,8 @@ describe('layering rules', () => {
       'src/api/runs-ingest.ts': "import { w } from '../ingest/w';\nexport const v = w;\n",
       'src/ingest/w.ts': "import { u } from './u';\nexport const w = u;\n",
       'src/ingest/u.ts': "import { w } from './w';\nexport const u = () => w;\n",
+      'src/web/view.ts': "import { pool } from '../store/pool';\nexport const view = pool;\n",
+      'src/api/renders-web.ts': "import { view } from '../web/view';\nexport const page = view;\n",
     });
     const found = violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
     expect(found).toEqual(
@@ -70,6 +72,8 @@ describe('layering rules', () => {
         // A cycle is reported once, at the edge that closes it.
         'no-cycles: src/ingest/u.ts → src/ingest/w.ts',
         'store-and-domain-below-api-and-ingest: src/store/reads-api.ts → src/api/route.ts',
+        'web-is-a-client: src/web/view.ts → src/store/pool.ts',
+        'server-does-not-import-web: src/api/renders-web.ts → src/web/view.ts',
       ].sort(),
     );
   });

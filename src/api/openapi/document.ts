@@ -122,6 +122,15 @@ const operational: Paths = {
     },
   },
   '/docs/openapi.json': { get: { summary: 'This document.', responses: { '200': json({ type: 'object' }) } } },
+  '/': {
+    get: {
+      summary: 'The web UI (when WEB_UI_ENABLED): one HTML page whose script reads the public endpoints; its assets are under /ui/.',
+      responses: {
+        '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+        '404': json(object({ error: str() }), 'The UI was not built (`npm run build` writes dist/web).'),
+      },
+    },
+  },
 };
 
 export function openApiDocument(version: string): Record<string, unknown> {
