@@ -1,6 +1,6 @@
 /**
- * Three projects: unit tests need no database; integration tests get a real PostgreSQL; the
- * reliability suite (faults, fuzzed input, load) also does, and runs at CI scale here and at full
+ * Four projects: unit tests need no database; integration tests get a real PostgreSQL; e2e drives
+ * the web UI in headless Chromium against the server; the reliability suite (faults, fuzzed input, load) also does, and runs at CI scale here and at full
  * scale with `npm run test:reliability`, which prints its figures.
  */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
@@ -38,6 +38,17 @@ module.exports = {
       displayName: 'reliability',
       testEnvironment: 'node',
       roots: ['<rootDir>/test/reliability'],
+      testMatch: ['**/*.test.ts'],
+      transform,
+      transformIgnorePatterns,
+      globalSetup: '<rootDir>/test/support/database/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/database/global-teardown.ts',
+    },
+    {
+      // The web UI in headless Chromium (Debian's package) against the real server and database.
+      displayName: 'e2e',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test/e2e'],
       testMatch: ['**/*.test.ts'],
       transform,
       transformIgnorePatterns,

@@ -56,8 +56,14 @@ describe('scan-indexer start on the embedded default', () => {
     });
     try {
       const started = Date.now();
-      const [, url] = await waitForOutput(child, /scan-indexer is serving at (http:\/\/\S+)/, 30_000);
+      const [, url, firstLine] = await waitForOutput(child, /scan-indexer is serving at (http:\/\/\S+)\n(.*)\n/, 30_000);
       expect(Date.now() - started).toBeLessThan(30_000);
+      // The web UI's address comes first, and it serves the page.
+      expect(firstLine).toBe(`  Web UI           ${url}/`);
+      const page = await request(url!, 'GET', '/');
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(page.text).toContain('<script type="module" src="/ui/app.js"></script>');
       expect(await request(url!, 'GET', '/livez')).toMatchObject({ status: 200 });
       expect(await request(url!, 'GET', '/api/scan/v0/dso-party-id')).toMatchObject({
         status: 404,
