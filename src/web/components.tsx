@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
 import { partyHint, shortId } from './format';
+import { navigate } from './route';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -142,5 +143,54 @@ export function Section({ title, children, id }: { title: string; children: Comp
       <h2 id={headingId}>{title}</h2>
       {children}
     </section>
+  );
+}
+
+/**
+ * A one-field search that navigates to `#/<view>/<value>`, so that every result has an address. The
+ * field follows the address when it changes (a link, the back button).
+ */
+export function SearchForm({
+  view,
+  id,
+  label,
+  button,
+  value,
+  placeholder,
+  allowEmpty = false,
+}: {
+  view: string;
+  id: string;
+  label: string;
+  button: string;
+  /** What the address holds now. */
+  value: string | undefined;
+  placeholder?: string;
+  allowEmpty?: boolean;
+}) {
+  const [text, setText] = useState(value ?? '');
+  useEffect(() => setText(value ?? ''), [value]);
+  return (
+    <form
+      class="inline-form"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const given = text.trim();
+        if (given !== '' || allowEmpty) navigate(`#/${view}/${encodeURIComponent(given)}`);
+      }}
+    >
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        name={id}
+        value={text}
+        placeholder={placeholder}
+        spellcheck={false}
+        autoComplete="off"
+        onInput={(e) => setText(e.currentTarget.value)}
+      />
+      <button type="submit">{button}</button>
+    </form>
   );
 }

@@ -71,7 +71,7 @@ interface Action {
 interface StatusAnswer {
   writer: string;
   migrations: { updates: number; last_snapshot: string | null }[];
-  streams: { stream: string }[];
+  streams: { stream: string; position: string }[];
 }
 
 const WIDTHS: WidthName[] = ['desktop', 'phone'];
@@ -430,6 +430,7 @@ describe('web UI', () => {
       expect(await columnTexts(page, 'Migrations', 2)).toEqual(status.migrations.map((m) => grouped(m.updates)));
       expect(await columnTexts(page, 'Migrations', 5)).toEqual(status.migrations.map((m) => m.last_snapshot ?? 'none yet'));
       expect(await columnTexts(page, 'Ingestion streams', 1)).toEqual(status.streams.map((s) => s.stream));
+      expect(await columnTexts(page, 'Ingestion streams', 2)).toEqual(status.streams.map((s) => s.position));
       await finish(page, 'indexer', width);
     });
   });

@@ -6,9 +6,8 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, ApiError, type EventItem, type HistoryUpdate, type TreeEvent } from '../api';
 import { TimeChart } from '../chart';
-import { ErrorMessage, Figures, Id, Party, Section, Show, Table, useLoad } from '../components';
+import { ErrorMessage, Figures, Id, Party, SearchForm, Section, Show, Table, useLoad } from '../components';
 import { count, microAfter, templateName } from '../format';
-import { navigate } from '../route';
 
 const PAGE = 20;
 const REFRESH_MS = 4000;
@@ -48,30 +47,10 @@ export function ActivityView({ lookup }: { lookup: string | undefined }) {
 }
 
 function LookupSection({ lookup }: { lookup: string | undefined }) {
-  const [text, setText] = useState(lookup ?? '');
   const found = useLoad(() => (lookup ? findUpdate(lookup) : Promise.resolve(undefined)), [lookup]);
   return (
     <Section title="Find an update">
-      <form
-        class="inline-form"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const value = text.trim();
-          if (value !== '') navigate(`#/activity/${encodeURIComponent(value)}`);
-        }}
-      >
-        <label for="lookup">Update id or external transaction hash</label>
-        <input
-          id="lookup"
-          name="lookup"
-          value={text}
-          onInput={(e) => setText(e.currentTarget.value)}
-          spellcheck={false}
-          autoComplete="off"
-        />
-        <button type="submit">Find</button>
-      </form>
+      <SearchForm view="activity" id="lookup" label="Update id or external transaction hash" button="Find" value={lookup} />
       {lookup && (
         <Show loaded={found} what={`the update ${lookup}`}>
           {(item) => (item ? <UpdateDetail item={item} /> : null)}

@@ -1,16 +1,13 @@
 /** The ANS directory with prefix search. */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
-import { Party, Show, Table, useLoad } from '../components';
-import { navigate } from '../route';
+import { Party, SearchForm, Show, Table, useLoad } from '../components';
 
 const STEP = 25;
 /** The API's largest page. */
 const MAX = 1000;
 
 export function AnsView({ prefix }: { prefix: string | undefined }) {
-  const [text, setText] = useState(prefix ?? '');
-  useEffect(() => setText(prefix ?? ''), [prefix]);
   // /v0/ans-entries takes a page size and no page token: "more" asks for a larger first page.
   const [size, setSize] = useState(STEP);
   useEffect(() => setSize(STEP), [prefix]);
@@ -18,25 +15,7 @@ export function AnsView({ prefix }: { prefix: string | undefined }) {
   return (
     <>
       <h1>ANS directory</h1>
-      <form
-        class="inline-form"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          navigate(`#/ans/${encodeURIComponent(text.trim())}`);
-        }}
-      >
-        <label for="ans-prefix">Names starting with</label>
-        <input
-          id="ans-prefix"
-          name="prefix"
-          value={text}
-          spellcheck={false}
-          autoComplete="off"
-          onInput={(e) => setText(e.currentTarget.value)}
-        />
-        <button type="submit">Search</button>
-      </form>
+      <SearchForm view="ans" id="ans-prefix" label="Names starting with" button="Search" value={prefix} allowEmpty />
       <Show loaded={entries} what="the ANS entries">
         {(e) =>
           e.entries.length === 0 ? (

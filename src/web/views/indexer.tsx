@@ -27,10 +27,16 @@ export function IndexerView() {
               {s.streams.length === 0 ? (
                 <p>Nothing has been ingested yet.</p>
               ) : (
-                <Table label="Ingestion streams" head={['Stream', 'Migration', 'Record time', 'Lag', 'Items applied', 'Last commit']}>
+                <Table
+                  label="Ingestion streams"
+                  head={['Stream', 'Position', 'Migration', 'Record time', 'Lag', 'Items applied', 'Last commit']}
+                >
                   {s.streams.map((st) => (
                     <tr key={st.stream}>
                       <td>{st.stream}</td>
+                      <td class="wrap">
+                        <code>{st.position}</code>
+                      </td>
                       <td>{st.migration_id ?? '—'}</td>
                       <td>{st.record_time ?? '—'}</td>
                       <td>{st.lag_seconds === null ? '—' : duration(st.lag_seconds)}</td>

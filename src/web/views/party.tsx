@@ -2,42 +2,19 @@
  * A party: its holdings summary and amulets at an announced snapshot of its choice, its ANS name,
  * and its featured-app right and transfer preapproval where it has them.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, ApiError, type AcsSnapshot } from '../api';
-import { ErrorMessage, Figures, Id, Party, Section, Show, Table, useLoad } from '../components';
+import { ErrorMessage, Figures, Id, Party, SearchForm, Section, Show, Table, useLoad } from '../components';
 import { amount, templateName } from '../format';
-import { navigate } from '../route';
 
 const HOLDINGS_PAGE = 10;
 const SNAPSHOT_PAGE = 100;
 
 export function PartyView({ party }: { party: string | undefined }) {
-  const [text, setText] = useState(party ?? '');
-  useEffect(() => setText(party ?? ''), [party]);
   return (
     <>
       <h1>Party</h1>
-      <form
-        class="inline-form"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const value = text.trim();
-          if (value !== '') navigate(`#/party/${encodeURIComponent(value)}`);
-        }}
-      >
-        <label for="party-id">Party id</label>
-        <input
-          id="party-id"
-          name="party"
-          value={text}
-          placeholder="name::1220…"
-          spellcheck={false}
-          autoComplete="off"
-          onInput={(e) => setText(e.currentTarget.value)}
-        />
-        <button type="submit">Show</button>
-      </form>
+      <SearchForm view="party" id="party-id" label="Party id" button="Show" value={party} placeholder="name::1220…" />
       {party ? <PartyDetails key={party} party={party} /> : <p>Enter a party id, or follow a party's link from another view.</p>}
     </>
   );
