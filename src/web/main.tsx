@@ -1,7 +1,7 @@
 /** The web UI: one page, views chosen by the URL fragment, data from the service's public endpoints. */
 import { render } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
-import { useRoute } from './route';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { parseRoute, type Route } from './route';
 import { ActivityView } from './views/activity';
 import { AnsView } from './views/ans';
 import { GovernanceView } from './views/governance';
@@ -18,6 +18,17 @@ const VIEWS = [
   { view: 'governance', label: 'Governance' },
   { view: 'indexer', label: 'Indexer' },
 ] as const;
+
+/** The view the address names, following it as it changes. */
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const changed = () => setRoute(parseRoute(location.hash));
+    window.addEventListener('hashchange', changed);
+    return () => window.removeEventListener('hashchange', changed);
+  }, []);
+  return route;
+}
 
 function App() {
   const route = useRoute();

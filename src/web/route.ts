@@ -1,6 +1,4 @@
 /** Views are addressed by the URL's fragment (#/party/<id>), so that the server serves one page for all. */
-import { useEffect, useState } from 'preact/hooks';
-
 export interface Route {
   view: string;
   /** The rest of the path, decoded: an update id, a party id, a name prefix. */
@@ -22,14 +20,4 @@ export function parseRoute(hash: string): Route {
 export function navigate(hash: string): void {
   if (location.hash === hash) window.dispatchEvent(new HashChangeEvent('hashchange'));
   else location.hash = hash;
-}
-
-export function useRoute(): Route {
-  const [route, setRoute] = useState(() => parseRoute(location.hash));
-  useEffect(() => {
-    const changed = () => setRoute(parseRoute(location.hash));
-    window.addEventListener('hashchange', changed);
-    return () => window.removeEventListener('hashchange', changed);
-  }, []);
-  return route;
 }

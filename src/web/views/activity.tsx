@@ -3,7 +3,7 @@
  * event tree with verdict and traffic; lookup by update id or external transaction hash; updates
  * per hour.
  */
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, ApiError, type EventItem, type HistoryUpdate, type TreeEvent } from '../api';
 import { TimeChart } from '../chart';
 import { ErrorMessage, Figures, Id, Party, SearchForm, Section, Show, Table, useLoad } from '../components';
@@ -79,9 +79,22 @@ async function findUpdate(idOrHash: string): Promise<EventItem> {
 
 function LatestSection() {
   const [live, setLive] = useState(true);
-  const [older, setOlder] = useState<{ updates: HistoryUpdate[]; error?: unknown; exhausted?: boolean }>({ updates: [] });
   const latest = useLoad(() => latestUpdates(FAR_FUTURE, PAGE), [], live ? REFRESH_MS : undefined);
-  const shown = useMemo(() => newestFirst([...(latest.data ?? []), ...older.updates]), [latest.data, older.updates]);
+  // What is shown: the newest page, the older pages asked for, and what each refresh brought in front.
+  const [list, setList] = useState<HistoryUpdate[]>([]);
+  const [older, setOlder] = useState<{ error?: unknown; exhausted?: boolean }>({});
+  useEffect(() => {
+    const page = latest.data;
+    if (!page) return;
+    setList((current) => {
+      const newest = current[0];
+      // The first page, or more updates came in since the last refresh than a page holds: start again
+      // from the newest page rather than show a list with a hole in it.
+      if (!newest || !page.some((u) => u.update_id === newest.update_id)) return page;
+      return newestFirst([...page, ...current]);
+    });
+  }, [latest.data]);
+  const shown = list.length > 0 ? list : (latest.data ?? []);
   const loadOlder = () => {
     const oldest = shown.at(-1);
     if (!oldest) return;
@@ -89,9 +102,10 @@ function LatestSection() {
     latestUpdates(microAfter(oldest.record_time), PAGE + 1)
       .then((page) => {
         const fresh = page.filter((u) => !shown.some((s) => s.update_id === u.update_id));
-        setOlder((o) => ({ updates: [...o.updates, ...fresh], exhausted: fresh.length === 0 }));
+        setList((current) => newestFirst([...current, ...fresh]));
+        setOlder({ exhausted: fresh.length === 0 });
       })
-      .catch((error: unknown) => setOlder((o) => ({ ...o, error })));
+      .catch((error: unknown) => setOlder({ error }));
   };
   return (
     <Section title="Latest updates">
@@ -265,9 +279,17 @@ function EventTree({ update, ids }: { update: HistoryUpdate; ids: string[] }) {
   );
 }
 
+const WINDOWS = [
+  { hours: 24, label: 'last 24 hours' },
+  { hours: 72, label: 'last 3 days' },
+  { hours: 168, label: 'last 7 days' },
+];
+
 function PerHourSection() {
-  const hours = 24;
-  const perHour = useLoad(() => api.updatesPerHour(hours), [], 60_000);
+  const [hours, setHours] = useState(24);
+  // Kept open across a change of window, which reloads the section.
+  const [figuresOpen, setFiguresOpen] = useState(false);
+  const perHour = useLoad(() => api.updatesPerHour(hours), [hours], 60_000);
   const chart = useMemo(() => {
     const buckets = perHour.data?.buckets ?? [];
     return {
@@ -277,6 +299,16 @@ function PerHourSection() {
   }, [perHour.data]);
   return (
     <Section title="Updates per hour">
+      <p class="controls">
+        <label for="per-hour-window">Window</label>
+        <select id="per-hour-window" value={String(hours)} onChange={(e) => setHours(Number(e.currentTarget.value))}>
+          {WINDOWS.map((w) => (
+            <option key={w.hours} value={String(w.hours)}>
+              {w.label}
+            </option>
+          ))}
+        </select>
+      </p>
       <Show loaded={perHour} what="the updates per hour">
         {(p) =>
           p.buckets.length === 0 ? (
@@ -287,7 +319,7 @@ function PerHourSection() {
                 The {hours} hours of ledger time up to the newest update of migration {p.migration_id}.
               </p>
               <TimeChart label="Updates per hour" times={chart.times} series={chart.series} bars />
-              <details>
+              <details open={figuresOpen} onToggle={(e) => setFiguresOpen(e.currentTarget.open)}>
                 <summary>Figures per hour</summary>
                 <Table label="Updates per hour" head={['Hour (UTC)', 'Updates']}>
                   {p.buckets.map((b) => (

@@ -1,0 +1,41 @@
+/** The web UI's pure rules: how figures are written and how an address names a view. */
+import { amount, duration, microAfter, shortId, templateName } from '../../../src/web/format';
+import { parseRoute } from '../../../src/web/route';
+
+describe('web UI formats', () => {
+  it('groups the integer part of a decimal by thousands and keeps every decimal', () => {
+    expect(amount('1543031.7007967155')).toBe('1,543,031.7007967155');
+    expect(amount('-1000.0000000000')).toBe('-1,000.0000000000');
+    expect(amount('999.5')).toBe('999.5');
+    expect(amount('1000000')).toBe('1,000,000');
+    expect(amount('not a number')).toBe('not a number');
+  });
+
+  it('steps one microsecond past a time, across a second boundary too', () => {
+    expect(microAfter('2025-01-01T08:24:39.026845Z')).toBe('2025-01-01T08:24:39.026846Z');
+    expect(microAfter('2025-01-01T08:24:39Z')).toBe('2025-01-01T08:24:39.000001Z');
+    expect(microAfter('2025-01-01T08:24:39.5Z')).toBe('2025-01-01T08:24:39.500001Z');
+    expect(microAfter('2025-12-31T23:59:59.999999Z')).toBe('2026-01-01T00:00:00.000000Z');
+  });
+
+  it('shortens ids and template ids, and writes durations as people read them', () => {
+    expect(templateName('59bbbe2b:Splice.Amulet:Amulet')).toBe('Splice.Amulet:Amulet');
+    expect(shortId('00c1df3ee9319ec912f2b9ba6e58f01f7557a25d', 8)).toBe('00c1df3e…57a25d');
+    expect(shortId('short')).toBe('short');
+    expect(duration(0.25)).toBe('250 ms');
+    expect(duration(90)).toBe('90.0 s');
+    expect(duration(3600)).toBe('60 min');
+    expect(duration(86400 * 3)).toBe('3 days');
+  });
+});
+
+describe('web UI addresses', () => {
+  it('names the view and its argument, decoded', () => {
+    expect(parseRoute('')).toEqual({ view: 'network', arg: undefined });
+    expect(parseRoute('#/activity')).toEqual({ view: 'activity', arg: undefined });
+    expect(parseRoute('#/party/alice%3A%3A1220ab')).toEqual({ view: 'party', arg: 'alice::1220ab' });
+    expect(parseRoute('#/ans/')).toEqual({ view: 'ans', arg: undefined });
+    // A malformed escape is kept as written rather than breaking the page.
+    expect(parseRoute('#/party/%E0%A4%A')).toEqual({ view: 'party', arg: '%E0%A4%A' });
+  });
+});
