@@ -3,7 +3,6 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
 import { partyHint, shortId } from './format';
-import { navigate } from './route';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -177,7 +176,7 @@ export function SearchForm({
       onSubmit={(e) => {
         e.preventDefault();
         const given = text.trim();
-        if (given !== '' || allowEmpty) navigate(`#/${view}/${encodeURIComponent(given)}`);
+        if (given !== '' || allowEmpty) location.hash = `#/${view}/${encodeURIComponent(given)}`;
       }}
     >
       <label for={id}>{label}</label>

@@ -16,8 +16,3 @@ export function parseRoute(hash: string): Route {
   }
   return { view: view || 'network', arg: decoded };
 }
-
-export function navigate(hash: string): void {
-  if (location.hash === hash) window.dispatchEvent(new HashChangeEvent('hashchange'));
-  else location.hash = hash;
-}
