@@ -193,3 +193,25 @@ export function SearchForm({
     </form>
   );
 }
+
+function isWebUrl(url: string): boolean {
+  try {
+    const protocol = new URL(url).protocol;
+    return protocol === 'https:' || protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A URL from the ledger (a vote's reason, an ANS entry): a link only when it is http or https, so
+ * that a `javascript:` or `data:` URL someone wrote into a contract is shown, never followed.
+ */
+export function ExternalLink({ url }: { url: string }) {
+  if (!isWebUrl(url)) return <span class="wrap">{url}</span>;
+  return (
+    <a class="wrap" href={url} rel="noreferrer noopener" target="_blank">
+      {url}
+    </a>
+  );
+}

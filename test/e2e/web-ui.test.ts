@@ -475,6 +475,27 @@ describe('web UI', () => {
     await page.locator('.update-detail [data-figure="Result"]').first().waitFor();
   });
 
+  it('a URL written into a contract is a link only when it is http or https', async () => {
+    const real = await post<{ dso_rules_vote_results: { request: { reason: { url: string; body: string } } }[] }>(
+      '/api/scan/v0/admin/sv/voteresults',
+      { limit: 20 },
+    );
+    // The same answer, with a script URL and a web URL as the first two reasons.
+    const [first, second] = real.dso_rules_vote_results;
+    first!.request.reason = { url: 'javascript:alert(1)', body: 'script reason' };
+    second!.request.reason = { url: 'https://forum.example/t/1', body: 'web reason' };
+    const watched = await openPage(browser, 'desktop');
+    open.push(watched);
+    await watched.page.route('**/api/scan/v0/admin/sv/voteresults', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(real) }),
+    );
+    await watched.page.goto(`${api.url}/#/governance`);
+    await watched.page.getByText('web reason').waitFor();
+    expect(await watched.page.locator('a[href^="javascript:"]').count()).toBe(0);
+    expect(await watched.page.getByText('javascript:alert(1)').count()).toBe(1);
+    expect(await watched.page.locator('a[href="https://forum.example/t/1"]').count()).toBe(1);
+  });
+
   it('an unknown view and an API that cannot answer are messages, not a blank page', async () => {
     const page = await visit('desktop', '#/nowhere', (p) => p.getByRole('heading', { name: 'Not found' }).waitFor(), [/status of 503/]);
     // Every API call fails from here on, as when the service is down.

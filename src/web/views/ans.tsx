@@ -1,7 +1,7 @@
 /** The ANS directory with prefix search. */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
-import { Party, SearchForm, Show, Table, useLoad } from '../components';
+import { ExternalLink, Party, SearchForm, Show, Table, useLoad } from '../components';
 
 const STEP = 25;
 /** The API's largest page. */
@@ -34,7 +34,7 @@ export function AnsView({ prefix }: { prefix: string | undefined }) {
                     <td>
                       <Party id={a.user} />
                     </td>
-                    <td>{a.url}</td>
+                    <td>{a.url && <ExternalLink url={a.url} />}</td>
                     <td>{a.description}</td>
                     <td>{a.expires_at ?? 'never'}</td>
                   </tr>

@@ -1,7 +1,7 @@
 /** Governance: the vote requests in flight and the closed ones, with their votes. */
 import { useState } from 'preact/hooks';
 import { api, type VoteRequestPayload } from '../api';
-import { Section, Show, useLoad } from '../components';
+import { ExternalLink, Section, Show, useLoad } from '../components';
 
 const RESULTS_STEP = 20;
 
@@ -79,11 +79,7 @@ function VoteRequest({ request, status }: { request: VoteRequestPayload; status:
           {request.reason.url && (
             <>
               {' '}
-              (
-              <a href={request.reason.url} rel="noreferrer noopener">
-                {request.reason.url}
-              </a>
-              )
+              (<ExternalLink url={request.reason.url} />)
             </>
           )}
         </p>

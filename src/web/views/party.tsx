@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, type AcsSnapshot } from '../api';
-import { ErrorMessage, Figures, Id, Party, SearchForm, Section, Show, Table, useLoad } from '../components';
+import { ErrorMessage, ExternalLink, Figures, Id, Party, SearchForm, Section, Show, Table, useLoad } from '../components';
 import { amount, templateName } from '../format';
 
 const HOLDINGS_PAGE = 10;
@@ -202,7 +202,7 @@ function NamesAndRights({ party }: { party: string }) {
               label="ANS name"
               items={[
                 ['Name', a.entry.name],
-                ['URL', a.entry.url || '—'],
+                ['URL', a.entry.url ? <ExternalLink url={a.entry.url} /> : '—'],
                 ['Description', a.entry.description || '—'],
                 ['Expires at', a.entry.expires_at ?? 'never'],
               ]}
