@@ -149,6 +149,7 @@ async function writtenColumns(pool: pg.Pool, table: string): Promise<string[]> {
 const WRITTEN_TABLES = [
   'migrations',
   'migration_synchronizers',
+  'update_counts_by_hour',
   'updates',
   'contracts',
   'contract_stakeholders',

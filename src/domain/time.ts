@@ -11,6 +11,12 @@ export const IMPORT_RECORD_TIME: Micros = -62135596800000000n;
 export const IMPORT_RECORD_TIME_ISO = '0001-01-01T00:00:00.000000Z';
 
 const MICROS_PER_SECOND = 1_000_000n;
+export const MICROS_PER_HOUR = 3_600n * MICROS_PER_SECOND;
+
+/** The start of the UTC hour that holds `t` (t after 1970: record times of updates, not import updates). */
+export function startOfHour(t: Micros): Micros {
+  return t - (t % MICROS_PER_HOUR);
+}
 
 export class InvalidTimestampError extends Error {
   constructor(

@@ -14,12 +14,13 @@ import { snapshotSlot } from '../domain/snapshot-schedule';
 import { CLOSE_VOTE_REQUEST, voteResultFacts } from '../domain/vote-results';
 import { TRANSFER_COMMAND_CHOICES, transferCommandEvent } from '../domain/transfer-commands';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
-import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, type Micros } from '../domain/time';
+import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, startOfHour, type Micros } from '../domain/time';
 import { AppendedRows, type AcsDeltaRow } from '../store/ingest-repository';
 import type {
   ArchiveRow,
   BatchRows,
   ContractRow,
+  HourlyCountRow,
   RangeRow,
   ReassignmentRow,
   TransferCommandEventRow,
@@ -116,6 +117,7 @@ export class BatchPlanner {
     archives: [],
     reassignments: [],
     ranges: [],
+    hourlyCounts: [],
     acsDeltas: [],
     contractBlobs: [],
   };
@@ -124,6 +126,7 @@ export class BatchPlanner {
   private blobBytes = 0;
   private readonly migrations = new Map<number, string | null>();
   private readonly ranges = new Map<string, RangeRow & { min: Micros; max: Micros }>();
+  private readonly hourly = new Map<string, HourlyCountRow>();
   /** Contracts created or assigned in this batch, by migration and contract id. */
   private readonly fresh = new Map<string, ContractRow>();
   /** Fresh rows that came by assignment: the store counts their ACS deltas, knowing whether they are new. */
@@ -181,6 +184,7 @@ export class BatchPlanner {
     if (!lastSource) throw new Error('a batch needs at least one item');
     this.rows.migrations = [...this.migrations].map(([migration_id, last_import_update_id]) => ({ migration_id, last_import_update_id }));
     this.rows.ranges = [...this.ranges.values()].map(({ min: _min, max: _max, ...row }) => row);
+    this.rows.hourlyCounts = [...this.hourly.values()];
     this.rows.acsDeltas = [...this.deltas.values()].map((d): AcsDeltaRow => ({
       migration_id: d.migrationId,
       slot: d.slot,
@@ -341,6 +345,7 @@ export class BatchPlanner {
       if (previous === null || update.update_id > previous) this.migrations.set(key.migrationId, update.update_id);
     } else {
       this.widenRange(key, row.synchronizer_id);
+      this.countInHour(key);
     }
 
     if (item.created_event_blobs !== undefined) this.addBlobs(source, update, item.created_event_blobs);
@@ -409,6 +414,14 @@ export class BatchPlanner {
         `reassignment_counter ${counter} of ${contract.contract_id} is below its previous ${contract.reassignment_counter}`,
       );
     }
+  }
+
+  private countInHour(key: StreamKey): void {
+    const hour = startOfHour(key.recordTime);
+    const hourKey = `${key.migrationId}/${hour}`;
+    const counted = this.hourly.get(hourKey);
+    if (counted) counted.update_count += 1;
+    else this.hourly.set(hourKey, { migration_id: key.migrationId, hour: formatRecordTime(hour), update_count: 1 });
   }
 
   private widenRange(key: StreamKey, synchronizerId: string): void {

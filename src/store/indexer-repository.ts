@@ -1,17 +1,12 @@
 /**
  * All SQL of this indexer's own read-only operations (/api/indexer): the
  * announced ACS snapshots, newest first, and the hourly update counts of the
- * newest migration. Both are index range scans bounded by what they return.
+ * newest migration. Both are primary-key range scans bounded by what they return.
  */
 import { sql } from 'kysely';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
-
-/** Record time of import updates, as a literal so the planner matches the partial index updates_live_by_position. */
-const IMPORT_TIME = sql.raw(`'0001-01-01 00:00:00+00'::timestamptz`);
-
-const MICROS_PER_HOUR = 3_600_000_000n;
 
 /** Where a list of snapshots continues: strictly before this key, in (migration_id, record_time) order. */
 export interface SnapshotKey {
@@ -69,40 +64,28 @@ export interface HourlyUpdateCounts {
  * record time in the newest migration that has any, over the `hours` hours ending with the hour of
  * its newest update; undefined when no migration has one.
  *
- * Cost, one statement on updates_live_by_position (migration_id, record_time, …) where record_time >
- * 0001-01-01: the newest update is the first entry of a backward scan (one index descent), then a
- * range scan of (migration_id = m, record_time in the window) reads one index entry per update of the
- * window (about 40 per 8 KB page) and nothing outside it, whatever the size of the history
- * (test/integration/indexer/indexer-endpoints.test.ts checks the plan). The scan is index-only on
- * pages vacuum has marked all-visible; updates on newer pages cost a heap visit each, so the price
- * is O(updates in the window), at most a week's. At most `hours` groups come back.
+ * Read from update_counts_by_hour, which the writer keeps with each batch: the newest migration and
+ * its newest hour are one descent each of its primary key, and the window a range of at most `hours`
+ * entries of it, whatever the network's rate or the length of its history.
  */
 export const hourlyUpdateCounts = repositoryOperation(
   'hourlyUpdateCounts',
   async function hourlyUpdateCounts(db: Db, hours: number): Promise<HourlyUpdateCounts | undefined> {
-    // Hours are numbered from the Unix epoch in UTC (floor of epoch seconds / 3600), so no session time
-    // zone enters; the window is [start of the newest hour - (hours - 1) h, the newest update].
-    const { rows } = await sql<{ migration_id: number; newest_hour: number; hour: number | null; updates: number | null }>`
-    select n.migration_id, floor(extract(epoch from n.record_time) / 3600)::bigint as newest_hour, c.hour, c.updates
-    from (
-      select migration_id, record_time from updates
-      where record_time > ${IMPORT_TIME}
-      order by migration_id desc, record_time desc
+    const { rows } = await sql<{ migration_id: number; newest_hour: string; hour: string | null; update_count: number | null }>`
+    with newest as (
+      select migration_id, hour from update_counts_by_hour
+      where migration_id = (select max(migration_id) from update_counts_by_hour)
+      order by hour desc
       limit 1
-    ) n
-    left join lateral (
-      select floor(extract(epoch from u.record_time) / 3600)::bigint as hour, count(*) as updates
-      from updates u
-      where u.migration_id = n.migration_id
-        and u.record_time > ${IMPORT_TIME}
-        and u.record_time >= date_trunc('hour', n.record_time, 'UTC') - make_interval(hours => ${hours - 1})
-        and u.record_time <= n.record_time
-      group by 1
-    ) c on true`.execute(db);
+    )
+    select n.migration_id, n.hour as newest_hour, c.hour, c.update_count
+    from newest n
+    left join update_counts_by_hour c
+      on c.migration_id = n.migration_id and c.hour > n.hour - make_interval(hours => ${hours}) and c.hour <= n.hour`.execute(db);
     const first = rows[0];
     if (!first) return undefined;
     const counts = new Map<Micros, number>();
-    for (const r of rows) if (r.hour !== null && r.updates !== null) counts.set(BigInt(r.hour) * MICROS_PER_HOUR, r.updates);
-    return { migrationId: first.migration_id, newestHour: BigInt(first.newest_hour) * MICROS_PER_HOUR, counts };
+    for (const r of rows) if (r.hour !== null && r.update_count !== null) counts.set(fromPgTimestamp(r.hour), Number(r.update_count));
+    return { migrationId: first.migration_id, newestHour: fromPgTimestamp(first.newest_hour), counts };
   },
 );

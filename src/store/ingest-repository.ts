@@ -123,6 +123,14 @@ export interface RangeRow {
   update_count: number;
 }
 
+/** Updates of a batch in one UTC hour of one migration (import updates are not counted). */
+export interface HourlyCountRow {
+  migration_id: number;
+  /** The hour's start. */
+  hour: string;
+  update_count: number;
+}
+
 export interface MigrationRow {
   migration_id: number;
   last_import_update_id: string | null;
@@ -295,6 +303,7 @@ export interface BatchRows {
   archives: ArchiveRow[];
   reassignments: ReassignmentRow[];
   ranges: RangeRow[];
+  hourlyCounts: HourlyCountRow[];
   /** The ACS deltas of `contracts` (the store adds those of archives and assignments). */
   acsDeltas: AcsDeltaRow[];
   /** Created-event blobs of contracts of the batch. */
@@ -768,6 +777,15 @@ export async function writeBatch(connection: WriteConnection, rows: BatchRows): 
         r.map((x) => x.max_record_time),
         r.map((x) => x.update_count),
       ],
+    );
+  }
+  if (rows.hourlyCounts.length) {
+    const h = rows.hourlyCounts;
+    await connection.query(
+      `insert into update_counts_by_hour (migration_id, hour, update_count)
+       select * from unnest($1::bigint[], $2::timestamptz[], $3::bigint[])
+       on conflict (migration_id, hour) do update set update_count = update_counts_by_hour.update_count + excluded.update_count`,
+      [h.map((x) => x.migration_id), h.map((x) => x.hour), h.map((x) => x.update_count)],
     );
   }
   return { unmatchedArchives };

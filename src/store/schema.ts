@@ -26,6 +26,13 @@ export interface MigrationSynchronizersTable {
   update_count: WithDefault<Int8>;
 }
 
+/** Updates per migration and UTC hour of record time, import updates left out (the writer keeps it). */
+export interface UpdateCountsByHourTable {
+  migration_id: Int8;
+  hour: Timestamp;
+  update_count: Int8;
+}
+
 export type UpdateKind = 'transaction' | 'assignment' | 'unassignment';
 
 export interface UpdatesTable {
@@ -229,6 +236,7 @@ export interface SchemaMigrationsTable {
 export interface Database {
   migrations: MigrationsTable;
   migration_synchronizers: MigrationSynchronizersTable;
+  update_counts_by_hour: UpdateCountsByHourTable;
   updates: UpdatesTable;
   contracts: ContractsTable;
   contract_stakeholders: ContractStakeholdersTable;

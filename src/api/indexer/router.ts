@@ -7,7 +7,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { formatDecimal, parseDecimal } from '../../domain/decimal';
-import { formatDateTime, type Micros } from '../../domain/time';
+import { MICROS_PER_HOUR, formatDateTime, type Micros } from '../../domain/time';
 import { hourlyUpdateCounts, listAcsSnapshots, type SnapshotKey } from '../../store/indexer-repository';
 import type { ApiContext } from '../context';
 import { sendJson } from '../json-response';
@@ -20,8 +20,6 @@ export const DEFAULT_SNAPSHOTS_PAGE_SIZE = 100;
 export const DEFAULT_HOURS = 24;
 /** A week of hours. */
 export const MAX_HOURS = 168;
-
-const MICROS_PER_HOUR = 3_600_000_000n;
 
 /** An optional integer query parameter within min..max, given once. */
 const queryIntegerIn = (min: number, max: number) => {

@@ -9,6 +9,7 @@ import type { Db } from '../../../src/store/pool';
 const TABLES: Record<string, { order: string; exclude: string[] }> = {
   migrations: { order: 'migration_id', exclude: ['first_seen_at'] },
   migration_synchronizers: { order: 'migration_id, synchronizer_id', exclude: [] },
+  update_counts_by_hour: { order: 'migration_id, hour', exclude: [] },
   updates: { order: 'update_id', exclude: ['ingested_at', 'ingest_seq'] },
   contracts: { order: 'migration_id, contract_id', exclude: ['ingest_seq'] },
   contract_stakeholders: { order: 'migration_id, party, created_at, contract_id', exclude: [] },

@@ -83,6 +83,19 @@ describe('the batch planner', () => {
     });
   });
 
+  it('counts updates per migration and UTC hour of record time', () => {
+    const p = plan([
+      transaction('h1', T('10:59:59'), [created('h1', 0, 'c1')]),
+      transaction('h2', T('11:00:00'), [created('h2', 0, 'c2')]),
+      transaction('h3', T('11:30:00'), [archived('h3', 0, 'c1')]),
+      reassignment('h4', '2025-01-01T11:59:59.999999Z', 'unassign', 'c2', 1),
+    ]);
+    expect(p.rows.hourlyCounts).toEqual([
+      { migration_id: 0, hour: T('10:00:00'), update_count: 1 },
+      { migration_id: 0, hour: T('11:00:00'), update_count: 3 },
+    ]);
+  });
+
   it('archives a contract of an earlier batch with an archive row carrying its snapshot slot', () => {
     const p = plan([transaction('u3', T('10:00:02'), [archived('u3', 0, 'c-old')])]);
     expect(p.rows.archives).toEqual([
@@ -232,6 +245,7 @@ describe('the batch planner', () => {
     ]);
     expect(p.rows.migrations).toEqual([{ migration_id: 1, last_import_update_id: 'imp-b' }]);
     expect(p.rows.ranges).toEqual([]);
+    expect(p.rows.hourlyCounts).toEqual([]);
     expect(p.counts).toMatchObject({ updates: 0, importUpdates: 2 });
     expect(p.rows.contracts.every((c) => c.created_in_update_id === null && c.created_event_id === null)).toBe(true);
   });
