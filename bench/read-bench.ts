@@ -611,6 +611,24 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
     await expectOk(request(api.url, 'GET', `/api/scan/v2/updates/${ids[0]}`), 'S4');
     await expectOk(request(api.url, 'GET', `/api/scan/v0/events/${ids[0]}`), 'S5');
     await expectOk(request(api.url, 'POST', '/v2/updates/transaction-by-id', l1Body(ids[0]!), auth), 'L1');
+    // What an open web UI page polls: the activity view's newest page (per synchronizer), its
+    // updates per hour, the snapshot list, and the indexer view's status.
+    const ranges = JSON.parse(
+      (
+        await expectOk(
+          request(api.url, 'POST', '/api/scan/v0/backfilling/migration-info', JSON.stringify({ migration_id: migrationId })),
+          'W3',
+        )
+      ).body,
+    ) as { record_time_range: { synchronizer_id: string; max: string }[] };
+    const busiest = [...ranges.record_time_range].sort((a, b) => (a.max < b.max ? 1 : -1))[0]!.synchronizer_id;
+    const newestPage = JSON.stringify({
+      migration_id: migrationId,
+      synchronizer_id: busiest,
+      before: '9999-12-31T23:59:59.999999Z',
+      count: 20,
+      daml_value_encoding: 'compact_json',
+    });
 
     const throughput: [string, string, string, () => { path: string; body?: string }, Record<string, string>, LoadResult][] = [
       ['S4', 'GET /api/scan/v2/updates/{id}', 'GET', () => ({ path: `/api/scan/v2/updates/${randomId()}` }), {}, baseGet],
@@ -623,6 +641,24 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
         auth,
         basePost,
       ],
+      [
+        'W1',
+        'GET /api/indexer/v0/updates-per-hour?hours=168',
+        'GET',
+        () => ({ path: '/api/indexer/v0/updates-per-hour?hours=168' }),
+        {},
+        baseGet,
+      ],
+      ['W2', 'GET /api/indexer/v0/acs-snapshots', 'GET', () => ({ path: '/api/indexer/v0/acs-snapshots' }), {}, baseGet],
+      [
+        'W3',
+        'POST /api/scan/v0/backfilling/updates-before, the newest 20',
+        'POST',
+        () => ({ path: '/api/scan/v0/backfilling/updates-before', body: newestPage }),
+        {},
+        basePost,
+      ],
+      ['W4', 'GET /status', 'GET', () => ({ path: '/status' }), {}, baseGet],
     ];
     for (const [id, what, method, next, headers, baseline] of throughput) {
       log(`${id} ${what}: ${CONNECTIONS} connections, ${duration} s`);

@@ -251,11 +251,12 @@ export const api = {
     get<SnapshotPage>(`${INDEXER}/acs-snapshots?page_size=${pageSize}${pageToken ? `&page_token=${q(pageToken)}` : ''}`),
   updatesPerHour: (hours: number) => get<UpdatesPerHour>(`${INDEXER}/updates-per-hour?hours=${hours}`),
   migrationInfo: (migrationId: number) => post<MigrationInfo>(`${SCAN}/v0/backfilling/migration-info`, { migration_id: migrationId }),
-  updatesBefore: (migrationId: number, synchronizerId: string, before: string, count: number) =>
+  updatesBefore: (migrationId: number, synchronizerId: string, before: string, count: number, atOrAfter?: string) =>
     post<{ transactions: HistoryUpdate[] }>(`${SCAN}/v0/backfilling/updates-before`, {
       migration_id: migrationId,
       synchronizer_id: synchronizerId,
       before,
+      ...(atOrAfter === undefined ? {} : { at_or_after: atOrAfter }),
       count,
       daml_value_encoding: 'compact_json',
     }),

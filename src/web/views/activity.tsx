@@ -3,9 +3,10 @@
  * event tree with verdict and traffic; lookup by update id or external transaction hash; updates
  * per hour.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type EventItem, type HistoryUpdate, type TreeEvent } from '../api';
 import { TimeChart } from '../chart';
+import { afterRefresh, newestFirst } from '../update-list';
 import { ErrorMessage, Figures, Id, Party, SearchForm, Section, Show, Table, useLoad } from '../components';
 import { count, microAfter, templateName } from '../format';
 
@@ -15,24 +16,20 @@ const REFRESH_MS = 4000;
 const FAR_FUTURE = '9999-12-31T23:59:59.999999Z';
 
 /**
- * The `count` newest updates of the newest migration before `before`, over all its synchronizers:
- * updates-before is per synchronizer (newest first), so the newest `count` of each, merged, hold
- * the newest `count` overall.
+ * The `count` newest updates of the newest migration before `before` (and at or after `atOrAfter`,
+ * when given), over all its synchronizers: updates-before is per synchronizer (newest first), so the
+ * newest `count` of each, merged, hold the newest `count` overall. A synchronizer with nothing at or
+ * after `atOrAfter` is not asked.
  */
-async function latestUpdates(before: string, countWanted: number): Promise<HistoryUpdate[]> {
+async function latestUpdates(before: string, countWanted: number, atOrAfter?: string): Promise<HistoryUpdate[]> {
   const { migration_id } = await api.lastMigration();
   const info = await api.migrationInfo(migration_id);
   const pages = await Promise.all(
-    info.record_time_range.map((r) => api.updatesBefore(migration_id, r.synchronizer_id, before, countWanted)),
+    info.record_time_range
+      .filter((r) => atOrAfter === undefined || Date.parse(r.max) >= Date.parse(atOrAfter) - 1)
+      .map((r) => api.updatesBefore(migration_id, r.synchronizer_id, before, countWanted, atOrAfter)),
   );
   return newestFirst(pages.flatMap((p) => p.transactions)).slice(0, countWanted);
-}
-
-function newestFirst(updates: HistoryUpdate[]): HistoryUpdate[] {
-  const seen = new Set<string>();
-  return updates
-    .filter((u) => !seen.has(u.update_id) && seen.add(u.update_id))
-    .sort((a, b) => (a.record_time < b.record_time ? 1 : a.record_time > b.record_time ? -1 : a.update_id < b.update_id ? 1 : -1));
 }
 
 export function ActivityView({ lookup }: { lookup: string | undefined }) {
@@ -79,20 +76,17 @@ async function findUpdate(idOrHash: string): Promise<EventItem> {
 
 function LatestSection() {
   const [live, setLive] = useState(true);
-  const latest = useLoad(() => latestUpdates(FAR_FUTURE, PAGE), [], live ? REFRESH_MS : undefined);
   // What is shown: the newest page, the older pages asked for, and what each refresh brought in front.
   const [list, setList] = useState<HistoryUpdate[]>([]);
+  // A refresh asks only for what is at or after the newest update shown (that one included, to tell a gap).
+  const newestShown = useRef<string | undefined>(undefined);
+  newestShown.current = list[0]?.record_time;
+  const latest = useLoad(() => latestUpdates(FAR_FUTURE, PAGE, newestShown.current), [], live ? REFRESH_MS : undefined);
   const [older, setOlder] = useState<{ error?: unknown; exhausted?: boolean }>({});
   useEffect(() => {
     const page = latest.data;
     if (!page) return;
-    setList((current) => {
-      const newest = current[0];
-      // The first page, or more updates came in since the last refresh than a page holds: start again
-      // from the newest page rather than show a list with a hole in it.
-      if (!newest || !page.some((u) => u.update_id === newest.update_id)) return page;
-      return newestFirst([...page, ...current]);
-    });
+    setList((current) => afterRefresh(current, page, PAGE));
   }, [latest.data]);
   const shown = list.length > 0 ? list : (latest.data ?? []);
   const loadOlder = () => {
@@ -115,7 +109,7 @@ function LatestSection() {
         </label>
         <span class="live-state" aria-live="polite">
           {live ? 'Live' : 'Paused'}
-          {latest.data?.[0] && `: newest update at ${latest.data[0].record_time}`}
+          {shown[0] && `: newest update at ${shown[0].record_time}`}
         </span>
       </p>
       <Show loaded={latest} what="the latest updates">

@@ -1,6 +1,7 @@
-/** The web UI's pure rules: how figures are written and how an address names a view. */
+/** The web UI's pure rules: how figures are written, how an address names a view, how the list of latest updates is kept. */
 import { amount, duration, microAfter, shortId, templateName } from '../../../src/web/format';
 import { parseRoute } from '../../../src/web/route';
+import { afterRefresh, newestFirst } from '../../../src/web/update-list';
 
 describe('web UI formats', () => {
   it('groups the integer part of a decimal by thousands and keeps every decimal', () => {
@@ -37,5 +38,27 @@ describe('web UI addresses', () => {
     expect(parseRoute('#/ans/')).toEqual({ view: 'ans', arg: undefined });
     // A malformed escape is kept as written rather than breaking the page.
     expect(parseRoute('#/party/%E0%A4%A')).toEqual({ view: 'party', arg: '%E0%A4%A' });
+  });
+});
+
+describe('the list of latest updates', () => {
+  const u = (id: string, second: number) => ({ update_id: id, record_time: `2025-01-01T00:00:${String(second).padStart(2, '0')}.000000Z` });
+
+  it('orders newest first and keeps each update once', () => {
+    expect(newestFirst([u('a', 1), u('c', 3), u('b', 2), u('c', 3)]).map((x) => x.update_id)).toEqual(['c', 'b', 'a']);
+    // The same record time on two synchronizers: by update id, descending.
+    expect(newestFirst([u('x', 5), u('y', 5)]).map((x) => x.update_id)).toEqual(['y', 'x']);
+  });
+
+  it('puts a refresh in front of the list, or starts again when a full page leaves a hole', () => {
+    const shown = [u('c', 3), u('b', 2), u('a', 1)];
+    // Fewer new updates than a page: the page holds the newest shown, and the list grows in front.
+    expect(afterRefresh(shown, [u('e', 5), u('d', 4), u('c', 3)], 3).map((x) => x.update_id)).toEqual(['e', 'd', 'c', 'b', 'a']);
+    // Nothing new.
+    expect(afterRefresh(shown, [u('c', 3)], 3)).toEqual(shown);
+    // A full page without the newest shown: what lay between is unknown, so only the page is kept.
+    expect(afterRefresh(shown, [u('h', 8), u('g', 7), u('f', 6)], 3).map((x) => x.update_id)).toEqual(['h', 'g', 'f']);
+    // A first load.
+    expect(afterRefresh([], [u('a', 1)], 3).map((x) => x.update_id)).toEqual(['a']);
   });
 });
