@@ -221,7 +221,14 @@ export interface IngestStatus {
   sources: { source: string; upstream: string; last_outcome: string; last_at: string; last_ok_at: string | null }[];
   attestation?: {
     stalled: false | null | { position: string; reason: string; since: string };
-    upstreams: { upstream: string; state: string; agreed: number; disagreed: number; unavailable: number }[];
+    upstreams: {
+      upstream: string;
+      state: string;
+      agreed: number;
+      disagreed: number;
+      unavailable: number;
+      last_disagreement: { position: string; at: string } | null;
+    }[];
   };
   streams: {
     stream: string;

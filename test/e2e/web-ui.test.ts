@@ -8,6 +8,7 @@
 import type { Browser, Page } from 'playwright-core';
 import type { CanonicalItem, TransactionUpdate } from '../../src/domain/items';
 import { catchUpSnapshots } from '../../src/jobs/acs-snapshots';
+import { createMetrics } from '../../src/internal/metrics';
 import { useTestDatabase } from '../support/database/database';
 import { request, startTestApi, type TestApi } from '../support/http/http';
 import { load } from '../support/items/network-items';
@@ -459,6 +460,57 @@ describe('web UI', () => {
       expect(await columnTexts(page, 'Ingestion streams', 2)).toEqual(status.streams.map((s) => s.position));
       await finish(page, 'indexer', width);
     });
+  });
+
+  it('indexer view of a mirror: each upstream, its attestation record and a stall, as /status reports them', async () => {
+    // What an attested scan source reports as it reads four upstreams (src/ingest/sources/attested-scan-source.ts).
+    const metrics = createMetrics();
+    metrics.writer.role = 'active';
+    const upstreams = ['http://scan-a.test', 'http://scan-b.test', 'http://scan-c.test', 'http://scan-d.test'];
+    for (const u of upstreams.slice(0, 3)) metrics.sourceRequest('scan', u, 'ok');
+    metrics.sourceRequest('scan', upstreams[3]!, 'failed');
+    metrics.attestationObserver.counted(upstreams[0]!, 'agreed', 120);
+    metrics.attestationObserver.counted(upstreams[1]!, 'agreed', 119);
+    metrics.attestationObserver.counted(upstreams[1]!, 'disagreed', 1);
+    metrics.attestationObserver.disagreed(upstreams[1]!, 'migration 0, 2025-01-01T09:59:00.000000Z', 'ab12', 'cd34');
+    metrics.attestationObserver.counted(upstreams[2]!, 'agreed', 120);
+    metrics.attestationObserver.counted(upstreams[3]!, 'unavailable', 4);
+    metrics.attestationObserver.stalled({ position: 'migration 0, 2025-01-01T10:00:00.000000Z', reason: 'conflict' });
+    const mirror = await startTestApi(t, { env: { LEDGER_AUTH_DISABLED: 'true' }, metrics });
+    try {
+      const watched = await openPage(browser, 'desktop');
+      open.push(watched);
+      const page = watched.page;
+      await page.goto(`${mirror.url}/#/indexer`);
+      await page.locator('table:has(caption:text-is("Attested upstreams")) tbody tr').first().waitFor();
+      const status = (await request(mirror.url, 'GET', '/status')).json as {
+        writer: string;
+        sources: { upstream: string; last_outcome: string }[];
+        attestation: {
+          stalled: { position: string; reason: string };
+          upstreams: { upstream: string; state: string; agreed: number; last_disagreement: { position: string; at: string } | null }[];
+        };
+      };
+      expect(await figureText(page, 'Writer role')).toBe('active');
+      expect(await columnTexts(page, 'Upstreams', 2)).toEqual(status.sources.map((u) => u.upstream));
+      expect(await columnTexts(page, 'Upstreams', 3)).toEqual(status.sources.map((u) => u.last_outcome));
+      expect(await columnTexts(page, 'Attested upstreams', 1)).toEqual(upstreams);
+      expect(await columnTexts(page, 'Attested upstreams', 2)).toEqual(status.attestation.upstreams.map((u) => u.state));
+      expect(await columnTexts(page, 'Attested upstreams', 3)).toEqual(status.attestation.upstreams.map((u) => grouped(u.agreed)));
+      expect(await columnTexts(page, 'Attested upstreams', 6)).toEqual(
+        status.attestation.upstreams.map((u) =>
+          u.last_disagreement ? `${u.last_disagreement.position} (${u.last_disagreement.at})` : '—',
+        ),
+      );
+      expect(status.attestation.upstreams[1]!.last_disagreement).not.toBeNull();
+      const stall = page.getByRole('alert').filter({ hasText: 'Stalled at' });
+      expect(await stall.innerText()).toContain(`Stalled at ${status.attestation.stalled.position}`);
+      expect(await stall.innerText()).toContain(status.attestation.stalled.reason);
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+      await screenshot(page, 'indexer-mirror', 'desktop');
+    } finally {
+      await mirror.close();
+    }
   });
 
   it('keyboard: skip link to the content, views by their links, an update opened with Enter', async () => {

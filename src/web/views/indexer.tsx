@@ -84,7 +84,7 @@ export function IndexerView() {
                 ) : (
                   <p>Not stalled.</p>
                 )}
-                <Table label="Attested upstreams" head={['Upstream', 'State', 'Agreed', 'Disagreed', 'Unavailable']}>
+                <Table label="Attested upstreams" head={['Upstream', 'State', 'Agreed', 'Disagreed', 'Unavailable', 'Last disagreement']}>
                   {s.attestation.upstreams.map((u) => (
                     <tr key={u.upstream}>
                       <td>{u.upstream}</td>
@@ -92,6 +92,7 @@ export function IndexerView() {
                       <td class="num">{count(u.agreed)}</td>
                       <td class="num">{count(u.disagreed)}</td>
                       <td class="num">{count(u.unavailable)}</td>
+                      <td>{u.last_disagreement ? `${u.last_disagreement.position} (${u.last_disagreement.at})` : '—'}</td>
                     </tr>
                   ))}
                 </Table>
