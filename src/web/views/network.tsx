@@ -1,9 +1,10 @@
 /** The network: DSO and migration, rounds, price and fees, supply over the snapshots, the SVs and their scans. */
-import { useMemo, useState } from 'preact/hooks';
-import { api, type AcsSnapshot, type DsoInfo, type ScansResponse } from '../api';
+import { useMemo } from 'preact/hooks';
+import { api, type DsoInfo, type ScansResponse } from '../api';
 import { TimeChart } from '../chart';
 import { ErrorMessage, Figures, Id, Party, Section, Show, Table, useLoad } from '../components';
 import { amount, count } from '../format';
+import { useSnapshots } from '../snapshots';
 
 const byRound = (a: { round: { number: string } }, b: { round: { number: string } }) => Number(a.round.number) - Number(b.round.number);
 
@@ -129,24 +130,9 @@ function Fees({ dso }: { dso: DsoInfo }) {
   );
 }
 
-const SNAPSHOT_PAGE = 100;
-
 /** Supply at the latest snapshot and over the snapshots, one page of them at a time. */
 function SupplySection() {
-  const [older, setOlder] = useState<{ snapshots: AcsSnapshot[]; next: string | null; error?: unknown }>({ snapshots: [], next: null });
-  const first = useLoad(async () => {
-    const page = await api.snapshots(SNAPSHOT_PAGE);
-    setOlder({ snapshots: [], next: page.next_page_token });
-    return page.snapshots;
-  }, []);
-  const loadOlder = () => {
-    if (older.next === null) return;
-    api
-      .snapshots(SNAPSHOT_PAGE, older.next)
-      .then((page) => setOlder((o) => ({ snapshots: [...o.snapshots, ...page.snapshots], next: page.next_page_token })))
-      .catch((error: unknown) => setOlder((o) => ({ ...o, error })));
-  };
-  const all = useMemo(() => [...(first.data ?? []), ...older.snapshots], [first.data, older.snapshots]);
+  const { first, snapshots: all, next, error, more } = useSnapshots();
   // The chart runs oldest to newest.
   const chart = useMemo(() => {
     const ascending = [...all].reverse();
@@ -162,8 +148,8 @@ function SupplySection() {
   return (
     <Section title="Amulet supply">
       <Show loaded={first} what="the ACS snapshots">
-        {(snapshots) => {
-          const latest = snapshots[0];
+        {() => {
+          const latest = all[0];
           if (!latest) return <p>No ACS snapshot has been taken yet: they are taken every 3 hours of ledger time.</p>;
           return (
             <>
@@ -178,9 +164,9 @@ function SupplySection() {
               />
               <h3>Supply over the snapshots</h3>
               <TimeChart label="Unlocked and locked amulet at each snapshot" times={chart.times} series={chart.series} />
-              {older.error !== undefined && <ErrorMessage error={older.error} what="older snapshots" />}
-              {older.next !== null && (
-                <button type="button" onClick={loadOlder}>
+              {error !== undefined && <ErrorMessage error={error} what="older snapshots" />}
+              {next !== null && (
+                <button type="button" onClick={more}>
                   Show older snapshots
                 </button>
               )}

@@ -6,9 +6,9 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, type AcsSnapshot } from '../api';
 import { ErrorMessage, ExternalLink, Figures, Id, Party, SearchForm, Section, Show, Table, useLoad } from '../components';
 import { amount, templateName } from '../format';
+import { snapshotKey, useSnapshots } from '../snapshots';
 
 const HOLDINGS_PAGE = 10;
-const SNAPSHOT_PAGE = 100;
 
 export function PartyView({ party }: { party: string | undefined }) {
   return (
@@ -33,26 +33,6 @@ function PartyDetails({ party }: { party: string }) {
     </>
   );
 }
-
-/** The snapshot list, one page at a time, newest first. */
-function useSnapshots() {
-  const [pages, setPages] = useState<{ snapshots: AcsSnapshot[]; next: string | null; error?: unknown }>({ snapshots: [], next: null });
-  const first = useLoad(async () => {
-    const page = await api.snapshots(SNAPSHOT_PAGE);
-    setPages({ snapshots: page.snapshots, next: page.next_page_token });
-    return page;
-  }, []);
-  const more = () => {
-    if (pages.next === null) return;
-    api
-      .snapshots(SNAPSHOT_PAGE, pages.next)
-      .then((page) => setPages((p) => ({ snapshots: [...p.snapshots, ...page.snapshots], next: page.next_page_token })))
-      .catch((error: unknown) => setPages((p) => ({ ...p, error })));
-  };
-  return { first, ...pages, more };
-}
-
-const snapshotKey = (s: AcsSnapshot) => `${s.migration_id}|${s.record_time}`;
 
 function HoldingsSection({ party }: { party: string }) {
   const snapshots = useSnapshots();
