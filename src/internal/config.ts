@@ -65,6 +65,9 @@ export interface ApiKeyLimit extends RateLimit {
   readonly name: string;
 }
 
+/** The longest API key (RATE_LIMIT_API_KEYS); the limiter looks no further into a longer bearer token. */
+export const MAX_API_KEY_LENGTH = 256;
+
 const apiKeys = z
   .string()
   .transform((s, ctx) => {
@@ -77,7 +80,7 @@ const apiKeys = z
   })
   .pipe(
     z.record(
-      z.string().regex(/^[\x21-\x7e]{16,256}$/),
+      z.string().regex(new RegExp(`^[\\x21-\\x7e]{16,${MAX_API_KEY_LENGTH}}$`)),
       z.strictObject({
         name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
         per_second: z.number().positive(),

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Request } from 'express';
-import type { ApiKeyLimit } from '../../internal/config';
+import { MAX_API_KEY_LENGTH, type ApiKeyLimit } from '../../internal/config';
 
 const MAPPED_IPV4 = '::ffff:';
 
@@ -31,6 +31,8 @@ function ipv6Prefix64(address: string): string {
 }
 
 const BEARER = /^Bearer +(\S+) *$/i;
+/** A longer Authorization header (a JWT, say) cannot hold a configured key: it is not looked at further. */
+const LONGEST_BEARER_KEY_HEADER = 'Bearer '.length + MAX_API_KEY_LENGTH + 8;
 
 /**
  * The configured API key a request carries, in X-API-Key or as a bearer token; undefined when it
@@ -42,7 +44,7 @@ export function apiKeyOf(req: IncomingMessage, keys: ReadonlyMap<string, ApiKeyL
   const byHeader = typeof given === 'string' ? keys.get(given.trim()) : undefined;
   if (byHeader !== undefined) return byHeader;
   const authorization = req.headers.authorization;
-  if (authorization === undefined) return undefined;
+  if (authorization === undefined || authorization.length > LONGEST_BEARER_KEY_HEADER) return undefined;
   const token = BEARER.exec(authorization)?.[1];
   return token === undefined ? undefined : keys.get(token);
 }

@@ -103,6 +103,13 @@ describe('client identity', () => {
     expect(apiKeyOf(req({ authorization: 'Basic k-0123456789abcdef' }), keys)).toBeUndefined();
     expect(apiKeyOf(req({}), keys)).toBeUndefined();
   });
+
+  it('finds a key of the longest allowed length as a bearer token, and looks no further into longer ones', () => {
+    const longest = 'k'.repeat(256);
+    const withLongest = new Map([[longest, { name: 'long', perSecond: 1, burst: 1 }]]);
+    expect(apiKeyOf(req({ authorization: `Bearer ${longest}` }), withLongest)?.name).toBe('long');
+    expect(apiKeyOf(req({ authorization: `Bearer ${longest}${'k'.repeat(100)}` }), withLongest)).toBeUndefined();
+  });
 });
 
 describe('route groups', () => {
