@@ -61,9 +61,12 @@ export function createRateLimits(context: ApiContext, options: { clock?: Clock }
     const message = `Too many requests ${who}: ${describe(key ?? limit)}. Retry after ${seconds(wait)}.`;
     res.set('Retry-After', String(wait));
     if (group === 'ledger') {
-      // Canton's code for a participant that sheds load, in its category for rate limits that replenish
-      // quickly (com.daml.error.ErrorCategory.ContentionOnSharedResources; LedgerApiErrors.ParticipantBackpressure).
-      const error = new LedgerApiError(429, 'PARTICIPANT_BACKPRESSURE', 2, 10, `The participant is overloaded: ${message}`);
+      // Canton's answer when it sheds load: LedgerApiErrors.ParticipantBackpressure (digital-asset/canton,
+      // community/ledger/ledger-common/src/main/scala/com/digitalasset/canton/ledger/error/LedgerApiErrors.scala),
+      // category ContentionOnSharedResources (2, gRPC ABORTED, retryable), its reason in the context.
+      const error = new LedgerApiError(429, 'PARTICIPANT_BACKPRESSURE', 2, 10, `The participant is overloaded: ${message}`, {
+        reason: message,
+      });
       res.status(429).json({ ...renderLedgerError(req, config.ledger.participantId, error), retryInfo: seconds(wait) });
       return;
     }
