@@ -92,6 +92,9 @@ async function serve(databaseUrl: string): Promise<{ url: string; child: ChildPr
       PORT: String(port),
       LOG_LEVEL: 'warn',
       LEDGER_AUTH_DISABLED: 'true',
+      // The mirrors read from 127.0.0.1 as fast as they can: the upstream does not limit them.
+      RATE_LIMIT_ENABLED: 'false',
+      HEAVY_REQUEST_CONCURRENCY: '0',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

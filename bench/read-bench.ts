@@ -242,8 +242,22 @@ function apiEnv(databaseUrl: string, port: number, logLevel: string): NodeJS.Pro
     PAGE_TOKEN_SECRET,
     LEDGER_AUTH_HS256_SECRET: HS256_SECRET,
     LEDGER_ADMIN_USERS: ADMIN_USER,
+    ...BENCH_LIMITS,
   };
 }
+
+/**
+ * The load generator is one client on 127.0.0.1: limits far above any load it makes, so that the bench
+ * measures the server, the limiters' per-request work included, and never a refusal.
+ */
+const BENCH_LIMITS = {
+  RATE_LIMIT_SCAN: '1000000000,1000000000',
+  RATE_LIMIT_SCAN_PROXY: '1000000000,1000000000',
+  RATE_LIMIT_REGISTRY: '1000000000,1000000000',
+  RATE_LIMIT_INDEXER: '1000000000,1000000000',
+  RATE_LIMIT_LEDGER: '1000000000,1000000000',
+  HEAVY_REQUEST_CONCURRENCY: '0',
+};
 
 const cliScript = () => path.join(__dirname, '..', 'src', 'cli.js');
 const serverScript = () => path.join(__dirname, 'read-server.js');

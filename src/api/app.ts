@@ -5,6 +5,8 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { ApiContext } from './context';
 import { docsRoutes } from './docs-routes';
+import { createRateLimits } from './fair-access/rate-limit';
+import type { Clock } from './fair-access/token-bucket';
 import { healthRoutes } from './health';
 import { indexerRouter } from './indexer/router';
 import { scanErrorHandler, scanNotFound } from './scan-errors';
@@ -31,11 +33,20 @@ function routeLabel(req: Request, res: Response): string {
   return typeof route?.path === 'string' ? `${mount}${route.path}` : 'unmatched';
 }
 
-/** `interfaces: false` serves only health, status and metrics (the worker process). */
-export function createApp(context: ApiContext, options: { interfaces: boolean } = { interfaces: true }): Express {
+export interface AppOptions {
+  /** false serves only health, status and metrics (the worker process). */
+  interfaces: boolean;
+  /** The rate limits' clock (milliseconds), for tests that move time by hand. */
+  clock?: Clock;
+}
+
+export function createApp(context: ApiContext, options: AppOptions = { interfaces: true }): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // The client address (req.ip) is read from X-Forwarded-For only when it comes from a trusted proxy.
+  const { trustedProxies } = context.config.fairAccess;
+  if (trustedProxies.length > 0) app.set('trust proxy', [...trustedProxies]);
   // Security headers for a JSON API: nothing here may be framed, run as a script or style,
   // or sniffed as another type; HSTS for deployments behind TLS.
   app.use(
@@ -78,13 +89,15 @@ export function createApp(context: ApiContext, options: { interfaces: boolean } 
   });
   app.use(healthRoutes(context));
   if (options.interfaces) {
+    // Rate limits sit in front of each router, after health and the documents, which are never limited.
+    const limits = createRateLimits(context, { clock: options.clock });
     app.use(docsRoutes());
-    app.use('/api/scan', scanRouter(context));
-    app.use('/api/validator', validatorRouter(context, { auth: validatorAuth(context.config) }));
-    app.use('/v2', ledgerRouter(context));
-    app.use('/registry', registryRouter(context));
+    app.use('/api/scan', ...limits.handlersFor('scan'), scanRouter(context));
+    app.use('/api/validator', ...limits.handlersFor('scan-proxy'), validatorRouter(context, { auth: validatorAuth(context.config) }));
+    app.use('/v2', ...limits.handlersFor('ledger'), ledgerRouter(context));
+    app.use('/registry', ...limits.handlersFor('registry'), registryRouter(context));
     if (context.config.webUi) app.use(webUiRoutes(webUiDir));
-    app.use('/api/indexer', indexerRouter(context));
+    app.use('/api/indexer', ...limits.handlersFor('indexer'), indexerRouter(context));
   }
 
   // One error handler for the Scan API, the validator proxy and the rest (the ledger router answers its own errors).

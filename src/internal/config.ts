@@ -4,6 +4,7 @@
  * reads process.env. `.env.example` and the README table are generated from
  * `knobs` (see config-docs.ts), and a test keeps them in sync.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 interface Knob {
@@ -29,6 +30,77 @@ const csv = z.string().transform((s) =>
     .map((x) => x.trim())
     .filter((x) => x !== ''),
 );
+
+/** A proxy-addr trust entry: an IP address, a CIDR, or one of its named ranges. */
+function isProxyAddress(entry: string): boolean {
+  if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/** A token bucket: tokens added per second and the most it holds. */
+export interface RateLimit {
+  readonly perSecond: number;
+  readonly burst: number;
+}
+
+/** `<per second>,<burst>`, or off (undefined: no limit). */
+const rateLimit = z.string().transform((s, ctx): RateLimit | undefined => {
+  if (s.trim() === 'off') return undefined;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*,\s*(\d+)\s*$/.exec(s);
+  const perSecond = Number(match?.[1]);
+  const burst = Number(match?.[2]);
+  if (!match || !(perSecond > 0) || !Number.isSafeInteger(burst) || burst < 1) {
+    ctx.addIssue({ code: 'custom', message: 'not <per second>,<burst>' });
+    return z.NEVER;
+  }
+  return Object.freeze({ perSecond, burst });
+});
+
+/** A configured API key's own limit; the name stands for the key in logs, metrics and bucket keys. */
+export interface ApiKeyLimit extends RateLimit {
+  readonly name: string;
+}
+
+/** The longest API key (RATE_LIMIT_API_KEYS); the limiter looks no further into a longer bearer token. */
+export const MAX_API_KEY_LENGTH = 256;
+
+const apiKeys = z
+  .string()
+  .transform((s, ctx) => {
+    try {
+      return JSON.parse(s === '' ? '{}' : s) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(
+      z.string().regex(new RegExp(`^[\\x21-\\x7e]{16,${MAX_API_KEY_LENGTH}}$`)),
+      z.strictObject({
+        name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
+        per_second: z.number().positive(),
+        burst: z.number().int().min(1),
+      }),
+    ),
+  )
+  .transform((record, ctx): ReadonlyMap<string, ApiKeyLimit> => {
+    const keys = new Map<string, ApiKeyLimit>();
+    const names = new Set<string>();
+    for (const [key, { name, per_second, burst }] of Object.entries(record)) {
+      if (names.has(name)) {
+        ctx.addIssue({ code: 'custom', message: `two keys are named ${name}` });
+        return z.NEVER;
+      }
+      names.add(name);
+      keys.set(key, Object.freeze({ name, perSecond: per_second, burst }));
+    }
+    return keys;
+  });
 
 export const knobs = {
   DATABASE_URL: {
@@ -401,7 +473,99 @@ export const knobs = {
     expects: 'true or false',
     schema: bool,
   },
+  TRUSTED_PROXIES: {
+    description:
+      "Comma-separated addresses or CIDRs (or loopback, linklocal, uniquelocal) of the reverse proxies in front of the API, whose X-Forwarded-For is believed: the client is the nearest address in it that is not a trusted proxy. Unset: the connection's address is the client's and X-Forwarded-For is ignored. Behind a load balancer or ingress, set it, or every client shares the proxy's rate limits.",
+    default: '',
+    expects: 'a comma-separated list of IP addresses, CIDRs such as 10.0.0.0/8, loopback, linklocal or uniquelocal',
+    schema: csv.pipe(z.array(z.string().refine(isProxyAddress, { error: 'not an address or CIDR' }))),
+  },
+  RATE_LIMIT_ENABLED: {
+    description:
+      'Rate-limit clients per route group (the RATE_LIMIT_* knobs): a token bucket per client address, or per API key. false serves every client without limits (benchmarks, tests that load the server from one address).',
+    default: 'true',
+    expects: 'true or false',
+    schema: bool,
+  },
+  RATE_LIMIT_SCAN: {
+    description:
+      'Requests per second and burst of one client on the Scan API (/api/scan), as <per second>,<burst> (the rate may have a fraction); off = no limit.',
+    default: '20,100',
+    expects: 'a rate and a burst such as 20,100 (a positive number, then an integer of at least 1), or off',
+    schema: rateLimit,
+  },
+  RATE_LIMIT_SCAN_PROXY: {
+    description: 'Requests per second and burst of one client on the validator scan-proxy (/api/validator), as for RATE_LIMIT_SCAN.',
+    default: '20,100',
+    expects: 'a rate and a burst such as 20,100, or off',
+    schema: rateLimit,
+  },
+  RATE_LIMIT_REGISTRY: {
+    description: 'Requests per second and burst of one client on the token-standard registry (/registry), as for RATE_LIMIT_SCAN.',
+    default: '20,100',
+    expects: 'a rate and a burst such as 20,100, or off',
+    schema: rateLimit,
+  },
+  RATE_LIMIT_INDEXER: {
+    description:
+      "Requests per second and burst of one client on this indexer's own operations (/api/indexer, streams excepted), as for RATE_LIMIT_SCAN.",
+    default: '10,50',
+    expects: 'a rate and a burst such as 10,50, or off',
+    schema: rateLimit,
+  },
+  RATE_LIMIT_STREAMING: {
+    description: 'Streams one client may open per second, and in a burst (/api/indexer/v0/stream/...), as for RATE_LIMIT_SCAN.',
+    default: '1,5',
+    expects: 'a rate and a burst such as 1,5, or off',
+    schema: rateLimit,
+  },
+  RATE_LIMIT_LEDGER: {
+    description: 'Requests per second and burst of one client on the JSON Ledger API (/v2), as for RATE_LIMIT_SCAN.',
+    default: '20,100',
+    expects: 'a rate and a burst such as 20,100, or off',
+    schema: rateLimit,
+  },
+  RATE_LIMIT_API_KEYS: {
+    description:
+      'API keys with their own rate, sent as X-API-Key: <key> (or Authorization: Bearer <key> where no token is expected): a JSON object mapping each key (16 to 256 visible ASCII characters) to {"name", "per_second", "burst"}, e.g. {"<key>":{"name":"partner-a","per_second":200,"burst":1000}}. A key has one bucket for all route groups, instead of its address\'s; an unknown key counts as no key.',
+    default: '{}',
+    expects: 'a JSON object mapping keys to {"name": "...", "per_second": <number>, "burst": <integer>} with distinct names',
+    schema: apiKeys,
+    secret: true,
+  },
+  RATE_LIMIT_STORE: {
+    description:
+      'Where the buckets live: memory = in each API process (no shared state, no database work; N replicas admit up to N times the rate), postgres = one bucket per client shared by all replicas (an UNLOGGED table on a writable database; each process reserves a tenth of a burst at a time, so one request in about burst/10 does a database round trip).',
+    default: 'memory',
+    expects: 'memory or postgres',
+    schema: z.enum(['memory', 'postgres']),
+  },
+  HEAVY_REQUEST_CONCURRENCY: {
+    description:
+      'Expensive requests (HEAVY_REQUEST_PAGE_SIZE, HEAVY_REQUEST_PARTIES) one API process serves at once; one more is answered 503 with Retry-After at once, never queued. 0 = no bound.',
+    default: '4',
+    expects: 'an integer of at least 0',
+    schema: nonNegativeInt,
+  },
+  HEAVY_REQUEST_PAGE_SIZE: {
+    description:
+      'A history, ACS or holdings page (page_size, limit or count) this large or larger counts as an expensive request for HEAVY_REQUEST_CONCURRENCY.',
+    default: '500',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  HEAVY_REQUEST_PARTIES: {
+    description:
+      'A holdings summary, holdings page or ACS page for this many parties or more (owner_party_ids, party_ids) counts as an expensive request for HEAVY_REQUEST_CONCURRENCY.',
+    default: '200',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
 } satisfies Record<string, Knob>;
+
+/** The route groups limited apart, each with its own RATE_LIMIT_* knob. */
+export const ROUTE_GROUPS = ['scan', 'scan-proxy', 'registry', 'indexer', 'streaming', 'ledger'] as const;
+export type RouteGroup = (typeof ROUTE_GROUPS)[number];
 
 export type KnobName = keyof typeof knobs;
 type KnobValue<K extends KnobName> = z.output<(typeof knobs)[K]['schema']>;
@@ -460,6 +624,18 @@ export interface Config {
     readonly batchMaxWaitMs: number;
     readonly lockPollMs: number;
     readonly stopAtEnd: boolean;
+  };
+  /** Per-client rate limits and the bound on expensive requests (src/api/fair-access/). */
+  readonly fairAccess: {
+    /** RATE_LIMIT_ENABLED: false mounts no limiter at all. */
+    readonly enabled: boolean;
+    readonly trustedProxies: readonly string[];
+    /** Per route group; undefined: that group is not limited. */
+    readonly groups: Readonly<Record<RouteGroup, RateLimit | undefined>>;
+    /** By key, as sent. */
+    readonly apiKeys: ReadonlyMap<string, ApiKeyLimit>;
+    readonly store: KnobValue<'RATE_LIMIT_STORE'>;
+    readonly heavy: { readonly concurrency: number; readonly pageSize: number; readonly parties: number };
   };
   readonly ledger: {
     readonly participantId: string;
@@ -584,6 +760,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       batchMaxWaitMs: get('INGEST_BATCH_MAX_WAIT_MS'),
       lockPollMs: get('INGEST_LOCK_POLL_MS'),
       stopAtEnd: get('INGEST_STOP_AT_END'),
+    }),
+    fairAccess: Object.freeze({
+      enabled: get('RATE_LIMIT_ENABLED'),
+      trustedProxies: Object.freeze(get('TRUSTED_PROXIES')),
+      groups: Object.freeze({
+        scan: get('RATE_LIMIT_SCAN'),
+        'scan-proxy': get('RATE_LIMIT_SCAN_PROXY'),
+        registry: get('RATE_LIMIT_REGISTRY'),
+        indexer: get('RATE_LIMIT_INDEXER'),
+        streaming: get('RATE_LIMIT_STREAMING'),
+        ledger: get('RATE_LIMIT_LEDGER'),
+      }),
+      apiKeys: get('RATE_LIMIT_API_KEYS'),
+      store: get('RATE_LIMIT_STORE'),
+      heavy: Object.freeze({
+        concurrency: get('HEAVY_REQUEST_CONCURRENCY'),
+        pageSize: get('HEAVY_REQUEST_PAGE_SIZE'),
+        parties: get('HEAVY_REQUEST_PARTIES'),
+      }),
     }),
     ledger: Object.freeze({
       participantId: get('LEDGER_PARTICIPANT_ID'),

@@ -217,6 +217,17 @@ export function createMetrics() {
       labelNames: ['reason'] as const,
       registers: [registry],
     }),
+    requestsLimited: new Counter({
+      name: `${METRIC_PREFIX}api_requests_limited_total`,
+      help: 'Requests refused to share the service fairly, by route group (scan, scan-proxy, registry, indexer, streaming, ledger) and reason: rate (429, the client is over its rate limit) or concurrency (503, too many expensive requests at once in this process).',
+      labelNames: ['group', 'reason'] as const,
+      registers: [registry],
+    }),
+    heavyRequestsInFlight: new Gauge({
+      name: `${METRIC_PREFIX}api_heavy_requests_in_flight`,
+      help: 'Expensive requests (large pages, many parties) this process is serving now, bounded by HEAVY_REQUEST_CONCURRENCY.',
+      registers: [registry],
+    }),
     registry,
     httpRequestDuration: new Histogram({
       name: `${METRIC_PREFIX}http_request_duration_seconds`,

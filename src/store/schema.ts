@@ -227,6 +227,15 @@ export interface TransferCommandEventsTable {
   ingest_seq: Generated<Int8>;
 }
 
+/** Token buckets shared by API replicas (RATE_LIMIT_STORE=postgres); written by SQL in rate-limit-repository.ts. */
+export interface RateLimitBucketsTable {
+  bucket: string;
+  tokens: number;
+  granted: number;
+  refilled_at: Timestamp;
+  full_at: Timestamp;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   checksum: string;
@@ -252,5 +261,6 @@ export interface Database {
   contract_blobs: ContractBlobsTable;
   page_positions: PagePositionsTable;
   transfer_command_events: TransferCommandEventsTable;
+  rate_limit_buckets: RateLimitBucketsTable;
   schema_migrations: SchemaMigrationsTable;
 }

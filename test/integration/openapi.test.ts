@@ -3,22 +3,28 @@
  * operations, so the document cannot drift from the code unnoticed.
  */
 import type { Express } from 'express';
+import { HEAVY_REQUEST_BOUND } from '../../src/api/fair-access/heavy-requests';
+import { EXPENSIVE_OPERATIONS } from '../../src/api/openapi/fair-access';
 import { useTestDatabase } from '../support/database/database';
 import { request, startTestApi, type TestApi } from '../support/http/http';
 
 interface Layer {
   rawPath?: unknown;
-  route?: { path: unknown; methods: Record<string, boolean> };
+  route?: { path: unknown; methods: Record<string, boolean>; stack: { handle: object }[] };
   handle?: { stack?: Layer[] };
 }
 
-/** Every `METHOD /path` the app routes, with Express `:param`s written as OpenAPI `{param}`. */
-function routedOperations(app: Express): string[] {
+/**
+ * Every `METHOD /path` the app routes, with Express `:param`s written as OpenAPI `{param}`; with
+ * `onlyBounded`, those behind the bound on expensive requests.
+ */
+function routedOperations(app: Express, onlyBounded = false): string[] {
   const found: string[] = [];
   const walk = (stack: Layer[], prefix: string) => {
     for (const layer of stack) {
       if (layer.route && typeof layer.route.path === 'string') {
         const path = `${prefix}${layer.route.path}`.replace(/:([A-Za-z_]+)/g, '{$1}');
+        if (onlyBounded && !layer.route.stack.some((l) => HEAVY_REQUEST_BOUND in l.handle)) continue;
         for (const [method, on] of Object.entries(layer.route.methods))
           if (on && method !== '_all') found.push(`${method.toUpperCase()} ${path}`);
       } else if (layer.handle?.stack) {
@@ -50,6 +56,29 @@ describe('OpenAPI document', () => {
       .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
       .sort();
     expect(documented).toEqual(routedOperations(api.app));
+  });
+
+  it('lists 429 with Retry-After on every rate-limited operation, and 503 on those behind the bound on expensive requests', async () => {
+    const res = await request(api.url, 'GET', '/docs/openapi.json');
+    const doc = res.json as { paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>> };
+    const limited = /^\/(api\/scan|api\/validator|registry|api\/indexer|v2)\//;
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, path, responses: op.responses })),
+    );
+    const health = /\/(livez|readyz)$/;
+    const withoutRetryAfter = (status: string) =>
+      operations.filter((o) => o.responses[status] !== undefined && !('Retry-After' in (o.responses[status].headers ?? {})));
+    expect(operations.filter((o) => limited.test(o.path) && !health.test(o.path) && !o.responses['429']).map((o) => o.name)).toEqual([]);
+    expect(operations.filter((o) => (!limited.test(o.path) || health.test(o.path)) && o.responses['429']).map((o) => o.name)).toEqual([]);
+    expect(withoutRetryAfter('429').map((o) => o.name)).toEqual([]);
+    const bounded = routedOperations(api.app, true);
+    expect(bounded).toEqual([...EXPENSIVE_OPERATIONS].sort());
+    expect(
+      operations
+        .filter((o) => o.responses['503']?.headers !== undefined)
+        .map((o) => o.name)
+        .sort(),
+    ).toEqual(bounded);
   });
 
   it('has no dangling schema references', async () => {

@@ -4,6 +4,7 @@
  * checks that its paths and the Express routes are the same set.
  */
 import { array, int64, json, nullable, object, str } from './builders';
+import { withFairAccessResponses } from './fair-access';
 import { indexerPaths } from './indexer';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
@@ -144,12 +145,14 @@ export function openApiDocument(version: string): Record<string, unknown> {
     },
     paths: {
       ...operational,
-      ...prefixed('/api/scan', scanPaths),
-      ...prefixed('/api/validator', validatorPaths),
-      ...ledgerPaths,
-      ...prefixed('/registry', registryPaths),
-      ...prefixed('/api/validator/v0/scan-proxy/registry', securedRegistryPaths),
-      ...prefixed('/api/indexer', indexerPaths),
+      ...withFairAccessResponses({
+        ...prefixed('/api/scan', scanPaths),
+        ...prefixed('/api/validator', validatorPaths),
+        ...ledgerPaths,
+        ...prefixed('/registry', registryPaths),
+        ...prefixed('/api/validator/v0/scan-proxy/registry', securedRegistryPaths),
+        ...prefixed('/api/indexer', indexerPaths),
+      }),
     },
     components: {
       schemas: { ...scanSchemas, ...ledgerSchemas, ...registrySchemas },

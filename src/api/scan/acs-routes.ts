@@ -12,6 +12,7 @@ import { formatDateTime, formatRequestTimeForMessage } from '../../domain/time';
 import { notFound } from '../../internal/errors';
 import { acsPage, firstSnapshotAfter } from '../../store/acs-repository';
 import type { ApiContext } from '../context';
+import { heavyRequest } from '../fair-access/heavy-requests';
 import { pageLimit } from '../page-limit';
 import { NumberedPageTokens } from '../numbered-page-token';
 import type { PageTokens, PositionTokens, TokenScope } from '../page-token';
@@ -29,8 +30,10 @@ import {
 import { pagePosition, sendPage, snapshotAtOrBeforeOrFail } from './snapshot-service';
 import { sendJson } from '../json-response';
 
-export function acsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
+export function acsRoutes(context: ApiContext, tokens: PageTokens): Router {
+  const { db } = context;
   const router = Router();
+  const heavy = heavyRequest(context, { pageSize: 'page_size', parties: 'party_ids' });
 
   const acsState =
     <T extends string | number>(
@@ -58,9 +61,9 @@ export function acsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
       await sendPage(res, pageTokens, scope, { migrationId: body.migration_id, snapshot, recordTime: snapshot }, contracts, limit);
     };
   const current = acsState('acs-state', AcsRequest, tokens);
-  router.post('/v0/state/acs', current);
-  router.post('/v2/state/acs', current);
-  router.post('/v1/state/acs', acsState('acs-state-v1', AcsRequestV1, new NumberedPageTokens(db)));
+  router.post('/v0/state/acs', heavy, current);
+  router.post('/v2/state/acs', heavy, current);
+  router.post('/v1/state/acs', heavy, acsState('acs-state-v1', AcsRequestV1, new NumberedPageTokens(db)));
 
   router.get('/v0/state/acs/snapshot-timestamp', async (req, res) => {
     const q = parseInput(SnapshotBeforeQuery, req.query, 'query');

@@ -19,6 +19,7 @@ import { badRequest } from '../../internal/errors';
 import { earliestOpenRound, holdingsPage, holdingsTotals } from '../../store/holdings-repository';
 import type { Db } from '../../store/pool';
 import type { ApiContext } from '../context';
+import { heavyRequest, type CostRule } from '../fair-access/heavy-requests';
 import { sendJson } from '../json-response';
 import { pageLimit } from '../page-limit';
 import { NumberedPageTokens } from '../numbered-page-token';
@@ -34,12 +35,14 @@ import {
 } from './snapshot-input';
 import { exactSnapshotOrFail, pagePosition, resolveSnapshot, sendPage, snapshotAtOrBeforeOrFail } from './snapshot-service';
 
-export function holdingsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
+export function holdingsRoutes(context: ApiContext, tokens: PageTokens): Router {
+  const { db } = context;
   const router = Router();
+  const heavySummary = heavyRequest(context, SUMMARY_COST);
 
-  router.post('/v0/holdings/summary', holdingsSummaryV0(db));
+  router.post('/v0/holdings/summary', heavySummary, holdingsSummaryV0(db));
 
-  router.post('/v1/holdings/summary', holdingsSummaryV1(db));
+  router.post('/v1/holdings/summary', heavySummary, holdingsSummaryV1(db));
 
   const holdingsState =
     <T extends string | number>(
@@ -60,13 +63,17 @@ export function holdingsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
       await sendPage(res, pageTokens, scope, { migrationId: body.migration_id, snapshot, recordTime: body.record_time }, contracts, limit);
     };
   const current = holdingsState('holdings-state', HoldingsStateRequest, tokens);
-  router.post('/v2/holdings/state', current);
+  const heavyPage = heavyRequest(context, { pageSize: 'page_size', parties: 'owner_party_ids' });
+  router.post('/v2/holdings/state', heavyPage, current);
   // The older path of the same operation (reference §6.1), answered in the v2 shape.
-  router.post('/v0/holdings/state', current);
-  router.post('/v1/holdings/state', holdingsState('holdings-state-v1', HoldingsStateRequestV1, new NumberedPageTokens(db)));
+  router.post('/v0/holdings/state', heavyPage, current);
+  router.post('/v1/holdings/state', heavyPage, holdingsState('holdings-state-v1', HoldingsStateRequestV1, new NumberedPageTokens(db)));
 
   return router;
 }
+
+/** What makes a holdings summary expensive (also behind the validator's proxy). */
+export const SUMMARY_COST: CostRule = { parties: 'owner_party_ids' };
 
 /** S1, also forwarded unchanged by the validator's scan-proxy (/v0/scan-proxy/holdings/summary). */
 /** POST /v1/holdings/summary: totals per owner at a snapshot, without fees (also the validator proxy's v1 path). */

@@ -37,6 +37,7 @@ import {
 } from '../../store/update-repository';
 import type { ApiContext } from '../context';
 import { RawJson } from '../../domain/raw-json';
+import { heavyRequest } from '../fair-access/heavy-requests';
 import { sendJson } from '../json-response';
 import { pageLimit } from '../page-limit';
 import { parseInput } from '../validation';
@@ -123,7 +124,8 @@ export function updateRoutes(context: ApiContext): Router {
   const queryEncoding = (query: unknown): DamlValueEncoding =>
     parseInput(EncodingQuery, query, 'query').daml_value_encoding ?? 'compact_json';
 
-  router.post('/v2/updates', async (req, res) => {
+  const heavyPage = heavyRequest(context, { pageSize: 'page_size' });
+  router.post('/v2/updates', heavyPage, async (req, res) => {
     const body = parseInput(HistoryRequest, req.body, 'body');
     const limit = pageLimit(body.page_size);
     const after = historyCursor(body.after);
@@ -150,7 +152,7 @@ export function updateRoutes(context: ApiContext): Router {
     sendJson(res, new RawJson(v2Item(found)));
   });
 
-  router.post('/v0/events', async (req, res) => {
+  router.post('/v0/events', heavyPage, async (req, res) => {
     const body = parseInput(HistoryRequest, req.body, 'body');
     const limit = pageLimit(body.page_size);
     const after = historyCursor(body.after);
@@ -174,7 +176,7 @@ export function updateRoutes(context: ApiContext): Router {
     sendJson(res, new RawJson(eventJson(event)));
   });
 
-  router.post('/v0/backfilling/import-updates', async (req, res) => {
+  router.post('/v0/backfilling/import-updates', heavyRequest(context, { pageSize: 'limit' }), async (req, res) => {
     const body = parseInput(ImportUpdatesRequest, req.body, 'body');
     const limit = pageLimit(body.limit);
     const updates = await listImportUpdates(
@@ -196,7 +198,7 @@ export function updateRoutes(context: ApiContext): Router {
     );
   });
 
-  router.post('/v0/backfilling/updates-before', async (req, res) => {
+  router.post('/v0/backfilling/updates-before', heavyRequest(context, { pageSize: 'count' }), async (req, res) => {
     const body = parseInput(UpdatesBeforeRequest, req.body, 'body');
     const problem = partyIdProblem(body.synchronizer_id);
     if (problem) throw badRequest(problem);

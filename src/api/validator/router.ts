@@ -32,7 +32,8 @@ import {
   transferPreapprovalBody,
   unclaimedDevelopmentFundCouponsBody,
 } from '../scan/current-state';
-import { holdingsSummaryV0, holdingsSummaryV1 } from '../scan/holdings-routes';
+import { holdingsSummaryV0, holdingsSummaryV1, SUMMARY_COST } from '../scan/holdings-routes';
+import { heavyRequest } from '../fair-access/heavy-requests';
 import { registryRouter } from '../registry/router';
 import { AnsEntriesQuery, dsoInfoJson } from '../scan/state-routes';
 
@@ -123,8 +124,9 @@ export function validatorRouter(context: ApiContext, options: ValidatorRouterOpt
     sendJson(res, await unclaimedDevelopmentFundCouponsBody(db));
   });
 
-  router.post('/v0/scan-proxy/holdings/summary', holdingsSummaryV0(db));
-  router.post('/v1/scan-proxy/holdings/summary', holdingsSummaryV1(db));
+  const heavySummary = heavyRequest(context, SUMMARY_COST);
+  router.post('/v0/scan-proxy/holdings/summary', heavySummary, holdingsSummaryV0(db));
+  router.post('/v1/scan-proxy/holdings/summary', heavySummary, holdingsSummaryV1(db));
   // The registry, as the validator proxies the Scan's /registry (behind the same authentication).
   router.use('/v0/scan-proxy/registry', registryRouter(context));
 

@@ -17,20 +17,46 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
+/**
+ * Rate limits and a bound on expensive requests far above what any test sends: tests load the server
+ * from 127.0.0.1, at a pace that depends on the machine, so the defaults would refuse some of their
+ * requests on a fast one. The limiters still run on every request. Fair access itself is tested with
+ * its own settings (test/integration/api/fair-access.test.ts).
+ */
+export const GENEROUS_LIMITS: Readonly<Record<string, string>> = {
+  RATE_LIMIT_SCAN: '1000000,1000000',
+  RATE_LIMIT_SCAN_PROXY: '1000000,1000000',
+  RATE_LIMIT_REGISTRY: '1000000,1000000',
+  RATE_LIMIT_INDEXER: '1000000,1000000',
+  RATE_LIMIT_STREAMING: '1000000,1000000',
+  RATE_LIMIT_LEDGER: '1000000,1000000',
+  HEAVY_REQUEST_CONCURRENCY: '10000',
+};
+
 export async function startTestApi(
   database: { db: Db; pool: pg.Pool },
-  options: { env?: Record<string, string>; migrationFiles?: MigrationFile[]; metrics?: Metrics; logger?: Logger } = {},
+  options: {
+    env?: Record<string, string>;
+    migrationFiles?: MigrationFile[];
+    metrics?: Metrics;
+    logger?: Logger;
+    /** The rate limits' clock (milliseconds). */
+    clock?: () => number;
+  } = {},
 ): Promise<TestApi> {
   // Tests configure the service the way operators do: through its environment schema.
-  const config: Config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
-  const app = createApp({
-    config,
-    db: database.db,
-    pool: database.pool,
-    logger: options.logger ?? createLogger(config.logLevel),
-    metrics: options.metrics ?? createMetrics(),
-    migrationFiles: options.migrationFiles ?? readMigrationFiles(),
-  });
+  const config: Config = loadConfig({ LOG_LEVEL: 'silent', ...GENEROUS_LIMITS, ...options.env });
+  const app = createApp(
+    {
+      config,
+      db: database.db,
+      pool: database.pool,
+      logger: options.logger ?? createLogger(config.logLevel),
+      metrics: options.metrics ?? createMetrics(),
+      migrationFiles: options.migrationFiles ?? readMigrationFiles(),
+    },
+    { interfaces: true, clock: options.clock },
+  );
   const server = await listen(app, '127.0.0.1', 0);
   return { url: server.url, app, server, close: () => server.close(1000) };
 }

@@ -85,4 +85,56 @@ describe('configuration', () => {
     expect(threshold({ SCAN_SOURCE_URLS: urls(4), SCAN_SOURCE_THRESHOLD: '' })).toBe(2);
     expect(() => loadConfig({ SCAN_SOURCE_THRESHOLD: '0' })).toThrow(ConfigError);
   });
+
+  it('limits a public deployment by default, per route group', () => {
+    const { fairAccess } = loadConfig({});
+    expect(fairAccess.enabled).toBe(true);
+    expect(fairAccess.store).toBe('memory');
+    expect(fairAccess.trustedProxies).toEqual([]);
+    expect(fairAccess.apiKeys.size).toBe(0);
+    expect(fairAccess.groups).toEqual({
+      scan: { perSecond: 20, burst: 100 },
+      'scan-proxy': { perSecond: 20, burst: 100 },
+      registry: { perSecond: 20, burst: 100 },
+      indexer: { perSecond: 10, burst: 50 },
+      streaming: { perSecond: 1, burst: 5 },
+      ledger: { perSecond: 20, burst: 100 },
+    });
+    expect(fairAccess.heavy).toEqual({ concurrency: 4, pageSize: 500, parties: 200 });
+  });
+
+  it('parses rate limits, trusted proxies and API keys, and refuses bad ones', () => {
+    const config = loadConfig({
+      RATE_LIMIT_SCAN: ' 0.5 , 2 ',
+      RATE_LIMIT_LEDGER: 'off',
+      TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.1, fd00::/8, loopback',
+      RATE_LIMIT_API_KEYS: JSON.stringify({ abcdefghijklmnop: { name: 'partner-a', per_second: 2.5, burst: 10 } }),
+    });
+    expect(config.fairAccess.groups.scan).toEqual({ perSecond: 0.5, burst: 2 });
+    expect(config.fairAccess.groups.ledger).toBeUndefined();
+    expect(config.fairAccess.trustedProxies).toEqual(['10.0.0.0/8', '192.0.2.1', 'fd00::/8', 'loopback']);
+    expect([...config.fairAccess.apiKeys]).toEqual([['abcdefghijklmnop', { name: 'partner-a', perSecond: 2.5, burst: 10 }]]);
+
+    for (const bad of ['20', '0,10', '20,0', '20,1.5', 'fast', '-1,5']) {
+      expect(() => loadConfig({ RATE_LIMIT_SCAN: bad })).toThrow(
+        `Invalid configuration: RATE_LIMIT_SCAN=${JSON.stringify(bad)}: expected a rate and a burst such as 20,100 (a positive number, then an integer of at least 1), or off.`,
+      );
+    }
+    for (const bad of ['10.0.0.0/33', 'proxy.example', '10.0.0.1/8/8', '::1/129']) {
+      expect(() => loadConfig({ TRUSTED_PROXIES: bad })).toThrow(/^Invalid configuration: TRUSTED_PROXIES=/);
+    }
+    const key = (name: string, extra: object = {}) => ({ name, per_second: 1, burst: 1, ...extra });
+    for (const bad of [
+      '{"short": {"name": "a", "per_second": 1, "burst": 1}}',
+      JSON.stringify({ abcdefghijklmnop: key('a'), qrstuvwxyzabcdef: key('a') }),
+      JSON.stringify({ abcdefghijklmnop: key('a', { per_second: 0 }) }),
+      JSON.stringify({ abcdefghijklmnop: key('a', { rate: 1 }) }),
+      'not json',
+    ]) {
+      // Keys are secrets: the value is never echoed.
+      expect(() => loadConfig({ RATE_LIMIT_API_KEYS: bad })).toThrow(
+        /^Invalid configuration: RATE_LIMIT_API_KEYS=\(hidden\): expected a JSON object/,
+      );
+    }
+  });
 });
