@@ -24,7 +24,8 @@ import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { writeNdjson } from '../src/simulator';
 import { ensureDatabase } from '../src/store/embedded-postgres';
 import { migrate } from '../src/store/migrator';
-import { createPool } from '../src/store/pool';
+import { ensureHistoryPartitions, listHistoryMonths } from '../src/store/partitions';
+import { createDb, createPool } from '../src/store/pool';
 import type { BatchLine, DoneLine } from './ingest-child';
 
 export interface IngestBenchOptions {
@@ -235,9 +236,11 @@ async function copyFeed(url: string, updates: number): Promise<{ seconds: number
 async function tableSizes(url: string): Promise<{ database: number; tables: Record<string, number> }> {
   return withPool(url, async (pool) => {
     const db = await pool.query<{ size: string }>('select pg_database_size(current_database())::text as size');
+    // A partitioned table's size is that of its partitions.
     const tables = await pool.query<{ relname: string; size: string }>(
-      `select relname, pg_total_relation_size(oid)::text as size from pg_class
-       where relkind = 'r' and relnamespace = 'public'::regnamespace order by pg_total_relation_size(oid) desc`,
+      `select coalesce(pg_partition_root(oid), oid)::regclass::text as relname, sum(pg_total_relation_size(oid))::text as size
+       from pg_class where relkind = 'r' and relnamespace = 'public'::regnamespace
+       group by 1 order by sum(pg_total_relation_size(oid)) desc`,
     );
     return { database: Number(db.rows[0]!.size), tables: Object.fromEntries(tables.rows.map((r) => [r.relname, Number(r.size)])) };
   });
@@ -258,9 +261,14 @@ export async function runIngestBench(o: IngestBenchOptions): Promise<IngestBench
   try {
     o.log('  baseline 1: dumping the rows the writer wrote');
     const dumps = await dumpTables(url, dir);
+    const months = await withPool(url, (pool) => listHistoryMonths(createDb(pool)));
     await dropDatabase(o.adminUrl, name);
     const baseline = await freshDatabase(o.adminUrl, `${name}_rows`);
-    await withPool(baseline, (pool) => migrate(pool));
+    await withPool(baseline, async (pool) => {
+      await migrate(pool);
+      // The same month partitions, made before the timed COPY as the writer makes them ahead.
+      await ensureHistoryPartitions(createDb(pool), months);
+    });
     o.log('  baseline 1: COPY of those rows into the same schema and indexes');
     rowsSeconds = await loadTables(baseline, dumps);
     await dropDatabase(o.adminUrl, `${name}_rows`);

@@ -152,6 +152,7 @@ export function startWorker(
       batchSize: config.ingest.batchSize,
       batchMaxWaitMs: config.ingest.batchMaxWaitMs,
       lockPollMs: config.ingest.lockPollMs,
+      retentionDays: config.ingest.retentionDays,
       onBatch,
     },
     controller.signal,

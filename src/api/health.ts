@@ -6,6 +6,7 @@
 import { Router } from 'express';
 import { formatRecordTime, nowMicros, type Micros } from '../domain/time';
 import { migrationStatus } from '../store/migrator';
+import { readHistoryStart } from '../store/partitions';
 import { readIngestStatus } from '../store/status-repository';
 import type { ApiContext } from './context';
 import { sendJson } from './json-response';
@@ -13,7 +14,7 @@ import { sendJson } from './json-response';
 /** The app prefixes under which Splice serves liveness and readiness too. */
 const APP_HEALTH = ['/api/scan', '/api/validator'];
 
-export function healthRoutes({ db, pool, metrics, migrationFiles, logger }: ApiContext): Router {
+export function healthRoutes({ db, pool, metrics, migrationFiles, logger, config }: ApiContext): Router {
   const router = Router();
 
   router.get('/livez', (_req, res) => {
@@ -48,7 +49,7 @@ export function healthRoutes({ db, pool, metrics, migrationFiles, logger }: ApiC
   }
 
   router.get('/status', async (_req, res) => {
-    const status = await readIngestStatus(db);
+    const [status, historyStart] = await Promise.all([readIngestStatus(db), readHistoryStart(db)]);
     const time = (t: Micros | null) => (t === null ? null : formatRecordTime(t));
     const now = nowMicros();
     sendJson(res, {
@@ -101,6 +102,8 @@ export function healthRoutes({ db, pool, metrics, migrationFiles, logger }: ApiC
         items_applied: s.itemsApplied,
         updated_at: time(s.updatedAt),
       })),
+      // Where the stored history starts: null while retention (HISTORY_RETENTION) has dropped nothing.
+      history: { start: time(historyStart ?? null), retention_days: config.ingest.retentionDays ?? null },
       migrations: status.migrations.map((m) => ({
         migration_id: m.migrationId,
         updates: m.updates,

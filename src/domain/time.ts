@@ -18,6 +18,17 @@ export function startOfHour(t: Micros): Micros {
   return t - (t % MICROS_PER_HOUR);
 }
 
+const floorDiv = (a: bigint, b: bigint): bigint => (a % b < 0n ? a / b - 1n : a / b);
+
+/** The start of the UTC calendar month of `t`, `months` months later (0: its own). */
+export function startOfMonth(t: Micros, months = 0): Micros {
+  const day = new Date(Number(floorDiv(t, 1000n)));
+  // setUTCFullYear, unlike Date.UTC, takes years below 100 as they are (import updates are in year 1).
+  const start = new Date(0);
+  start.setUTCFullYear(day.getUTCFullYear(), day.getUTCMonth() + months, 1);
+  return BigInt(start.getTime()) * 1000n;
+}
+
 export class InvalidTimestampError extends Error {
   constructor(
     readonly input: string,

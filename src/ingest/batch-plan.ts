@@ -14,7 +14,7 @@ import { snapshotSlot } from '../domain/snapshot-schedule';
 import { CLOSE_VOTE_REQUEST, voteResultFacts } from '../domain/vote-results';
 import { TRANSFER_COMMAND_CHOICES, transferCommandEvent } from '../domain/transfer-commands';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
-import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, startOfHour, type Micros } from '../domain/time';
+import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, startOfHour, startOfMonth, type Micros } from '../domain/time';
 import { AppendedRows, type AcsDeltaRow } from '../store/ingest-repository';
 import type {
   ArchiveRow,
@@ -60,6 +60,8 @@ export interface Plan {
   archiveOrigins: Map<string, ItemOrigin>;
   /** Which item created each contract of the batch, for errors. */
   createOrigins: Map<string, ItemOrigin>;
+  /** The months (migration, month start) the batch's rows fall in: their partitions must exist. */
+  months: StreamKey[];
 }
 
 export interface BatchCounts {
@@ -135,6 +137,9 @@ export class BatchPlanner {
   private readonly createOrigins = new Map<string, ItemOrigin>();
   private readonly deltas = new Map<string, Delta>();
   private last: StreamKey | undefined;
+  /** The month of the last item, and the months of the batch so far. */
+  private month: { migrationId: number; from: Micros; to: Micros } | undefined;
+  private readonly months: StreamKey[] = [];
   private count = 0;
   private updateCount = 0;
   private readonly counts: BatchCounts = { updates: 0, importUpdates: 0, events: 0, verdicts: 0, reassignments: 0 };
@@ -205,7 +210,17 @@ export class BatchPlanner {
       lastOrigin: lastSource.origin,
       archiveOrigins: this.archiveOrigins,
       createOrigins: this.createOrigins,
+      months: this.months,
     };
+  }
+
+  /** Items come in order: a new month is noted once, when the first item of it arrives. */
+  private noteMonth(key: StreamKey): void {
+    const m = this.month;
+    if (m && m.migrationId === key.migrationId && key.recordTime >= m.from && key.recordTime < m.to) return;
+    const from = startOfMonth(key.recordTime);
+    this.month = { migrationId: key.migrationId, from, to: startOfMonth(key.recordTime, 1) };
+    this.months.push({ migrationId: key.migrationId, recordTime: from });
   }
 
   /** Adds a contract to (sign 1) or removes it from (sign -1) the ACS figures of a slot. */
@@ -259,6 +274,7 @@ export class BatchPlanner {
       );
     }
     this.last = key;
+    this.noteMonth(key);
     if (!this.migrations.has(key.migrationId)) this.migrations.set(key.migrationId, null);
 
     const synchronizer = item.update ? synchronizerOf(item.update) : item.verdict!.domain_id;
@@ -276,7 +292,11 @@ export class BatchPlanner {
     }
     if (item.verdict && verdictIsNew) {
       this.seenVerdicts.add(item.verdict.update_id);
-      this.time(source, item.verdict.record_time, 'verdict record_time');
+      // Its partition is that of its own key (normally the update's).
+      this.noteMonth({
+        migrationId: item.verdict.migration_id,
+        recordTime: this.time(source, item.verdict.record_time, 'verdict record_time'),
+      });
       this.time(source, item.verdict.finalization_time, 'verdict finalization_time');
       this.addVerdict(item, source.texts?.verdict);
     }

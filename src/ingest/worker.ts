@@ -10,6 +10,7 @@ import type { Logger } from '../internal/logger';
 import { sleep } from '../internal/sleep';
 import type { Metrics } from '../internal/metrics';
 import { catchUpSnapshots, scheduleSnapshots } from '../jobs/acs-snapshots';
+import { historyRetention } from '../jobs/history-retention';
 import { newestStoredKey, readCheckpoint, storedUpdateIds, storedVerdictIds } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
 import { acquireWriterLock } from '../store/writer-lock';
@@ -27,6 +28,8 @@ export interface WorkerOptions {
   batchSize: number;
   batchMaxWaitMs: number;
   lockPollMs?: number;
+  /** Days of history to keep (HISTORY_RETENTION); undefined: all of it. */
+  retentionDays?: number;
   /** Called after each committed batch (progress reporting). */
   onBatch?: (batch: AppliedBatch) => void;
 }
@@ -88,8 +91,10 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
   const running = AbortSignal.any([signal, lost.signal]);
   // Only the lock holder announces snapshots on the schedule.
   const stopSchedule = scheduleSnapshots(db, log, options.metrics);
+  const retain = options.retentionDays === undefined ? undefined : historyRetention(db, options.retentionDays, log);
   try {
     const checkpoint = await readCheckpoint(db, source.stream);
+    await retain?.(checkpoint?.recordTime ?? undefined);
     log.info({ position: checkpoint?.position ?? null }, checkpoint ? 'resuming at the checkpoint' : 'starting from the beginning');
     let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log, metrics, running)).nextDue;
     const result = await runPipeline({
@@ -112,6 +117,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
         if (applied.last && (nextSnapshot === undefined || applied.last.recordTime >= nextSnapshot)) {
           nextSnapshot = (await catchUpSnapshots(db, log, metrics, running)).nextDue;
         }
+        await retain?.(applied.last?.recordTime);
         log.debug(
           {
             items: plan.items,

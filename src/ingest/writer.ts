@@ -18,6 +18,7 @@ import {
   type Checkpoint,
 } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
+import { ensureHistoryPartitions } from '../store/partitions';
 import { DuplicateContractError, DuplicateKeyError } from '../store/storage-errors';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { BatchPlanner, contractKey, type BatchCounts, type Plan } from './batch-plan';
@@ -95,6 +96,8 @@ const NOTHING: BatchCounts = { updates: 0, importUpdates: 0, events: 0, verdicts
 
 export async function commitPlan(db: Db, stream: string, plan: Plan, expectedPosition: string | null): Promise<AppliedBatch> {
   const started = performance.now();
+  // Before the batch's transaction, in transactions of their own (a no-op once a month's partitions are known).
+  await ensureHistoryPartitions(db, plan.months);
   try {
     const applied = await inWriteTransaction(db, async (connection): Promise<AppliedBatch> => {
       const checkpoint = await readCheckpoint(connection, stream);

@@ -396,6 +396,17 @@ export const knobs = {
     expects: 'an integer of at least 1',
     schema: positiveInt,
   },
+  HISTORY_RETENTION: {
+    description:
+      "How much history to keep before the newest record time, such as 90d or 26w; the worker detaches and drops each month's partitions once the month ends before that window, and requests for the dropped range are answered 410 with where the history starts. Empty: keep everything (an SV's Scan never prunes).",
+    default: '',
+    expects: 'empty, or a number of days or weeks such as 90d or 26w',
+    schema: z
+      .string()
+      .regex(/^(\d+[dw])?$/)
+      .transform((s) => (s === '' ? undefined : Number(s.slice(0, -1)) * (s.endsWith('w') ? 7 : 1)))
+      .pipe(z.number().int().min(1).optional()),
+  },
   INGEST_LOCK_POLL_MS: {
     description: 'How often a standby worker tries to take over the writer lock.',
     default: '2000',
@@ -624,6 +635,8 @@ export interface Config {
     readonly batchMaxWaitMs: number;
     readonly lockPollMs: number;
     readonly stopAtEnd: boolean;
+    /** Days of history kept before the newest record time; undefined: all of it. */
+    readonly retentionDays: number | undefined;
   };
   /** Per-client rate limits and the bound on expensive requests (src/api/fair-access/). */
   readonly fairAccess: {
@@ -760,6 +773,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       batchMaxWaitMs: get('INGEST_BATCH_MAX_WAIT_MS'),
       lockPollMs: get('INGEST_LOCK_POLL_MS'),
       stopAtEnd: get('INGEST_STOP_AT_END'),
+      retentionDays: get('HISTORY_RETENTION'),
     }),
     fairAccess: Object.freeze({
       enabled: get('RATE_LIMIT_ENABLED'),

@@ -114,6 +114,9 @@ export const activeAt = (at: Micros): RawBuilder<unknown> => sql`created_record_
 /** Contracts in some snapshot: the predicate of the partial ACS indexes. */
 export const IN_SOME_SNAPSHOT = sql`archived_record_time > created_slot`;
 
+/** The archive time of an active contract, as a page column (the active partition's indexes do not hold it). */
+export const ACTIVE = sql`'infinity'::timestamptz as archived_record_time`;
+
 /** Active now and created by t (the partial indexes of the active contracts). */
 export const activeNowCreatedBy = (at: Micros): RawBuilder<unknown> =>
   sql`archived_record_time = 'infinity' and created_record_time <= ${ts(at)}`;
@@ -157,8 +160,9 @@ export const createdBy = (bounds: SnapshotBounds): RawBuilder<unknown> =>
 
 /**
  * Fetches the full rows of a page of contract ids chosen by `page` (a query
- * returning contract_id and created_at, already ordered and limited), in
- * creation order. Choosing the page first lets it run as an index-only scan.
+ * returning contract_id, created_at and archived_record_time, already ordered
+ * and limited), in creation order. Choosing the page first lets it run as an
+ * index-only scan; the archive time names the one partition each row is in.
  */
 export const fetchPage = repositoryOperation(
   'fetchPage',
@@ -168,6 +172,7 @@ export const fetchPage = repositoryOperation(
     select c.created_in_update_id, c.contract_id, c.template_id, c.package_name, c.create_arguments,
            c.created_at, c.signatories, c.observers
     from page join contracts c on c.migration_id = ${migrationId} and c.contract_id = page.contract_id
+      and c.archived_record_time = page.archived_record_time
     order by page.created_at, page.contract_id`.execute(db);
     return rows.rows.map(toActiveContract);
   },
@@ -215,28 +220,29 @@ export const acsPage = repositoryOperation('acsPage', async function acsPage(db:
     const byTemplate = templates.length > 0;
     const templateKey = sql`unnest(${packageNames}::text[], ${qualifiedNames}::text[]) as k(package_name, qualified_name)`;
     const active = byTemplate
-      ? sql`select p.contract_id, p.created_at from ${templateKey} cross join lateral (
+      ? sql`select p.contract_id, p.created_at, ${ACTIVE} from ${templateKey} cross join lateral (
             select contract_id, created_at from contracts
             where migration_id = ${q.migrationId} and package_name = k.package_name and qualified_name = k.qualified_name
               and ${activeNowCreatedBy(q.at)} ${bound} ${order}) p`
-      : sql`select contract_id, created_at from contracts
+      : sql`select contract_id, created_at, ${ACTIVE} from contracts
             where migration_id = ${q.migrationId} and ${activeNowCreatedBy(q.at)} ${bound} ${order}`;
     let history: RawBuilder<unknown>;
     if (bounds.recent) {
       // Materialized without an order: read as one range of the archive-time index.
-      history = sql`select contract_id, created_at from (
-          select contract_id, created_at, package_name, qualified_name from contracts
+      history = sql`select contract_id, created_at, archived_record_time from (
+          select contract_id, created_at, archived_record_time, package_name, qualified_name from contracts
           where migration_id = ${q.migrationId} and ${archivedAfter(q.at)} ${bound} offset 0) h
         ${byTemplate ? sql`where (h.package_name, h.qualified_name) in (select * from ${templateKey})` : sql``}`;
     } else {
       history = byTemplate
-        ? sql`select p.contract_id, p.created_at from ${templateKey} cross join lateral (
-              select contract_id, created_at from contracts
+        ? sql`select p.contract_id, p.created_at, p.archived_record_time from ${templateKey} cross join lateral (
+              select contract_id, created_at, archived_record_time from contracts
               where migration_id = ${q.migrationId} and package_name = k.package_name and qualified_name = k.qualified_name
                 and ${archivedAfter(q.at)} ${bound} ${order}) p`
-        : sql`select contract_id, created_at from contracts where migration_id = ${q.migrationId} and ${archivedAfter(q.at)} ${bound} ${order}`;
+        : sql`select contract_id, created_at, archived_record_time from contracts
+              where migration_id = ${q.migrationId} and ${archivedAfter(q.at)} ${bound} ${order}`;
     }
-    page = sql`select contract_id, created_at from ((${active}) union all (${history})) x ${order}`;
+    page = sql`select contract_id, created_at, archived_record_time from ((${active}) union all (${history})) x ${order}`;
   } else {
     const range = sql`${activeAt(q.at)} ${afterKey(q.after)}
           order by created_at, contract_id
@@ -247,28 +253,28 @@ export const acsPage = repositoryOperation('acsPage', async function acsPage(db:
     if (templates.length === 0) {
       ranges = sql`unnest(${parties}::text[]) as o(party)
         cross join lateral (
-          select contract_id, created_at from contract_stakeholders
+          select contract_id, created_at, archived_record_time from contract_stakeholders
           where migration_id = ${q.migrationId} and party = o.party and ${range}
         ) p`;
     } else if (parties.length * templates.length <= MAX_PAIR_RANGES) {
       ranges = sql`unnest(${parties}::text[]) as o(party)
         cross join unnest(${packageNames}::text[], ${qualifiedNames}::text[]) as k(package_name, qualified_name)
         cross join lateral (
-          select contract_id, created_at from contract_stakeholders
+          select contract_id, created_at, archived_record_time from contract_stakeholders
           where migration_id = ${q.migrationId} and party = o.party
             and package_name = k.package_name and qualified_name = k.qualified_name and ${range}
         ) p`;
     } else {
       ranges = sql`unnest(${parties}::text[]) as o(party)
         cross join lateral (
-          select contract_id, created_at from contract_stakeholders
+          select contract_id, created_at, archived_record_time from contract_stakeholders
           where migration_id = ${q.migrationId} and party = o.party
             and (package_name, qualified_name) in (
               select * from unnest(${packageNames}::text[], ${qualifiedNames}::text[]))
             and ${range}
         ) p`;
     }
-    page = sql`select distinct p.contract_id, p.created_at from ${ranges}
+    page = sql`select distinct p.contract_id, p.created_at, p.archived_record_time from ${ranges}
         order by p.created_at, p.contract_id
         limit ${q.limit}`;
   }

@@ -264,6 +264,7 @@ export const listLiveContractsOfParties = repositoryOperation(
     select c.template_id, c.contract_id, c.create_arguments, ${BLOB_OF_C} as created_event_blob, c.created_at, c.synchronizer_id
     from contract_stakeholders s
     join contracts c on c.migration_id = s.migration_id and c.contract_id = s.contract_id
+      and c.archived_record_time = s.archived_record_time
     where s.migration_id = ${CURRENT_MIGRATION} and s.party = any(${parties}::text[])
       and s.package_name = ${template.packageName} and s.qualified_name = ${template.qualifiedName}
       and s.archived_record_time = 'infinity'
@@ -316,6 +317,7 @@ export const findLiveContractOfParty = repositoryOperation(
     select c.template_id, c.contract_id, c.create_arguments, ${BLOB_OF_C} as created_event_blob, c.created_at, c.synchronizer_id
     from contract_stakeholders s
     join contracts c on c.migration_id = s.migration_id and c.contract_id = s.contract_id
+      and c.archived_record_time = s.archived_record_time
     where s.migration_id = ${CURRENT_MIGRATION} and s.party = ${party}
       and s.package_name = ${template.packageName} and s.qualified_name = ${template.qualifiedName}
       and s.archived_record_time = 'infinity'

@@ -10,7 +10,16 @@ import { parseDecimal, type Decimal10 } from '../domain/decimal';
 import type { HoldingsTotals } from '../domain/holding-fees';
 import { SPLICE } from '../domain/splice-contracts';
 import { formatRecordTime, type Micros } from '../domain/time';
-import { activeNowCreatedBy, afterKey, archivedAfter, createdBy, fetchPage, snapshotBounds, type CreationKey } from './acs-repository';
+import {
+  ACTIVE,
+  activeNowCreatedBy,
+  afterKey,
+  archivedAfter,
+  createdBy,
+  fetchPage,
+  snapshotBounds,
+  type CreationKey,
+} from './acs-repository';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 
@@ -39,17 +48,18 @@ export const holdingsPage = repositoryOperation('holdingsPage', async function h
   const order = sql`order by created_at, contract_id limit ${q.limit}`;
   const owner = sql`migration_id = ${q.migrationId} and amulet_owner is not null and amulet_owner = o.owner`;
   const history = bounds.recent
-    ? sql`select contract_id, created_at from (
-          select contract_id, created_at from contracts
+    ? sql`select contract_id, created_at, archived_record_time from (
+          select contract_id, created_at, archived_record_time from contracts
           where migration_id = ${q.migrationId} and amulet_owner is not null and amulet_owner = any(${q.owners}::text[])
             and ${archivedAfter(q.at)} ${bound} offset 0) h`
-    : sql`select p.contract_id, p.created_at from unnest(${q.owners}::text[]) as o(owner)
-          cross join lateral (select contract_id, created_at from contracts where ${owner} and ${archivedAfter(q.at)} ${bound} ${order}) p`;
+    : sql`select p.contract_id, p.created_at, p.archived_record_time from unnest(${q.owners}::text[]) as o(owner)
+          cross join lateral (select contract_id, created_at, archived_record_time from contracts
+            where ${owner} and ${archivedAfter(q.at)} ${bound} ${order}) p`;
   return fetchPage(
     db,
     q.migrationId,
-    sql`select contract_id, created_at from (
-          (select p.contract_id, p.created_at from unnest(${q.owners}::text[]) as o(owner)
+    sql`select contract_id, created_at, archived_record_time from (
+          (select p.contract_id, p.created_at, ${ACTIVE} from unnest(${q.owners}::text[]) as o(owner)
            cross join lateral (select contract_id, created_at from contracts where ${owner} and ${activeNowCreatedBy(q.at)} ${bound} ${order}) p)
           union all (${history})) x
         ${order}`,

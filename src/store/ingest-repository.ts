@@ -523,12 +523,68 @@ function contractCopies(contracts: ContractRow[]): { contracts: CopyRows; stakeh
 
 const json = (rows: unknown[]) => JSON.stringify(rows);
 
+/** An active stakeholder row `s` by every column of each of its indexes, from the keys `k`. */
+const STAKEHOLDER_KEY = `s.migration_id = k.migration_id and s.party = k.party and s.created_at = k.created_at
+  and s.contract_id = k.contract_id and s.package_name = k.package_name and s.qualified_name = k.qualified_name
+  and s.archived_record_time = 'infinity'`;
+
+const ASSIGNED_RETURNING = `c.migration_id, c.contract_id, c.created_at, c.package_name, c.qualified_name, c.signatories,
+  c.observers, c.created_record_time, c.archived_record_time, c.archived_in_update_id, c.amulet_initial_amount, c.amulet_locked,
+  c.created_slot`;
+
 /**
  * Contracts arriving by assignment: new ones are inserted with their
  * stakeholder rows; a contract the migration already has is only reassigned
  * (and archived, when the batch archives it later). Rare, so written with a
- * plain statement rather than COPY. Returns the ACS deltas of what changed.
+ * plain statement rather than COPY, and allowed to look a contract up in every
+ * partition (one that is archived already keeps its archive). Returns the ACS
+ * deltas of what changed.
  */
+const ASSIGNED_SQL = `with input as (
+       select * from json_to_recordset($1::json) as x(
+         migration_id bigint, contract_id text, template_id text, package_name text, qualified_name text,
+         create_arguments text, created_at timestamptz, signatories text[], observers text[],
+         created_in_update_id text, created_event_id text, created_record_time timestamptz,
+         archived_record_time timestamptz, archived_in_update_id text, synchronizer_id text,
+         reassignment_counter bigint, dso_party text, amulet_owner text, amulet_initial_amount numeric,
+         amulet_created_round bigint, amulet_rate_per_round numeric, amulet_locked boolean, lock_holders text[],
+         lock_expires_at timestamptz, round_number bigint, ans_name text, ans_user text, ans_expires_at timestamptz)),
+     -- Known and active: reassigned, and archived when a later item of the batch archives it (the archive travels on the row).
+     known_active as (
+       update contracts c set synchronizer_id = i.synchronizer_id, reassignment_counter = i.reassignment_counter,
+         archived_record_time = i.archived_record_time, archived_in_update_id = i.archived_in_update_id
+       from input i
+       where c.migration_id = i.migration_id and c.contract_id = i.contract_id and c.archived_record_time >= 'infinity'
+       returning false as inserted, ${ASSIGNED_RETURNING}),
+     known_archived as (
+       update contracts c set synchronizer_id = i.synchronizer_id, reassignment_counter = i.reassignment_counter
+       from input i
+       where c.migration_id = i.migration_id and c.contract_id = i.contract_id and c.archived_record_time < 'infinity'
+       returning c.contract_id),
+     inserted as (
+       insert into contracts as c (${CONTRACT_COLUMNS.join(', ')})
+       select ${CONTRACT_COLUMNS.join(', ')} from input i
+       where not exists (select 1 from contracts c where c.migration_id = i.migration_id and c.contract_id = i.contract_id)
+       returning true as inserted, ${ASSIGNED_RETURNING}),
+     written as (select * from known_active union all select * from inserted),
+     stakeholder_rows as (
+       select distinct w.inserted, w.migration_id, p.party, w.created_at, w.contract_id, w.package_name, w.qualified_name,
+         w.created_record_time, w.archived_record_time, w.archived_record_time > w.created_slot as visible
+       from written w cross join lateral unnest(w.signatories || w.observers) as p(party)),
+     new_stakeholders as (
+       insert into contract_stakeholders (${STAKEHOLDER_COLUMNS.join(', ')})
+       select ${STAKEHOLDER_COLUMNS.join(', ')} from stakeholder_rows where inserted and visible),
+     archived_stakeholders as (
+       update contract_stakeholders s set archived_record_time = k.archived_record_time
+       from stakeholder_rows k
+       where not k.inserted and k.visible and k.archived_record_time < 'infinity' and ${STAKEHOLDER_KEY}),
+     invisible as (
+       delete from contract_stakeholders s using stakeholder_rows k
+       where not k.inserted and not k.visible and ${STAKEHOLDER_KEY})
+     select w.inserted, w.migration_id, w.created_record_time, w.archived_record_time, w.created_at,
+       w.amulet_initial_amount, w.amulet_locked, w.archived_in_update_id is not null as archived_here
+     from written w`;
+
 async function writeAssignedContracts(connection: WriteConnection, contracts: ContractRow[]): Promise<AcsDeltaRow[]> {
   const slotOf = (pgTime: string) => formatRecordTime(snapshotSlot(fromPgTimestamp(pgTime)));
   const { rows } = await connection.query<{
@@ -540,48 +596,7 @@ async function writeAssignedContracts(connection: WriteConnection, contracts: Co
     created_at: string;
     amulet_initial_amount: string | null;
     amulet_locked: boolean | null;
-  }>(
-    `with input as (
-       select * from json_to_recordset($1::json) as x(
-         migration_id bigint, contract_id text, template_id text, package_name text, qualified_name text,
-         create_arguments text, created_at timestamptz, signatories text[], observers text[],
-         created_in_update_id text, created_event_id text, created_record_time timestamptz,
-         archived_record_time timestamptz, archived_in_update_id text, synchronizer_id text,
-         reassignment_counter bigint, dso_party text, amulet_owner text, amulet_initial_amount numeric,
-         amulet_created_round bigint, amulet_rate_per_round numeric, amulet_locked boolean, lock_holders text[],
-         lock_expires_at timestamptz, round_number bigint, ans_name text, ans_user text, ans_expires_at timestamptz)),
-     written as (
-       insert into contracts (${CONTRACT_COLUMNS.join(', ')})
-       select ${CONTRACT_COLUMNS.join(', ')} from input
-       on conflict (migration_id, contract_id) do update set
-         synchronizer_id = excluded.synchronizer_id, reassignment_counter = excluded.reassignment_counter,
-         -- An archive later in the same batch travels on the row and must not be dropped.
-         archived_record_time = case when contracts.archived_record_time = 'infinity'
-           then excluded.archived_record_time else contracts.archived_record_time end,
-         archived_in_update_id = case when contracts.archived_record_time = 'infinity'
-           then excluded.archived_in_update_id else contracts.archived_in_update_id end
-       returning xmax = 0 as inserted, migration_id, contract_id, created_at, package_name, qualified_name, signatories,
-         observers, created_record_time, archived_record_time, archived_in_update_id, amulet_initial_amount, amulet_locked,
-         created_slot),
-     stakeholder_rows as (
-       select distinct w.migration_id, p.party, w.created_at, w.contract_id, w.package_name, w.qualified_name,
-         w.created_record_time, w.archived_record_time, w.archived_record_time > w.created_slot as visible
-       from written w cross join lateral unnest(w.signatories || w.observers) as p(party)),
-     stakeholders as (
-       insert into contract_stakeholders (${STAKEHOLDER_COLUMNS.join(', ')})
-       select ${STAKEHOLDER_COLUMNS.join(', ')} from stakeholder_rows where visible
-       on conflict (migration_id, party, created_at, contract_id) do update set
-         archived_record_time = excluded.archived_record_time),
-     invisible as (
-       delete from contract_stakeholders s using stakeholder_rows k
-       where not k.visible and s.migration_id = k.migration_id and s.party = k.party
-         and s.created_at = k.created_at and s.contract_id = k.contract_id)
-     select w.inserted, w.migration_id, w.created_record_time, w.archived_record_time, w.created_at,
-       w.amulet_initial_amount, w.amulet_locked,
-       w.archived_in_update_id is not distinct from i.archived_in_update_id and i.archived_in_update_id is not null as archived_here
-     from written w join input i on i.migration_id = w.migration_id and i.contract_id = w.contract_id`,
-    [json(contracts)],
-  );
+  }>(ASSIGNED_SQL, [json(contracts)]);
   const deltas: AcsDeltaRow[] = [];
   for (const r of rows) {
     const amount = r.amulet_initial_amount;
@@ -595,8 +610,7 @@ async function writeAssignedContracts(connection: WriteConnection, contracts: Co
       archived_count: sign < 0 ? 1 : 0,
     });
     if (r.inserted) deltas.push(delta(slotOf(r.created_record_time), 1, r.created_at));
-    if (r.archived_here && (r.inserted || r.archived_record_time !== 'infinity'))
-      deltas.push(delta(slotOf(r.archived_record_time), -1, null));
+    if (r.archived_here) deltas.push(delta(slotOf(r.archived_record_time), -1, null));
   }
   return deltas;
 }
@@ -607,37 +621,34 @@ async function writeAssignedContracts(connection: WriteConnection, contracts: Co
  * contract in its archive's slot. Returns the archives that matched no active
  * contract.
  */
-// The contract is found by its primary key alone: a condition on archived_record_time here
-// would let PostgreSQL pick a partial index of the active contracts and walk all of them.
-// A contract archived already keeps its archive; the returned flag tells it apart.
+// Only the active partition is read, by its primary key: `>= 'infinity'` leaves out every other
+// partition as `= 'infinity'` would, but implies none of the partial indexes of the active contracts
+// (whose predicate is `= 'infinity'`), which the planner could otherwise take for a lookup by id and
+// walk whole. The update moves each row into the partition of its archive month. A contract archived
+// already matches nothing, and is reported as unmatched. Stakeholder rows are found by every column
+// of either of their indexes, so both are exact lookups.
 const ARCHIVE_SQL = `with x as (
        select * from unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::text[], $5::timestamptz[])
          as x(migration_id, contract_id, record_time, update_id, slot)),
-     touched as (
-       update contracts c set
-         archived_record_time = case when c.archived_record_time = 'infinity' then x.record_time else c.archived_record_time end,
-         archived_in_update_id = case when c.archived_record_time = 'infinity' then x.update_id else c.archived_in_update_id end
+     archived as (
+       update contracts c set archived_record_time = x.record_time, archived_in_update_id = x.update_id
        from x
-       where c.migration_id = x.migration_id and c.contract_id = x.contract_id
+       where c.migration_id = x.migration_id and c.contract_id = x.contract_id and c.archived_record_time >= 'infinity'
        returning c.migration_id, c.contract_id, c.created_at, c.signatories, c.observers, c.archived_record_time,
-         c.created_slot, c.amulet_initial_amount, c.amulet_locked, x.slot,
-         c.archived_in_update_id = x.update_id and c.archived_record_time = x.record_time as archived_now),
-     archived as (select * from touched where archived_now),
+         c.created_slot, c.amulet_initial_amount, c.amulet_locked, c.package_name, c.qualified_name, x.slot),
      -- Each stakeholder row by its whole key.
      stakeholder_keys as (
-       select distinct a.migration_id, p.party, a.created_at, a.contract_id, a.archived_record_time,
-         a.archived_record_time > a.created_slot as visible
+       select distinct a.migration_id, p.party, a.created_at, a.contract_id, a.package_name, a.qualified_name,
+         a.archived_record_time, a.archived_record_time > a.created_slot as visible
        from archived a cross join lateral unnest(a.signatories || a.observers) as p(party)),
      -- A contract archived before its first snapshot boundary is in no snapshot: its stakeholder rows go.
      still_visible as (
        update contract_stakeholders s set archived_record_time = k.archived_record_time
        from stakeholder_keys k
-       where k.visible and s.migration_id = k.migration_id and s.party = k.party
-         and s.created_at = k.created_at and s.contract_id = k.contract_id),
+       where k.visible and ${STAKEHOLDER_KEY}),
      invisible as (
        delete from contract_stakeholders s using stakeholder_keys k
-       where not k.visible and s.migration_id = k.migration_id and s.party = k.party
-         and s.created_at = k.created_at and s.contract_id = k.contract_id),
+       where not k.visible and ${STAKEHOLDER_KEY}),
      deltas as (
        insert into acs_deltas (migration_id, slot, contract_count, unlocked_amulet, locked_amulet, max_created_at, archived_count)
        select migration_id, slot, sum(n), sum(unlocked), sum(locked), max(max_created_at), sum(archived_count) from (
@@ -685,7 +696,7 @@ async function archiveAndCount(connection: WriteConnection, archives: ArchiveRow
 
 const REASSIGN_SQL = `update contracts c set synchronizer_id = x.synchronizer_id, reassignment_counter = x.reassignment_counter
   from unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) as x(migration_id, contract_id, synchronizer_id, reassignment_counter)
-  where c.migration_id = x.migration_id and c.contract_id = x.contract_id`;
+  where c.migration_id = x.migration_id and c.contract_id = x.contract_id and c.archived_record_time >= 'infinity'`;
 
 const reassignParams = (r: ReassignmentRow[]): unknown[] => [
   r.map((x) => x.migration_id),

@@ -16,7 +16,12 @@ export const findStoredTransaction = repositoryOperation(
   async function findStoredTransaction(db: Db, updateId: string): Promise<StoredTransaction | undefined> {
     const row = await db
       .selectFrom('updates')
-      .leftJoin('verdicts', 'verdicts.update_id', 'updates.update_id')
+      .leftJoin('verdicts', (join) =>
+        join
+          .onRef('verdicts.update_id', '=', 'updates.update_id')
+          .onRef('verdicts.migration_id', '=', 'updates.migration_id')
+          .onRef('verdicts.record_time', '=', 'updates.record_time'),
+      )
       .select([
         'updates.migration_id',
         'updates.ingest_seq',

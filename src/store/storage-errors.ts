@@ -43,10 +43,14 @@ export function typedStorageError(err: unknown): unknown {
   const e = err as PgError;
   if (e?.code !== '23505') return err;
   const values = keyValues(e.detail);
-  if (e.constraint === 'contracts_pkey' && values) {
+  // The key of a contract includes its archive time (the partition key): among the active
+  // contracts, where a second create collides, it is 'infinity'.
+  if (e.constraint !== undefined && /^contracts(_\w+)?_pkey$/.test(e.constraint) && values) {
     const comma = values.indexOf(', ');
+    const last = values.lastIndexOf(', ');
     const migrationId = Number(values.slice(0, comma));
-    if (comma > 0 && Number.isSafeInteger(migrationId)) return new DuplicateContractError(migrationId, values.slice(comma + 2));
+    if (comma > 0 && last > comma && Number.isSafeInteger(migrationId))
+      return new DuplicateContractError(migrationId, values.slice(comma + 2, last));
   }
   return new DuplicateKeyError(e.table ?? 'a table', values ?? '(unknown)');
 }

@@ -91,11 +91,17 @@ function toStored(r: UpdateDbRow, encoding: DamlValueEncoding): StoredUpdate {
   };
 }
 
-/** Strictly after (M, T): migration M after T, then every later migration from its beginning. */
+/**
+ * Strictly after (M, T): migration M after T, then every later migration from its beginning. The row
+ * comparison is the index condition; the same bound spelt out per partition key column lets
+ * PostgreSQL leave out the partitions before it.
+ */
 function afterCursor(column: { migration: RawBuilder<unknown>; recordTime: RawBuilder<unknown> }, after: HistoryCursor | undefined) {
-  return after
-    ? sql`(${column.migration}, ${column.recordTime}) > (${after.migrationId}::bigint, ${formatRecordTime(after.recordTime)}::timestamptz)`
-    : sql`true`;
+  if (!after) return sql`true`;
+  const m = sql`${after.migrationId}::bigint`;
+  const t = sql`${formatRecordTime(after.recordTime)}::timestamptz`;
+  return sql`(${column.migration}, ${column.recordTime}) > (${m}, ${t})
+    and (${column.migration} > ${m} or (${column.migration} = ${m} and ${column.recordTime} > ${t}))`;
 }
 
 /** A transaction by update id, import updates included; reassignments are not looked up by id (Scan's getUpdate). */
@@ -196,16 +202,22 @@ type EventPosition = Pick<EventRow, 'updateId' | 'migrationId' | 'recordTime' | 
 
 async function sideData(db: Db, events: EventPosition[]): Promise<Side> {
   if (events.length === 0) return { verdicts: new Map(), traffic: new Map(), appActivity: new Map() };
-  const ids = events.map((e) => e.updateId);
   const keys = sql`unnest(${events.map((e) => e.migrationId)}::bigint[], ${events.map((e) => formatRecordTime(e.recordTime))}::timestamptz[],
-      ${events.map((e) => e.synchronizerId)}::text[]) as k(migration_id, record_time, synchronizer_id)`;
+      ${events.map((e) => e.synchronizerId)}::text[], ${events.map((e) => e.updateId)}::text[])
+      as k(migration_id, record_time, synchronizer_id, update_id)`;
+  // A verdict has its update's record time (Splice's ScanEventStore.getEvents merges the two by it):
+  // looked up by its whole key, each in the one partition it can be in.
   const [verdicts, traffic, appActivity] = await Promise.all([
-    sql<{ update_id: string; json: string }>`select update_id, json from verdicts where update_id = any(${ids}::text[])`.execute(db),
     sql<{ update_id: string; json: string }>`
-      select t.update_id, t.json from ${keys} join traffic_summaries t using (migration_id, record_time, synchronizer_id)
+      select v.update_id, v.json from ${keys}
+      join verdicts v on v.update_id = k.update_id and v.migration_id = k.migration_id and v.record_time = k.record_time`.execute(db),
+    sql<{ update_id: string; json: string }>`
+      select t.update_id, t.json from ${keys} join traffic_summaries t
+        on t.migration_id = k.migration_id and t.record_time = k.record_time and t.synchronizer_id = k.synchronizer_id
       where t.update_id is not null`.execute(db),
     sql<{ update_id: string; json: string }>`
-      select a.update_id, a.json from ${keys} join app_activity_records a using (migration_id, record_time, synchronizer_id)
+      select a.update_id, a.json from ${keys} join app_activity_records a
+        on a.migration_id = k.migration_id and a.record_time = k.record_time and a.synchronizer_id = k.synchronizer_id
       where a.update_id is not null`.execute(db),
   ]);
   const byId = (rows: { update_id: string; json: string }[]) => new Map(rows.map((r) => [r.update_id, r.json]));
@@ -307,7 +319,8 @@ export const listEvents = repositoryOperation(
     select v.update_id, v.migration_id, v.record_time, v.domain_id from verdicts v
     where ${afterCursor({ migration: sql`v.migration_id`, recordTime: sql`v.record_time` }, after)}
       and v.record_time > ${IMPORT_TIME} ${bound}
-      and not exists (select 1 from updates u where u.update_id = v.update_id)
+      and not exists (select 1 from updates u
+        where u.update_id = v.update_id and u.migration_id = v.migration_id and u.record_time = v.record_time)
     order by v.migration_id, v.record_time, v.domain_id, v.update_id
     limit ${limit}`.execute(db);
 

@@ -15,6 +15,7 @@ import { formatDateTime, formatInstant, formatRequestTimeForMessage, type Micros
 import { notFound } from '../../internal/errors';
 import { snapshotAtOrBefore, snapshotExists, type CreationKey } from '../../store/acs-repository';
 import type { Db } from '../../store/pool';
+import { refuseSnapshotBeforeStart } from '../history-start';
 import { sendJson } from '../json-response';
 import type { PositionTokens, TokenScope } from '../page-token';
 import type { Quoted } from './snapshot-input';
@@ -27,13 +28,17 @@ const exactMissing = (migrationId: number, t: Micros) =>
 /** at_or_before: the newest snapshot at or before the time, or the 404 of §4.7 quoting the request's time. */
 export async function snapshotAtOrBeforeOrFail(db: Db, migrationId: number, recordTime: Micros, quoted: Quoted): Promise<Micros> {
   const snapshot = await snapshotAtOrBefore(db, migrationId, recordTime);
+  if (snapshot === undefined) await refuseSnapshotBeforeStart(db, recordTime);
   if (snapshot === undefined) throw notFound(`No snapshots found before ${formatRequestTimeForMessage(quoted)}`);
   return snapshot;
 }
 
 /** exact: the time must be an announced snapshot, or the 404 of §4.7. */
 export async function exactSnapshotOrFail(db: Db, migrationId: number, recordTime: Micros): Promise<Micros> {
-  if (!(await snapshotExists(db, migrationId, recordTime))) throw exactMissing(migrationId, recordTime);
+  if (!(await snapshotExists(db, migrationId, recordTime))) {
+    await refuseSnapshotBeforeStart(db, recordTime);
+    throw exactMissing(migrationId, recordTime);
+  }
   return recordTime;
 }
 
@@ -67,7 +72,10 @@ export async function pagePosition<T extends string | number>(
   }
   const p = await tokens.verify(scope, request.after, Position);
   const snapshot = BigInt(p.s);
-  if (!(await snapshotExists(db, migrationId, snapshot))) throw exactMissing(migrationId, snapshot);
+  if (!(await snapshotExists(db, migrationId, snapshot))) {
+    await refuseSnapshotBeforeStart(db, snapshot);
+    throw exactMissing(migrationId, snapshot);
+  }
   return { snapshot, after: { createdAt: BigInt(p.c), contractId: p.i } };
 }
 

@@ -36,6 +36,7 @@ import {
   type StoredUpdate,
 } from '../../store/update-repository';
 import type { ApiContext } from '../context';
+import { notFoundInHistory, refuseDroppedHistory } from '../history-start';
 import { RawJson } from '../../domain/raw-json';
 import { heavyRequest } from '../fair-access/heavy-requests';
 import { sendJson } from '../json-response';
@@ -130,6 +131,7 @@ export function updateRoutes(context: ApiContext): Router {
     const limit = pageLimit(body.page_size);
     const after = historyCursor(body.after);
     await confirmHistoryComplete(context);
+    await refuseDroppedHistory(db, after?.recordTime);
     const updates = await listUpdates(db, after, limit, body.daml_value_encoding ?? 'compact_json');
     sendJson(res, new RawJson(jsonArrayObject('transactions', updates.map(v2Item))));
   });
@@ -139,7 +141,7 @@ export function updateRoutes(context: ApiContext): Router {
     const hash = req.params.hash;
     // Canton's HexString: non-hex (or empty) input names no transaction.
     const found = HEX.test(hash) ? await findTransactionByHash(db, hash.toLowerCase(), encodingParam) : undefined;
-    if (!found) throw notFound(`Transaction with hash ${hash} not found`);
+    if (!found) throw await notFoundInHistory(db, `Transaction with hash ${hash} not found`);
     // UpdateHistoryItemV2WithHash: the hash is required and always present.
     sendJson(res, new RawJson(withExternalHash(storedJson(found), found.externalTransactionHash)));
   });
@@ -148,7 +150,7 @@ export function updateRoutes(context: ApiContext): Router {
     const encodingParam = queryEncoding(req.query);
     const updateId = req.params.update_id;
     const found = await findTransactionById(db, updateId, encodingParam);
-    if (!found) throw notFound(`Transaction with id ${updateId} not found`);
+    if (!found) throw await notFoundInHistory(db, `Transaction with id ${updateId} not found`);
     sendJson(res, new RawJson(v2Item(found)));
   });
 
@@ -157,6 +159,7 @@ export function updateRoutes(context: ApiContext): Router {
     const limit = pageLimit(body.page_size);
     const after = historyCursor(body.after);
     await confirmHistoryComplete(context);
+    await refuseDroppedHistory(db, after?.recordTime);
     const events = await listEvents(db, after, limit, body.daml_value_encoding ?? 'compact_json');
     sendJson(res, new RawJson(jsonArrayObject('events', events.map(eventJson))));
   });
@@ -172,7 +175,7 @@ export function updateRoutes(context: ApiContext): Router {
     const encodingParam = queryEncoding(req.query);
     const updateId = req.params.update_id;
     const event = await findEvent(db, updateId, encodingParam);
-    if (!event) throw notFound(`Event with id ${updateId} not found`);
+    if (!event) throw await notFoundInHistory(db, `Event with id ${updateId} not found`);
     sendJson(res, new RawJson(eventJson(event)));
   });
 
@@ -209,7 +212,10 @@ export function updateRoutes(context: ApiContext): Router {
       atOrAfter: body.at_or_after == null ? undefined : requestTimestamp(body.at_or_after),
     };
     const limit = pageLimit(body.count);
+    // A page that ends before the history start is served as far as it goes; one with nothing left is refused.
+    await refuseDroppedHistory(db, query.before);
     const updates = await listUpdatesBefore(db, query, limit, body.daml_value_encoding ?? 'protobuf_json');
+    if (updates.length === 0) await refuseDroppedHistory(db, query.atOrAfter);
     // UpdateHistoryItem (v1), as Scan encodes them for its peers: transactions get the constant offset.
     sendJson(
       res,

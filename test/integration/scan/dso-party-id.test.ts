@@ -1,5 +1,7 @@
 /** S16: the DSO party, from the newest live DsoRules, else from network facts. */
+import { parseTimestamp } from '../../../src/domain/time';
 import { setNetworkFact } from '../../../src/store/network-repository';
+import { ensureHistoryPartitions } from '../../../src/store/partitions';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 
@@ -30,6 +32,8 @@ describe('the DSO party id', () => {
   const t = useTestDatabase();
   let api: TestApi;
   beforeAll(async () => {
+    // The month partitions of the archived row below (the writer makes them as it ingests).
+    await ensureHistoryPartitions(t.db, [{ migrationId: 0, recordTime: parseTimestamp('2025-03-10T15:00:00Z') }]);
     api = await startTestApi(t);
   });
   afterAll(async () => {

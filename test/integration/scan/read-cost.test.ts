@@ -11,6 +11,7 @@ import { parseTimestamp } from '../../../src/domain/time';
 import { acsPage } from '../../../src/store/acs-repository';
 import { holdingsPage, holdingsTotals } from '../../../src/store/holdings-repository';
 import type { Database } from '../../../src/store/schema';
+import { ensureHistoryPartitions } from '../../../src/store/partitions';
 import { useTestDatabase } from '../../support/database/database';
 
 interface Plan {
@@ -53,6 +54,8 @@ describe('read cost at the latest snapshot does not grow with history', () => {
   }
 
   beforeAll(async () => {
+    // The month partitions the rows below go in (the writer makes them as it ingests).
+    await ensureHistoryPartitions(t.db, [{ migrationId: 0, recordTime: parseTimestamp('2025-01-01T00:00:00Z') }]);
     // Live holdings created before T: the heavy party's, and those of other owners.
     await amulets(HEAVY, 10_000_000, 100, `timestamptz '2025-02-27' + i * interval '1 second'`, `'infinity'`);
     for (let o = 0; o < OWNERS; o++) {
