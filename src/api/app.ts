@@ -1,6 +1,6 @@
 /** The Express application: request logging and metrics, health, and the three interfaces. */
 import { randomUUID } from 'node:crypto';
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { ApiContext } from './context';
@@ -14,6 +14,7 @@ import { scanRouter } from './scan/router';
 import { validatorAuth } from './validator/auth';
 import { validatorRouter } from './validator/router';
 import { webUiRoutes } from './web-ui';
+import { answeredOnPrimaryWhenReplicaFails, readContext } from './read-routing';
 import { webUiDir } from '../internal/paths';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -76,15 +77,25 @@ export function createApp(context: ApiContext, options: { interfaces: boolean } 
     res.locals.mount = req.baseUrl;
     next();
   });
+  // With read replicas, each request carries where its queries may go, and an answer a lagging replica
+  // may have made wrong (not found, backfilling) is made again on the primary.
+  const { replicas } = context;
+  const replicated = replicas !== undefined;
+  if (replicated) {
+    context.metrics.observeReplicas(() => replicas.states);
+    app.use(readContext(context.metrics));
+  }
+  const reads = (router: Router): RequestHandler => (replicated ? answeredOnPrimaryWhenReplicaFails(router) : router);
   app.use(healthRoutes(context));
   if (options.interfaces) {
     app.use(docsRoutes());
-    app.use('/api/scan', scanRouter(context));
-    app.use('/api/validator', validatorRouter(context, { auth: validatorAuth(context.config) }));
+    app.use('/api/scan', reads(scanRouter(context)));
+    app.use('/api/validator', reads(validatorRouter(context, { auth: validatorAuth(context.config) })));
+    // The ledger router answers its own errors; its one lookup asks the primary itself (ledger/router.ts).
     app.use('/v2', ledgerRouter(context));
-    app.use('/registry', registryRouter(context));
+    app.use('/registry', reads(registryRouter(context)));
     if (context.config.webUi) app.use(webUiRoutes(webUiDir));
-    app.use('/api/indexer', indexerRouter(context));
+    app.use('/api/indexer', reads(indexerRouter(context)));
   }
 
   // One error handler for the Scan API, the validator proxy and the rest (the ledger router answers its own errors).

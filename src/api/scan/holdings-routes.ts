@@ -18,7 +18,7 @@ import { formatDateTime } from '../../domain/time';
 import { badRequest } from '../../internal/errors';
 import { earliestOpenRound, holdingsPage, holdingsTotals } from '../../store/holdings-repository';
 import type { Db } from '../../store/pool';
-import type { ApiContext } from '../context';
+import { primaryDbOf, type ApiContext } from '../context';
 import { sendJson } from '../json-response';
 import { pageLimit } from '../page-limit';
 import { NumberedPageTokens } from '../numbered-page-token';
@@ -34,7 +34,8 @@ import {
 } from './snapshot-input';
 import { exactSnapshotOrFail, pagePosition, resolveSnapshot, sendPage, snapshotAtOrBeforeOrFail } from './snapshot-service';
 
-export function holdingsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
+export function holdingsRoutes(context: ApiContext, tokens: PageTokens): Router {
+  const { db } = context;
   const router = Router();
 
   router.post('/v0/holdings/summary', holdingsSummaryV0(db));
@@ -63,7 +64,10 @@ export function holdingsRoutes({ db }: ApiContext, tokens: PageTokens): Router {
   router.post('/v2/holdings/state', current);
   // The older path of the same operation (reference §6.1), answered in the v2 shape.
   router.post('/v0/holdings/state', current);
-  router.post('/v1/holdings/state', holdingsState('holdings-state-v1', HoldingsStateRequestV1, new NumberedPageTokens(db)));
+  router.post(
+    '/v1/holdings/state',
+    holdingsState('holdings-state-v1', HoldingsStateRequestV1, new NumberedPageTokens(primaryDbOf(context))),
+  );
 
   return router;
 }

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../../../src/internal/logger';
 import { createMetrics, type Metrics } from '../../../src/internal/metrics';
 import { readMigrationFiles, type MigrationFile } from '../../../src/store/migrator';
 import type { Db } from '../../../src/store/pool';
+import type { ReplicaMonitor } from '../../../src/store/replica-monitor';
 
 export interface TestApi {
   url: string;
@@ -18,7 +19,8 @@ export interface TestApi {
 }
 
 export async function startTestApi(
-  database: { db: Db; pool: pg.Pool },
+  /** With read replicas: `db` routes reads, `primaryDb` writes (src/store/read-replicas.ts). */
+  database: { db: Db; pool: pg.Pool; primaryDb?: Db; replicas?: ReplicaMonitor },
   options: { env?: Record<string, string>; migrationFiles?: MigrationFile[]; metrics?: Metrics; logger?: Logger } = {},
 ): Promise<TestApi> {
   // Tests configure the service the way operators do: through its environment schema.
@@ -26,7 +28,9 @@ export async function startTestApi(
   const app = createApp({
     config,
     db: database.db,
+    primaryDb: database.primaryDb,
     pool: database.pool,
+    replicas: database.replicas,
     logger: options.logger ?? createLogger(config.logLevel),
     metrics: options.metrics ?? createMetrics(),
     migrationFiles: options.migrationFiles ?? readMigrationFiles(),
