@@ -258,7 +258,7 @@ export interface Served {
 
 /**
  * The API's reads on the streaming replicas of DATABASE_READ_URLS, watched and routed
- * (src/store/read-replicas.ts); undefined without them. Replicas of the embedded server make no sense.
+ * (src/store/read-replicas.ts); undefined without them.
  */
 export function openConfiguredReadReplicas(
   config: Config,
@@ -267,10 +267,6 @@ export function openConfiguredReadReplicas(
 ): ReadReplicas | undefined {
   const { urls, maxLagMs, pollMs } = config.readReplicas;
   if (urls.length === 0) return undefined;
-  if (database.embedded)
-    throw new ConfigError(
-      'Invalid configuration: DATABASE_READ_URLS needs DATABASE_URL (replicas of the embedded PostgreSQL are not supported).',
-    );
   const replicas = openReadReplicas({
     primaryPool: database.pool,
     primaryDb: database.db,
@@ -289,6 +285,11 @@ export function openConfiguredReadReplicas(
 }
 
 export async function serve(config: Config, logger: Logger, shutdown: Shutdown, options: ServeOptions): Promise<Served> {
+  if (options.api && config.readReplicas.urls.length > 0 && !config.databaseUrl) {
+    throw new ConfigError(
+      'Invalid configuration: DATABASE_READ_URLS needs DATABASE_URL: the replicas are replicas of that server, not of the embedded one.',
+    );
+  }
   const database = await openMigratedDatabase(config, logger, shutdown);
   const metrics = createMetrics();
   metrics.observePool(database.pool);

@@ -99,6 +99,8 @@ interface Watched {
   endpoint: ReplicaEndpoint;
   /** Set by a request that found the replica unavailable: the last check begun before that. */
   failedAfterCheck: number | null;
+  /** Its system identifier, read once per stretch of successful checks (a server that went away may come back as another). */
+  system: { id: string | undefined } | undefined;
 }
 
 export class ReplicaMonitor {
@@ -119,6 +121,7 @@ export class ReplicaMonitor {
     this.watched = options.replicas.map((endpoint, index) => ({
       endpoint,
       failedAfterCheck: null,
+      system: undefined,
       state: {
         index,
         host: endpoint.host,
@@ -167,6 +170,7 @@ export class ReplicaMonitor {
     const w = this.watched[index];
     if (!w) return;
     w.failedAfterCheck = this.checks;
+    w.system = undefined;
     w.state.lastError = messageOf(err);
     if (w.state.condition !== 'unavailable') {
       this.options.logger?.warn(
@@ -195,7 +199,8 @@ export class ReplicaMonitor {
     const { state } = w;
     let found: { condition: ReplicaCondition; error: string | null };
     try {
-      const system = await readSystemIdentifier(w.endpoint.db);
+      w.system ??= { id: await readSystemIdentifier(w.endpoint.db) };
+      const system = w.system.id;
       const status = await readStandbyStatus(w.endpoint.db);
       if (system !== undefined && this.primarySystem !== undefined && system !== this.primarySystem) {
         found = { condition: 'other_cluster', error: 'the server is not a replica of DATABASE_URL (another system identifier)' };
@@ -213,6 +218,7 @@ export class ReplicaMonitor {
       }
     } catch (err) {
       found = { condition: 'unavailable', error: messageOf(err) };
+      w.system = undefined;
     }
     if (found.condition !== 'in_use' && found.condition !== 'lagging') {
       state.lagBytes = null;
