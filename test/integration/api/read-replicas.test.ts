@@ -5,7 +5,10 @@
  * state (caught up, replay paused while ingestion goes on, stopped, restarted), every answer of the
  * second is the first's, byte for byte, and never a 5xx; and reads do arrive at the replica.
  */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import type pg from 'pg';
+import { projectRoot } from '../../../src/internal/paths';
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
 import type { Source } from '../../../src/ingest/source';
 import { runWorker } from '../../../src/ingest/worker';
@@ -393,8 +396,6 @@ describe('reads on a streaming replica', () => {
     try {
       await locker.query('begin');
       await locker.query('lock table updates in access exclusive mode');
-      // A commit elsewhere flushes the lock's WAL record, which then streams.
-      await pool.query('select pg_current_xact_id()');
       await cluster.waitForReplay();
       await cluster.replicas[0]!.query('select pg_wal_replay_pause()');
       const held = await cluster.replicas[0]!.query<{ n: number }>(
@@ -487,5 +488,44 @@ describe('reads on a streaming replica', () => {
     await until(replicas, 'in_use');
     for (const [k, p] of probes.entries()) expect(answer(await send(routed, p))).toEqual(expected[k]);
     expect(await count(metrics, replicaLabel(0))).toBeGreaterThan(whileAway);
+  });
+
+  it('is what `scan-indexer serve` does with DATABASE_READ_URLS, and it shuts down cleanly', async () => {
+    const child = spawn(process.execPath, [path.join(projectRoot, 'dist/src/cli.js'), 'serve'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: cluster.primary.url('scan'),
+        DATABASE_READ_URLS: cluster.replicas[0]!.url('scan'),
+        DATABASE_READ_POLL_MS: '50',
+        PORT: '0',
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+    });
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /scan-indexer is serving at (http:\/\/\S+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+    });
+    try {
+      let replica: Record<string, unknown> | undefined;
+      for (let i = 0; i < 600 && replica?.in_use !== true; i++) {
+        replica = ((await request(url, 'GET', '/status')).json as { read_replicas: Record<string, unknown>[] }).read_replicas[0];
+        if (replica?.in_use !== true) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(replica).toMatchObject({ replica: 'replica-0', condition: 'in_use' });
+      const probe: Probe = { method: 'GET', path: `/api/scan/v2/updates/${firstUpdateId()}` };
+      expect(answer(await request(url, probe.method, probe.path))).toEqual(answer(await send(alone, probe)));
+      const text = (await request(url, 'GET', '/metrics')).text;
+      expect(Number(/^scan_indexer_db_read_queries_total\{server="replica-0"\} (\d+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
   });
 });

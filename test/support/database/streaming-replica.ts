@@ -104,7 +104,7 @@ export interface PostgresNode {
 export interface ReplicatedCluster {
   primary: PostgresNode;
   replicas: PostgresNode[];
-  /** Waits until every replica has replayed all the primary has flushed so far. */
+  /** Waits until every replica has replayed all the primary has written so far. */
   waitForReplay(): Promise<void>;
   /** Stops every server and removes its folders. */
   destroy(): Promise<void>;
@@ -176,6 +176,7 @@ export async function startReplicatedCluster(options: { replicas: number }): Pro
   const primary = node('primary', primaryDir, primaryPort, path.join(base, 'primary.log'), owner);
   await primary.start();
   started.push(primary);
+  await primary.query('create table replay_marker (at timestamptz not null default now())');
 
   const replicas: PostgresNode[] = [];
   for (let i = 0; i < options.replicas; i++) {
@@ -210,7 +211,10 @@ export async function startReplicatedCluster(options: { replicas: number }): Pro
   }
 
   const waitForReplay = async () => {
-    // What is flushed is what streams (WAL of a transaction still open may wait in the primary's buffers).
+    // Only flushed WAL streams, and WAL of a transaction still open, or of one committed without waiting
+    // (synchronous_commit = off, as the writer commits), may wait in the primary's buffers. The commit of
+    // a transaction that wrote waits for the flush of everything before it.
+    await primary.query('insert into replay_marker default values');
     const [{ lsn }] = (await primary.query<{ lsn: string }>('select pg_current_wal_flush_lsn()::text as lsn')) as [{ lsn: string }];
     for (const replica of replicas) {
       for (let attempt = 0; ; attempt++) {
