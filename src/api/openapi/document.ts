@@ -120,7 +120,10 @@ const operational: Paths = {
                     },
                     in_use: { type: 'boolean' },
                     replay_lag_bytes: nullable(int64()),
-                    replay_lag_seconds: nullable({ type: 'number', description: 'Since the primary first held WAL the replica has not replayed.' }),
+                    replay_lag_seconds: nullable({
+                      type: 'number',
+                      description: 'Since the primary first held WAL the replica has not replayed.',
+                    }),
                     replay_paused: { type: 'boolean' },
                     last_checked_at: nullable(str()),
                     last_error: nullable(str()),
