@@ -87,7 +87,9 @@ const UpdatesBeforeRequest = z.object({
 function historyCursor(after: z.infer<typeof Cursor> | null | undefined): HistoryCursor | undefined {
   if (!after) return undefined;
   const cursor = { migrationId: after.after_migration_id, recordTime: requestTimestamp(after.after_record_time) };
-  needPosition({ kind: 'records', ...cursor });
+  // A replica serves the page only if it holds something after the cursor: at its end, its page would be
+  // empty and read again on the primary anyway (the usual case of a client following the tip).
+  needPosition({ kind: 'records', migrationId: cursor.migrationId, recordTime: cursor.recordTime + 1n });
   return cursor;
 }
 
