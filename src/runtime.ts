@@ -22,6 +22,8 @@ import type { Shutdown } from './internal/shutdown';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgresHandle } from './store/embedded-postgres';
 import { migrate, readMigrationFiles } from './store/migrator';
 import { createDb, createPool, observeQueries, type Db } from './store/pool';
+import { openReadReplicas, type ReadReplicas } from './store/read-replicas';
+import { replicaLabel } from './internal/metrics';
 
 export const EMBEDDED_DATABASE_NAME = 'scan_indexer';
 
@@ -255,17 +257,60 @@ export interface Served {
   worker: RunningWorker | undefined;
 }
 
+/**
+ * The API's reads on the streaming replicas of DATABASE_READ_URLS, watched and routed
+ * (src/store/read-replicas.ts); undefined without them.
+ */
+export function openConfiguredReadReplicas(
+  config: Config,
+  database: OpenDatabase,
+  context: { logger: Logger; metrics: Metrics; shutdown: Shutdown },
+): ReadReplicas | undefined {
+  const { urls, maxLagMs, pollMs } = config.readReplicas;
+  if (urls.length === 0) return undefined;
+  const replicas = openReadReplicas({
+    primaryPool: database.pool,
+    primaryDb: database.db,
+    urls,
+    poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    pollMs,
+    maxLagMs,
+    logger: context.logger,
+    observe: (target) => context.metrics.dbReadQueries.inc({ server: target === 'primary' ? 'primary' : replicaLabel(target) }),
+  });
+  observeQueries(replicas.db, context.metrics.observeQuery);
+  context.shutdown.add('read replicas', () => replicas.close());
+  context.logger.info({ replicas: urls.length, maxLagMs }, 'reading from streaming replicas');
+  return replicas;
+}
+
 export async function serve(config: Config, logger: Logger, shutdown: Shutdown, options: ServeOptions): Promise<Served> {
+  if (options.api && config.readReplicas.urls.length > 0 && !config.databaseUrl) {
+    throw new ConfigError(
+      'Invalid configuration: DATABASE_READ_URLS needs DATABASE_URL: the replicas are replicas of that server, not of the embedded one.',
+    );
+  }
   const database = await openMigratedDatabase(config, logger, shutdown);
   const metrics = createMetrics();
   metrics.observePool(database.pool);
   observeQueries(database.db, metrics.observeQuery);
+  const replicas = options.api ? openConfiguredReadReplicas(config, database, { logger, metrics, shutdown }) : undefined;
   // The ledger routes refuse to start without authentication, except in the demo (embedded database).
   const ledgerAuth = options.api
     ? await prepareLedgerAuth(config, { db: database.db, embedded: database.embedded !== undefined })
     : undefined;
   const app = createApp(
-    { config: ledgerAuth?.config ?? config, db: database.db, pool: database.pool, logger, metrics, migrationFiles: readMigrationFiles() },
+    {
+      config: ledgerAuth?.config ?? config,
+      db: replicas?.db ?? database.db,
+      primaryDb: database.db,
+      pool: database.pool,
+      replicas: replicas?.monitor,
+      logger,
+      metrics,
+      migrationFiles: readMigrationFiles(),
+    },
     { interfaces: options.api },
   );
   const server = await listen(app, config.host, config.port);

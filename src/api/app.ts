@@ -1,6 +1,6 @@
 /** The Express application: request logging and metrics, health, and the three interfaces. */
 import { randomUUID } from 'node:crypto';
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { ApiContext } from './context';
@@ -16,6 +16,7 @@ import { scanRouter } from './scan/router';
 import { validatorAuth } from './validator/auth';
 import { validatorRouter } from './validator/router';
 import { webUiRoutes } from './web-ui';
+import { answeredOnPrimaryWhenReplicaFails, readContext } from './read-routing';
 import { webUiDir } from '../internal/paths';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -87,17 +88,31 @@ export function createApp(context: ApiContext, options: AppOptions = { interface
     res.locals.mount = req.baseUrl;
     next();
   });
+  // With read replicas, each request carries where its queries may go, and an answer a lagging replica
+  // may have made wrong (not found, backfilling) is made again on the primary.
+  const { replicas } = context;
+  const replicated = replicas !== undefined;
+  if (replicated) {
+    context.metrics.observeReplicas(() => replicas.states);
+    app.use(readContext(context.metrics));
+  }
+  const reads = (router: Router): RequestHandler => (replicated ? answeredOnPrimaryWhenReplicaFails(router) : router);
   app.use(healthRoutes(context));
   if (options.interfaces) {
     // Rate limits sit in front of each router, after health and the documents, which are never limited.
     const limits = createRateLimits(context, { clock: options.clock });
     app.use(docsRoutes());
-    app.use('/api/scan', ...limits.handlersFor('scan'), scanRouter(context));
-    app.use('/api/validator', ...limits.handlersFor('scan-proxy'), validatorRouter(context, { auth: validatorAuth(context.config) }));
+    app.use('/api/scan', ...limits.handlersFor('scan'), reads(scanRouter(context)));
+    app.use(
+      '/api/validator',
+      ...limits.handlersFor('scan-proxy'),
+      reads(validatorRouter(context, { auth: validatorAuth(context.config) })),
+    );
+    // The ledger router answers its own errors; its one lookup asks the primary itself (ledger/router.ts).
     app.use('/v2', ...limits.handlersFor('ledger'), ledgerRouter(context));
-    app.use('/registry', ...limits.handlersFor('registry'), registryRouter(context));
+    app.use('/registry', ...limits.handlersFor('registry'), reads(registryRouter(context)));
     if (context.config.webUi) app.use(webUiRoutes(webUiDir));
-    app.use('/api/indexer', ...limits.handlersFor('indexer'), indexerRouter(context));
+    app.use('/api/indexer', ...limits.handlersFor('indexer'), reads(indexerRouter(context)));
   }
 
   // One error handler for the Scan API, the validator proxy and the rest (the ledger router answers its own errors).

@@ -5,13 +5,23 @@ import type { Logger } from '../internal/logger';
 import type { Metrics } from '../internal/metrics';
 import type { MigrationFile } from '../store/migrator';
 import type { Db } from '../store/pool';
+import type { ReplicaMonitor } from '../store/replica-monitor';
 
 export interface ApiContext {
   config: Config;
+  /** The Db of reads: with read replicas configured, each query goes to a replica that may serve it, else to the primary. */
   db: Db;
+  /** The primary's Db, for writes (page positions, the page-token key) and the writer's own state; `db` when unset. */
+  primaryDb?: Db;
+  /** The primary's pool (readiness). */
   pool: pg.Pool;
+  /** The read replicas' monitor, for /status and metrics, when DATABASE_READ_URLS is set. */
+  replicas?: ReplicaMonitor;
   logger: Logger;
   metrics: Metrics;
   /** The migrations this build expects, for readiness. */
   migrationFiles: MigrationFile[];
 }
+
+/** The Db that writes and reads what only the primary is sure to hold. */
+export const primaryDbOf = (context: Pick<ApiContext, 'db' | 'primaryDb'>): Db => context.primaryDb ?? context.db;

@@ -8,13 +8,17 @@ import { formatRecordTime, nowMicros, type Micros } from '../domain/time';
 import { migrationStatus } from '../store/migrator';
 import { readHistoryStart } from '../store/partitions';
 import { readIngestStatus } from '../store/status-repository';
-import type { ApiContext } from './context';
+import { replicaLabel } from '../internal/metrics';
+import { primaryDbOf, type ApiContext } from './context';
 import { sendJson } from './json-response';
 
 /** The app prefixes under which Splice serves liveness and readiness too. */
 const APP_HEALTH = ['/api/scan', '/api/validator'];
 
-export function healthRoutes({ db, pool, metrics, migrationFiles, logger, config }: ApiContext): Router {
+export function healthRoutes(context: ApiContext): Router {
+  const { pool, metrics, migrationFiles, logger, replicas, config } = context;
+  // Ingestion progress is the writer's: read on the primary.
+  const db = primaryDbOf(context);
   const router = Router();
 
   router.get('/livez', (_req, res) => {
@@ -92,6 +96,25 @@ export function healthRoutes({ db, pool, metrics, migrationFiles, logger, config
             },
           })),
         },
+      }),
+      // The streaming replicas the API reads from (DATABASE_READ_URLS), by position: only in_use ones serve.
+      ...(replicas && {
+        read_replicas: replicas.states.map((r) => ({
+          replica: replicaLabel(r.index),
+          host: r.host,
+          condition: r.condition,
+          in_use: r.condition === 'in_use',
+          replay_lag_bytes: r.lagBytes,
+          replay_lag_seconds: r.lagSeconds,
+          replay_paused: r.replayPaused,
+          last_checked_at: r.checkedAt === null ? null : new Date(r.checkedAt).toISOString(),
+          last_error: r.lastError,
+          migrations: [...r.horizon.values()].map((h) => ({
+            migration_id: h.migrationId,
+            last_record_time: time(h.newestRecordTime),
+            last_snapshot: time(h.newestSnapshot),
+          })),
+        })),
       }),
       streams: status.streams.map((s) => ({
         stream: s.stream,

@@ -5,7 +5,8 @@
  * position is stored (page_positions) and the token is its row id, bound to
  * the operation and request that issued it. Tokens expire after the
  * retention; an expired, unknown or foreign token is a 400, as an altered
- * string token is.
+ * string token is. Positions are written and read on the primary (give this the primary's Db): a
+ * read replica may not have replayed a token issued a moment ago.
  */
 import type { z } from 'zod';
 import type { Json } from '../domain/json';

@@ -101,7 +101,7 @@ export function pageTokensWithKey(key: Buffer): PageTokens {
 
 const byDb = new WeakMap<Db, PageTokens>();
 
-/** The process-wide PageTokens of a database: the key is read (or created) once, on first use. */
+/** The process-wide PageTokens of a database (the primary's: the key may have to be created), read or created once, on first use. */
 export function pageTokensFor(db: Db): PageTokens {
   let tokens = byDb.get(db);
   if (!tokens) {

@@ -127,6 +127,28 @@ export const knobs = {
     expects: 'an integer of at least 0',
     schema: nonNegativeInt,
   },
+  DATABASE_READ_URLS: {
+    description:
+      'Comma-separated URLs of PostgreSQL streaming replicas (hot standbys) of DATABASE_URL that the API of serve and start reads from; writes, and reads a replica has not yet replayed, go to DATABASE_URL. Unset: every read goes to DATABASE_URL.',
+    default: '',
+    expects: 'a comma-separated list of postgres:// or postgresql:// URLs',
+    schema: csv.pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//))),
+    secret: true,
+  },
+  DATABASE_READ_MAX_LAG_MS: {
+    description:
+      'A replica whose replay is further behind the primary than this (in milliseconds) serves no request until it catches up; requests that name a position (a page token, a cursor, a snapshot) also need a replica that has replayed it.',
+    default: '5000',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  DATABASE_READ_POLL_MS: {
+    description:
+      'How often each API process checks every replica of DATABASE_READ_URLS: whether it answers, how far its replay is behind, and which data it holds.',
+    default: '250',
+    expects: 'an integer of at least 10',
+    schema: z.coerce.number().int().min(10),
+  },
   PAGE_TOKEN_SECRET: {
     description:
       'Key (at least 32 characters) that signs the page tokens of the Scan API; all API replicas must share it. When unset, a random key is created on first use in the api_secrets table, which needs a writable database.',
@@ -585,6 +607,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
   readonly databaseStatementTimeoutMs: number;
+  /** Streaming replicas the API reads from (DATABASE_READ_URLS), and how they are watched. */
+  readonly readReplicas: { readonly urls: readonly string[]; readonly maxLagMs: number; readonly pollMs: number };
   readonly pageTokenSecret: string | undefined;
   readonly embeddedPgDataDir: string;
   readonly embeddedPgPort: number;
@@ -728,6 +752,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: get('DATABASE_URL'),
     databasePoolSize: get('DATABASE_POOL_SIZE'),
     databaseStatementTimeoutMs: get('DATABASE_STATEMENT_TIMEOUT_MS'),
+    readReplicas: Object.freeze({
+      urls: Object.freeze(get('DATABASE_READ_URLS')),
+      maxLagMs: get('DATABASE_READ_MAX_LAG_MS'),
+      pollMs: get('DATABASE_READ_POLL_MS'),
+    }),
     pageTokenSecret: get('PAGE_TOKEN_SECRET'),
     embeddedPgDataDir: get('EMBEDDED_PG_DATA_DIR'),
     embeddedPgPort: get('EMBEDDED_PG_PORT'),

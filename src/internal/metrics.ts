@@ -13,6 +13,19 @@ export interface PoolCounts {
   waitingCount: number;
 }
 
+/** What the read-replica gauges read at scrape time (the replica monitor's states). */
+export interface ReplicaReading {
+  /** Position in DATABASE_READ_URLS: the label is replica-<index>. */
+  index: number;
+  /** in_use serves requests; anything else does not. */
+  condition: string;
+  lagBytes: number | null;
+  lagSeconds: number | null;
+}
+
+/** The label of a read replica: its position in DATABASE_READ_URLS, never its URL. */
+export const replicaLabel = (index: number): string => `replica-${index}`;
+
 /** What /status reports of each upstream the ingestion source reads. */
 export interface SourceHealth {
   source: string;
@@ -29,6 +42,8 @@ export function createMetrics() {
   /** Newest ingested record time (ms) per synchronizer and migration, for the lag computed at scrape time. */
   const newestRecordTimes = new Map<string, { synchronizer_id: string; migration_id: string; ms: number }>();
   const pools: PoolCounts[] = [];
+  const replicaReadings: (() => readonly ReplicaReading[])[] = [];
+  const eachReplica = (f: (r: ReplicaReading) => void) => replicaReadings.forEach((read) => read().forEach(f));
   /** The latest outcome per source and upstream, for /status. */
   const sourceHealth = new Map<string, SourceHealth>();
   const sourceRequests = new Counter({
@@ -107,6 +122,51 @@ export function createMetrics() {
     observePool(pool: PoolCounts): void {
       pools.push(pool);
     },
+    /** Registers the read replicas whose lag and use the replica gauges report. */
+    observeReplicas(read: () => readonly ReplicaReading[]): void {
+      replicaReadings.push(read);
+    },
+    dbReplicaLagBytes: new Gauge({
+      name: `${METRIC_PREFIX}db_replica_replay_lag_bytes`,
+      help: 'WAL bytes the primary has written that each read replica (DATABASE_READ_URLS, by position) has not replayed; absent while unknown.',
+      labelNames: ['replica'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        eachReplica((r) => r.lagBytes !== null && this.set({ replica: replicaLabel(r.index) }, r.lagBytes));
+      },
+    }),
+    dbReplicaLagSeconds: new Gauge({
+      name: `${METRIC_PREFIX}db_replica_replay_lag_seconds`,
+      help: 'Seconds since the primary first held WAL that each read replica has not replayed (0 when caught up); absent while unknown.',
+      labelNames: ['replica'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        eachReplica((r) => r.lagSeconds !== null && this.set({ replica: replicaLabel(r.index) }, r.lagSeconds));
+      },
+    }),
+    dbReplicaInUse: new Gauge({
+      name: `${METRIC_PREFIX}db_replica_in_use`,
+      help: 'Whether each read replica serves requests (1): it answers, is a standby of the primary, and is within DATABASE_READ_MAX_LAG_MS.',
+      labelNames: ['replica'] as const,
+      registers: [registry],
+      collect() {
+        eachReplica((r) => this.set({ replica: replicaLabel(r.index) }, r.condition === 'in_use' ? 1 : 0));
+      },
+    }),
+    dbReadQueries: new Counter({
+      name: `${METRIC_PREFIX}db_read_queries_total`,
+      help: 'Queries of API requests by the server they ran on, with read replicas configured: primary, or replica-<position in DATABASE_READ_URLS>.',
+      labelNames: ['server'] as const,
+      registers: [registry],
+    }),
+    dbReadFallbacks: new Counter({
+      name: `${METRIC_PREFIX}db_read_fallbacks_total`,
+      help: 'Reads a replica served or could not serve that were read again on the primary, by reason: replica_unavailable, replica_busy, recovery_conflict, read_only, not_found, short_page, answer_refused.',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     ingestedUpdates: new Counter({
       name: `${METRIC_PREFIX}ingested_updates_total`,
       help: 'Updates written by the worker, by kind: transaction, reassignment, or import (the ACS carried over a hard migration).',

@@ -3,7 +3,7 @@
  * timestamps, int8 and numeric come back as text: record times must never pass
  * through a JS Date (milliseconds) and amounts never through a float.
  */
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import { currentOperation } from './query-operation';
 import type { Database } from './schema';
@@ -43,6 +43,10 @@ export interface PoolOptions {
   max?: number;
   statementTimeoutMs?: number;
   applicationName?: string;
+  /** How long to wait for a connection (new or pooled) before failing; unset waits as long as it takes. */
+  connectionTimeoutMs?: number;
+  /** A client-side bound on each query, for servers that may stop answering without closing the connection. */
+  queryTimeoutMs?: number;
 }
 
 export function createPool(options: PoolOptions): pg.Pool {
@@ -57,6 +61,8 @@ export function createPool(options: PoolOptions): pg.Pool {
     application_name: options.applicationName ?? 'scan-indexer',
     options: settings.join(' '),
     types: typeParsers,
+    ...(options.connectionTimeoutMs !== undefined && { connectionTimeoutMillis: options.connectionTimeoutMs }),
+    ...(options.queryTimeoutMs !== undefined && { query_timeout: options.queryTimeoutMs }),
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
@@ -74,7 +80,8 @@ const pools = new WeakMap<Kysely<Database>, pg.Pool>();
 export type QueryObserver = (operation: string, seconds: number, outcome: 'ok' | 'error') => void;
 const observers = new WeakMap<Kysely<Database>, QueryObserver>();
 
-export function createDb(pool: pg.Pool): Kysely<Database> {
+/** A Db over a pg Pool, or over another pool-like object (the routing pool of read replicas, routing-pool.ts). */
+export function createDb(pool: pg.Pool | PostgresPool): Kysely<Database> {
   const db: Kysely<Database> = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     log: (event) => {
@@ -86,7 +93,7 @@ export function createDb(pool: pg.Pool): Kysely<Database> {
       observers.get(db)?.(operation, event.queryDurationMillis / 1000, event.level === 'query' ? 'ok' : 'error');
     },
   });
-  pools.set(db, pool);
+  if (pool instanceof pg.Pool) pools.set(db, pool);
   return db;
 }
 

@@ -118,4 +118,18 @@ describe('scan-indexer start on the embedded default', () => {
     expect(await exited(child)).toBe(1);
     expect(stderr).toBe('scan-indexer: Invalid configuration: PORT="eighty": expected an integer from 0 to 65535.\n');
   });
+
+  it('refuses read replicas without DATABASE_URL, before starting the embedded server', async () => {
+    const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-start-')), 'postgres');
+    const child = spawn(process.execPath, [cli, 'serve'], {
+      env: { ...env, DATABASE_READ_URLS: 'postgres://replica/scan', EMBEDDED_PG_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    expect(await exited(child)).toBe(1);
+    expect(stderr).toBe(
+      'scan-indexer: Invalid configuration: DATABASE_READ_URLS needs DATABASE_URL: the replicas are replicas of that server, not of the embedded one.\n',
+    );
+    expect(fs.existsSync(dataDir)).toBe(false);
+  });
 });

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { formatDecimal, parseDecimal } from '../../domain/decimal';
 import { MICROS_PER_HOUR, formatDateTime, type Micros } from '../../domain/time';
 import { hourlyUpdateCounts, listAcsSnapshots, type SnapshotKey } from '../../store/indexer-repository';
-import type { ApiContext } from '../context';
+import { needPosition } from '../../store/read-context';
+import { primaryDbOf, type ApiContext } from '../context';
 import { sendJson } from '../json-response';
 import { rejectNulCharacters } from '../nul-guard';
 import { MAX_PAGE_SIZE } from '../page-limit';
@@ -41,11 +42,14 @@ const UpdatesPerHourQuery = z.object({ hours: queryIntegerIn(1, MAX_HOURS) });
 /** A page token's position: the key of the last snapshot served (record time in microseconds). */
 const SnapshotPosition = z.object({ m: z.number().int().nonnegative(), t: z.string().regex(/^-?\d{1,20}$/) });
 
-export function indexerRouter({ db, config }: ApiContext): Router {
+export function indexerRouter(context: ApiContext): Router {
+  const { db, config } = context;
   const router = Router();
   router.use(rejectNulCharacters);
   // The same signer as the Scan API's (same key, so any replica verifies any token).
-  const tokens = config.pageTokenSecret ? pageTokensWithKey(Buffer.from(config.pageTokenSecret, 'utf8')) : pageTokensFor(db);
+  const tokens = config.pageTokenSecret
+    ? pageTokensWithKey(Buffer.from(config.pageTokenSecret, 'utf8'))
+    : pageTokensFor(primaryDbOf(context));
 
   router.get('/v0/acs-snapshots', async (req, res) => {
     const query = parseInput(SnapshotsQuery, req.query, 'query');
@@ -55,6 +59,8 @@ export function indexerRouter({ db, config }: ApiContext): Router {
     if (query.page_token !== undefined) {
       const p = await tokens.verify(scope, query.page_token, SnapshotPosition, 'page_token');
       before = { migrationId: p.m, recordTime: BigInt(p.t) };
+      // Snapshots are announced in order: a replica that holds this one holds every one before it.
+      needPosition({ kind: 'snapshot', migrationId: before.migrationId, recordTime: before.recordTime });
     }
     const snapshots = await listAcsSnapshots(db, before, limit);
     const last = snapshots[snapshots.length - 1];

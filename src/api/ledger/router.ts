@@ -6,6 +6,7 @@
 import express, { Router } from 'express';
 import { toJsTransaction } from '../../domain/ledger-transaction';
 import { findStoredTransaction } from '../../store/ledger-repository';
+import { acceptedOrFromPrimary } from '../../store/read-context';
 import { authenticate, authModeFromConfig, principalOf } from '../auth/middleware';
 import { AuthFailure, mayRead } from '../auth/verifier';
 import type { ApiContext } from '../context';
@@ -48,7 +49,13 @@ export function ledgerRouter({ config, db }: ApiContext): Router {
       return;
     }
     const request = validateTransactionByIdBody(body);
-    const stored = await findStoredTransaction(db, checkUpdateId(request.updateId));
+    const updateId = checkUpdateId(request.updateId);
+    // A replica that has not replayed the update yet must not answer UPDATE_NOT_FOUND: the primary decides.
+    const stored = await acceptedOrFromPrimary(
+      () => findStoredTransaction(db, updateId),
+      (found) => found !== undefined,
+      'not_found',
+    );
     const transaction = stored && toJsTransaction(stored, request.format);
     if (!transaction) throw ledgerErrors.updateNotFound(request.updateId);
     res.json({ transaction });

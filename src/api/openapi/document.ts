@@ -109,8 +109,32 @@ const operational: Paths = {
                 }),
                 description: 'Only with the attested scan source (SCAN_SOURCE_THRESHOLD above 1).',
               },
+              read_replicas: {
+                ...array(
+                  object({
+                    replica: str('replica-<position in DATABASE_READ_URLS>, as the metrics label it.'),
+                    host: str('host:port/database, without credentials.'),
+                    condition: {
+                      type: 'string',
+                      enum: ['starting', 'unavailable', 'not_a_standby', 'other_cluster', 'lagging', 'in_use'],
+                      description: 'Only in_use serves requests; lagging: further behind than DATABASE_READ_MAX_LAG_MS.',
+                    },
+                    in_use: { type: 'boolean' },
+                    replay_lag_bytes: nullable(int64()),
+                    replay_lag_seconds: nullable({
+                      type: 'number',
+                      description: 'Since the primary first held WAL the replica has not replayed.',
+                    }),
+                    replay_paused: { type: 'boolean' },
+                    last_checked_at: nullable(str()),
+                    last_error: nullable(str()),
+                    migrations: array(object({ migration_id: int64(), last_record_time: nullable(str()), last_snapshot: nullable(str()) })),
+                  }),
+                ),
+                description: 'Only with DATABASE_READ_URLS: the streaming replicas this API reads from, and what each holds.',
+              },
             },
-            ['attestation'],
+            ['attestation', 'read_replicas'],
           ),
         ),
       },

@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import { formatDateTime, formatRequestTimeForMessage } from '../../domain/time';
 import { notFound } from '../../internal/errors';
 import { acsPage, firstSnapshotAfter } from '../../store/acs-repository';
-import type { ApiContext } from '../context';
+import { primaryDbOf, type ApiContext } from '../context';
 import { heavyRequest } from '../fair-access/heavy-requests';
 import { pageLimit } from '../page-limit';
 import { NumberedPageTokens } from '../numbered-page-token';
@@ -63,7 +63,7 @@ export function acsRoutes(context: ApiContext, tokens: PageTokens): Router {
   const current = acsState('acs-state', AcsRequest, tokens);
   router.post('/v0/state/acs', heavy, current);
   router.post('/v2/state/acs', heavy, current);
-  router.post('/v1/state/acs', heavy, acsState('acs-state-v1', AcsRequestV1, new NumberedPageTokens(db)));
+  router.post('/v1/state/acs', heavy, acsState('acs-state-v1', AcsRequestV1, new NumberedPageTokens(primaryDbOf(context))));
 
   router.get('/v0/state/acs/snapshot-timestamp', async (req, res) => {
     const q = parseInput(SnapshotBeforeQuery, req.query, 'query');

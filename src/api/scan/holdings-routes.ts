@@ -18,7 +18,7 @@ import { formatDateTime } from '../../domain/time';
 import { badRequest } from '../../internal/errors';
 import { earliestOpenRound, holdingsPage, holdingsTotals } from '../../store/holdings-repository';
 import type { Db } from '../../store/pool';
-import type { ApiContext } from '../context';
+import { primaryDbOf, type ApiContext } from '../context';
 import { heavyRequest, type CostRule } from '../fair-access/heavy-requests';
 import { sendJson } from '../json-response';
 import { pageLimit } from '../page-limit';
@@ -67,7 +67,11 @@ export function holdingsRoutes(context: ApiContext, tokens: PageTokens): Router 
   router.post('/v2/holdings/state', heavyPage, current);
   // The older path of the same operation (reference §6.1), answered in the v2 shape.
   router.post('/v0/holdings/state', heavyPage, current);
-  router.post('/v1/holdings/state', heavyPage, holdingsState('holdings-state-v1', HoldingsStateRequestV1, new NumberedPageTokens(db)));
+  router.post(
+    '/v1/holdings/state',
+    heavyPage,
+    holdingsState('holdings-state-v1', HoldingsStateRequestV1, new NumberedPageTokens(primaryDbOf(context))),
+  );
 
   return router;
 }

@@ -24,6 +24,7 @@ import {
   listLiveVoteRequestsByTrackingCid,
   payloadOf,
 } from '../../store/contract-repository';
+import { acceptedOrFromPrimary } from '../../store/read-context';
 import { historyIncomplete } from '../../store/update-repository';
 import { findDsoPartyId, findLastMigrationId, findLsuAnnouncement, findRollForwardLsu } from '../../store/network-repository';
 import type { ApiContext } from '../context';
@@ -201,8 +202,15 @@ export function networkRoutes({ db, config }: ApiContext): Router {
   // S14: the DsoRules' next scheduled synchronizer upgrade; 404 with an empty body when
   // there is none (the Scan app's response type has no content).
   router.get('/v0/migrations/schedule', async (_req, res) => {
-    const dsoRules = await findLatestLiveContract(db, SPLICE.dsoRules);
-    const schedule = dsoRules ? readDsoRules(payloadOf(dsoRules)).nextScheduledUpgrade : null;
+    // The 404 is sent here, not thrown: a replica that may only lag is not trusted with it.
+    const schedule = await acceptedOrFromPrimary(
+      async () => {
+        const dsoRules = await findLatestLiveContract(db, SPLICE.dsoRules);
+        return dsoRules ? readDsoRules(payloadOf(dsoRules)).nextScheduledUpgrade : null;
+      },
+      (found) => found !== null && found !== undefined,
+      'not_found',
+    );
     if (!schedule) {
       res.status(404).end();
       return;

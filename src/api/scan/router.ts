@@ -1,6 +1,6 @@
 /** The Scan API, mounted at /api/scan. */
 import express, { Router } from 'express';
-import type { ApiContext } from '../context';
+import { primaryDbOf, type ApiContext } from '../context';
 import { rejectNulCharacters } from '../nul-guard';
 import { pageTokensFor, pageTokensWithKey } from '../page-token';
 import { acsRoutes } from './acs-routes';
@@ -19,7 +19,7 @@ export function scanRouter(context: ApiContext): Router {
   // One page-token signer for every paged operation (its key is loaded once).
   const tokens = context.config.pageTokenSecret
     ? pageTokensWithKey(Buffer.from(context.config.pageTokenSecret, 'utf8'))
-    : pageTokensFor(context.db);
+    : pageTokensFor(primaryDbOf(context));
   router.use(holdingsRoutes(context, tokens));
   router.use(acsRoutes(context, tokens));
   router.use(stateRoutes(context));

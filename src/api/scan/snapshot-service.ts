@@ -6,6 +6,10 @@
  * one at or before the time). A page token holds the snapshot of the first
  * page, so that every page reads the same snapshot even if a newer one is
  * announced meanwhile, and the creation key of the last contract served.
+ *
+ * With read replicas, each snapshot a request reads at is registered before the reads (a replica
+ * serves them only once it has announced that snapshot, and with it all the data the snapshot covers);
+ * answers at an announced snapshot do not change as ingestion goes on.
  */
 import type { Response } from 'express';
 import { z } from 'zod';
@@ -16,6 +20,7 @@ import { notFound } from '../../internal/errors';
 import { snapshotAtOrBefore, snapshotExists, type CreationKey } from '../../store/acs-repository';
 import type { Db } from '../../store/pool';
 import { refuseSnapshotBeforeStart } from '../history-start';
+import { needPosition, withNeeds } from '../../store/read-context';
 import { sendJson } from '../json-response';
 import type { PositionTokens, TokenScope } from '../page-token';
 import type { Quoted } from './snapshot-input';
@@ -27,14 +32,19 @@ const exactMissing = (migrationId: number, t: Micros) =>
 
 /** at_or_before: the newest snapshot at or before the time, or the 404 of §4.7 quoting the request's time. */
 export async function snapshotAtOrBeforeOrFail(db: Db, migrationId: number, recordTime: Micros, quoted: Quoted): Promise<Micros> {
-  const snapshot = await snapshotAtOrBefore(db, migrationId, recordTime);
+  // Snapshots are announced in order, so a replica holding one at or after the time chooses as the
+  // primary would; otherwise the primary chooses (one key lookup), and the reads at the chosen
+  // snapshot may still go to a replica that has it.
+  const snapshot = await withNeeds([{ kind: 'snapshot', migrationId, recordTime }], () => snapshotAtOrBefore(db, migrationId, recordTime));
   if (snapshot === undefined) await refuseSnapshotBeforeStart(db, recordTime);
   if (snapshot === undefined) throw notFound(`No snapshots found before ${formatRequestTimeForMessage(quoted)}`);
+  needPosition({ kind: 'snapshot', migrationId, recordTime: snapshot });
   return snapshot;
 }
 
 /** exact: the time must be an announced snapshot, or the 404 of §4.7. */
 export async function exactSnapshotOrFail(db: Db, migrationId: number, recordTime: Micros): Promise<Micros> {
+  needPosition({ kind: 'snapshot', migrationId, recordTime });
   if (!(await snapshotExists(db, migrationId, recordTime))) {
     await refuseSnapshotBeforeStart(db, recordTime);
     throw exactMissing(migrationId, recordTime);
@@ -72,6 +82,7 @@ export async function pagePosition<T extends string | number>(
   }
   const p = await tokens.verify(scope, request.after, Position);
   const snapshot = BigInt(p.s);
+  needPosition({ kind: 'snapshot', migrationId, recordTime: snapshot });
   if (!(await snapshotExists(db, migrationId, snapshot))) {
     await refuseSnapshotBeforeStart(db, snapshot);
     throw exactMissing(migrationId, snapshot);

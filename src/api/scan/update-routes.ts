@@ -13,12 +13,17 @@
  * `external_transaction_hash` is served wherever the update has one (by hash,
  * by id, in lists and events) and omitted when it has none: the stored stream
  * is what the source served, and a mirror must see the hash to store it.
+ *
+ * With read replicas: a cursor registers the history it continues from, so that only a replica that
+ * has replayed it serves the page; a page a replica ends short is read again on the primary (its end
+ * may be only the replica's), and a full one is the primary's too, since history is stored in its
+ * order. Lookups by id or hash that find nothing on a replica are answered on the primary (app.ts).
  */
 import { Router } from 'express';
 import { z } from 'zod';
 import { eventItemJson, jsonArrayObject, toV1Transaction, withExternalHash } from '../../domain/update-rendering';
 import { partyIdProblem } from '../../domain/party-id';
-import { formatDateTime } from '../../domain/time';
+import { formatDateTime, IMPORT_RECORD_TIME } from '../../domain/time';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
 import { badRequest, HttpError, notFound } from '../../internal/errors';
 import {
@@ -35,6 +40,7 @@ import {
   type HistoryCursor,
   type StoredUpdate,
 } from '../../store/update-repository';
+import { acceptedOrFromPrimary, needPosition } from '../../store/read-context';
 import type { ApiContext } from '../context';
 import { notFoundInHistory, refuseDroppedHistory } from '../history-start';
 import { RawJson } from '../../domain/raw-json';
@@ -82,8 +88,16 @@ const UpdatesBeforeRequest = z.object({
 /** `after_record_time` is parsed like Instant.parse; digits beyond microseconds are floored. */
 function historyCursor(after: z.infer<typeof Cursor> | null | undefined): HistoryCursor | undefined {
   if (!after) return undefined;
-  return { migrationId: after.after_migration_id, recordTime: requestTimestamp(after.after_record_time) };
+  const cursor = { migrationId: after.after_migration_id, recordTime: requestTimestamp(after.after_record_time) };
+  // A replica serves the page only if it holds something after the cursor: at its end, its page would be
+  // empty and read again on the primary anyway (the usual case of a client following the tip).
+  needPosition({ kind: 'records', migrationId: cursor.migrationId, recordTime: cursor.recordTime + 1n });
+  return cursor;
 }
+
+/** A page as the primary would serve it: one a replica ends short may end there only because the replica does. */
+const fullOrFromPrimary = <T>(limit: number, read: () => Promise<T[]>): Promise<T[]> =>
+  acceptedOrFromPrimary(read, (page) => page.length >= limit, 'short_page');
 
 const BACKFILLING_MESSAGE =
   'This scan instance has not yet replicated all data. This process can take an extended period of time to complete. Wait until replication is complete, or connect to a different scan instance.';
@@ -132,7 +146,7 @@ export function updateRoutes(context: ApiContext): Router {
     const after = historyCursor(body.after);
     await confirmHistoryComplete(context);
     await refuseDroppedHistory(db, after?.recordTime);
-    const updates = await listUpdates(db, after, limit, body.daml_value_encoding ?? 'compact_json');
+    const updates = await fullOrFromPrimary(limit, () => listUpdates(db, after, limit, body.daml_value_encoding ?? 'compact_json'));
     sendJson(res, new RawJson(jsonArrayObject('transactions', updates.map(v2Item))));
   });
 
@@ -160,7 +174,7 @@ export function updateRoutes(context: ApiContext): Router {
     const after = historyCursor(body.after);
     await confirmHistoryComplete(context);
     await refuseDroppedHistory(db, after?.recordTime);
-    const events = await listEvents(db, after, limit, body.daml_value_encoding ?? 'compact_json');
+    const events = await fullOrFromPrimary(limit, () => listEvents(db, after, limit, body.daml_value_encoding ?? 'compact_json'));
     sendJson(res, new RawJson(jsonArrayObject('events', events.map(eventJson))));
   });
 
@@ -182,12 +196,10 @@ export function updateRoutes(context: ApiContext): Router {
   router.post('/v0/backfilling/import-updates', heavyRequest(context, { pageSize: 'limit' }), async (req, res) => {
     const body = parseInput(ImportUpdatesRequest, req.body, 'body');
     const limit = pageLimit(body.limit);
-    const updates = await listImportUpdates(
-      db,
-      body.migration_id,
-      body.after_update_id,
-      limit,
-      body.daml_value_encoding ?? 'protobuf_json',
+    // Import updates come first in a migration's stream: a replica holding any other update of it holds them all.
+    needPosition({ kind: 'records', migrationId: body.migration_id, recordTime: IMPORT_RECORD_TIME + 1n });
+    const updates = await fullOrFromPrimary(limit, () =>
+      listImportUpdates(db, body.migration_id, body.after_update_id, limit, body.daml_value_encoding ?? 'protobuf_json'),
     );
     // UpdateHistoryItem (v1): the constant offset; import updates carry no external hash.
     sendJson(
@@ -214,7 +226,9 @@ export function updateRoutes(context: ApiContext): Router {
     const limit = pageLimit(body.count);
     // A page that ends before the history start is served as far as it goes; one with nothing left is refused.
     await refuseDroppedHistory(db, query.before);
-    const updates = await listUpdatesBefore(db, query, limit, body.daml_value_encoding ?? 'protobuf_json');
+    // Newest first: only a replica holding the history up to `before` has the newest updates before it.
+    needPosition({ kind: 'records', migrationId: query.migrationId, recordTime: query.before });
+    const updates = await fullOrFromPrimary(limit, () => listUpdatesBefore(db, query, limit, body.daml_value_encoding ?? 'protobuf_json'));
     if (updates.length === 0) await refuseDroppedHistory(db, query.atOrAfter);
     // UpdateHistoryItem (v1), as Scan encodes them for its peers: transactions get the constant offset.
     sendJson(

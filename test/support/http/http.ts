@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../../../src/internal/logger';
 import { createMetrics, type Metrics } from '../../../src/internal/metrics';
 import { readMigrationFiles, type MigrationFile } from '../../../src/store/migrator';
 import type { Db } from '../../../src/store/pool';
+import type { ReplicaMonitor } from '../../../src/store/replica-monitor';
 
 export interface TestApi {
   url: string;
@@ -34,7 +35,8 @@ export const GENEROUS_LIMITS: Readonly<Record<string, string>> = {
 };
 
 export async function startTestApi(
-  database: { db: Db; pool: pg.Pool },
+  /** With read replicas: `db` routes reads, `primaryDb` writes (src/store/read-replicas.ts). */
+  database: { db: Db; pool: pg.Pool; primaryDb?: Db; replicas?: ReplicaMonitor },
   options: {
     env?: Record<string, string>;
     migrationFiles?: MigrationFile[];
@@ -50,7 +52,9 @@ export async function startTestApi(
     {
       config,
       db: database.db,
+      primaryDb: database.primaryDb,
       pool: database.pool,
+      replicas: database.replicas,
       logger: options.logger ?? createLogger(config.logLevel),
       metrics: options.metrics ?? createMetrics(),
       migrationFiles: options.migrationFiles ?? readMigrationFiles(),

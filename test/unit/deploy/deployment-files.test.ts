@@ -37,7 +37,10 @@ describe('docker-compose.yml', () => {
   schema.properties.name = { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]*$' };
   const validate = ajv.compile(schema);
   const compose = parse(read('docker-compose.yml'), { merge: true }) as {
-    services: Record<string, { environment?: Record<string, unknown> | string[]; image?: string }>;
+    services: Record<
+      string,
+      { environment?: Record<string, unknown> | string[]; image?: string; profiles?: string[]; command?: unknown; depends_on?: object }
+    >;
   };
 
   it('is valid by the Compose specification', () => {
@@ -49,6 +52,19 @@ describe('docker-compose.yml', () => {
     const broken = structuredClone(compose);
     (broken.services as Record<string, unknown>).api = { ...broken.services.api, restart_policy: 'always' };
     expect(validate(broken)).toBe(false);
+  });
+
+  it('has a replica profile: a streaming replica of postgres and an API that reads from it', () => {
+    const inProfile = Object.entries(compose.services).filter(([, svc]) => svc.profiles?.includes('replica'));
+    expect(inProfile.map(([name]) => name).sort()).toEqual(['api-replica', 'postgres-replica']);
+    const standby = compose.services['postgres-replica']!;
+    expect(JSON.stringify(standby.command)).toMatch(/pg_basebackup -h postgres .* -R /);
+    const api = compose.services['api-replica']!.environment as Record<string, string>;
+    expect(api.DATABASE_READ_URLS).toMatch(/^postgres:\/\/.*@postgres-replica:5432\//);
+    expect(api.DATABASE_URL).toMatch(/@postgres:5432\//);
+    expect(Object.keys(compose.services['api-replica']!.depends_on ?? {})).toContain('postgres-replica');
+    // The default services stay out of the profile.
+    expect(compose.services.api!.profiles).toBeUndefined();
   });
 
   it('passes the service only variables its configuration knows', () => {
@@ -78,6 +94,21 @@ describe('the Helm chart', () => {
     validate(values);
     expect(validate.errors ?? []).toEqual([]);
     expect(validate({ ...values, service: { ...(values.service as object), port: 'eighty' } })).toBe(false);
+    const database = values.database as { readReplicas: object };
+    const withReplicas = (readReplicas: object) => ({ ...values, database: { ...database, readReplicas } });
+    expect(validate(withReplicas({ ...database.readReplicas, existingSecret: 'db-read' }))).toBe(true);
+    expect(validate(withReplicas({ ...database.readReplicas, maxLagMs: '5s' }))).toBe(false);
+    expect(validate(withReplicas({ ...database.readReplicas, url: 'postgres://x' }))).toBe(false);
+  });
+
+  it('gives the API pods, and only them, the read replicas from their Secret', () => {
+    const api = templates.find((t) => t.file === 'deployment-api.yaml')!.text;
+    expect(api).toContain('{{- with .Values.database.readReplicas }}');
+    expect(api).toMatch(
+      /- name: DATABASE_READ_URLS\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: \{\{ \.existingSecret \| quote \}\}\n\s+key: \{\{ \.urlsKey \| quote \}\}/,
+    );
+    for (const other of templates.filter((t) => t.file !== 'deployment-api.yaml'))
+      expect({ file: other.file, has: other.text.includes('DATABASE_READ') }).toEqual({ file: other.file, has: false });
   });
 
   it('uses only values that values.yaml defines', () => {
