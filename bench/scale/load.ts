@@ -143,7 +143,7 @@ export async function buildLargeState(o: {
         const s = (performance.now() - started) / 1000;
         o.log(
           `  history: ${fmt(c.updates)} of ${fmt(o.spec.updates)} updates, ${fmt(c.contracts)} contracts (${fmt(c.activeContracts)} active), ` +
-            `${s.toFixed(0)} s, ${fmt(c.contracts / s)} contracts/s, ${fmt(c.encodedBytes / 2 ** 20)} MiB encoded`,
+            `${s.toFixed(0)} s, ${fmt(c.contracts / s)} contracts/s, ${fmt(c.encodedBytes / 2 ** 20)} MiB encoded, RSS ${fmt(process.memoryUsage.rss() / 2 ** 20)} MiB`,
         );
       },
     );
