@@ -62,10 +62,11 @@ export interface IngestBenchReport {
   tableBytes: Record<string, number>;
 }
 
-const SEED = 42;
+/** The simulator's seed and migrations of the stream every ingest run imports. */
+export const SEED = 42;
 const MIGRATIONS = 2;
 
-async function withPool<T>(url: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
+export async function withPool<T>(url: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
   const pool = createPool({ connectionString: url, max: 2 });
   try {
     return await work(pool);
@@ -74,23 +75,29 @@ async function withPool<T>(url: string, work: (pool: pg.Pool) => Promise<T>): Pr
   }
 }
 
-async function freshDatabase(adminUrl: string, name: string): Promise<string> {
+export async function freshDatabase(adminUrl: string, name: string): Promise<string> {
   await withPool(adminUrl, (pool) => pool.query(`drop database if exists ${name} with (force)`));
   return ensureDatabase(adminUrl, name);
 }
 
-async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
   await withPool(adminUrl, (pool) => pool.query(`drop database if exists ${name} with (force)`));
 }
 
-function runChild(url: string, updates: number, log: (line: string) => void): Promise<{ batches: BatchLine[]; done: DoneLine }> {
+/** The real worker in its own process, importing the simulator's stream (`migrations` of them) from a pipe. */
+export function runChild(
+  url: string,
+  updates: number,
+  log: (line: string) => void,
+  migrations = MIGRATIONS,
+): Promise<{ batches: BatchLine[]; done: DoneLine }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-bench-feed-'));
   const fifo = path.join(dir, 'feed.ndjson');
   execFileSync('mkfifo', [fifo]);
   const cli = path.join(__dirname, '..', 'src', 'cli.js');
   const simulator = spawn(
     process.execPath,
-    [cli, 'simulate', '--seed', String(SEED), '--updates', String(updates), '--migrations', String(MIGRATIONS), '--out', fifo],
+    [cli, 'simulate', '--seed', String(SEED), '--updates', String(updates), '--migrations', String(migrations), '--out', fifo],
     {
       stdio: ['ignore', 'ignore', 'inherit'],
     },
@@ -233,7 +240,7 @@ async function copyFeed(url: string, updates: number): Promise<{ seconds: number
   });
 }
 
-async function tableSizes(url: string): Promise<{ database: number; tables: Record<string, number> }> {
+export async function tableSizes(url: string): Promise<{ database: number; tables: Record<string, number> }> {
   return withPool(url, async (pool) => {
     const db = await pool.query<{ size: string }>('select pg_database_size(current_database())::text as size');
     // A partitioned table's size is that of its partitions.
@@ -287,13 +294,51 @@ export async function runIngestBench(o: IngestBenchOptions): Promise<IngestBench
     await dropDatabase(o.adminUrl, `${name}_feed`);
   }
 
+  const run = workerFigures(batches, done, o.warmUp);
+  return {
+    networkUpdates: run.networkUpdates,
+    importUpdates: run.importUpdates,
+    events: run.events,
+    seconds: run.seconds,
+    updatesPerSecond: run.updatesPerSecond,
+    eventsPerSecond: run.events / run.seconds,
+    rowsBaselineUpdatesPerSecond: run.networkUpdates / rowsSeconds,
+    feedBaselineUpdatesPerSecond: feedSample / feed.seconds,
+    feedBaselineLinesPerSecond: feed.lines / feed.seconds,
+    feedSample,
+    first10: run.first10,
+    last10: run.last10,
+    databaseBytesPerUpdate: (sizes.database - empty) / run.networkUpdates,
+    inputBytesPerUpdate: feed.bytes / feedSample,
+    peakRssBytes: run.peakRssBytes,
+    rssAlong: run.rssAlong,
+    cpuSeconds: run.cpuSeconds,
+    tableBytes: sizes.tables,
+  };
+}
+
+export interface WorkerFigures {
+  networkUpdates: number;
+  importUpdates: number;
+  events: number;
+  seconds: number;
+  updatesPerSecond: number;
+  /** Per network update, after warm-up: wall time between commits, and the commits' own time. */
+  first10: { wallMsPerUpdate: number; commitMsPerUpdate: number };
+  last10: { wallMsPerUpdate: number; commitMsPerUpdate: number };
+  peakRssBytes: number;
+  /** RSS at the 10%, 50% and 90% marks of the run. */
+  rssAlong: number[];
+  cpuSeconds: number;
+}
+
+/** What a worker run's batch lines say: throughput, the cost of the first and last 10% of its batches after `warmUp` updates, memory, CPU. */
+export function workerFigures(batches: BatchLine[], done: DoneLine, warmUp: number): WorkerFigures {
   const networkUpdates = batches.reduce((n, b) => n + b.updates, 0);
-  const importUpdates = batches.reduce((n, b) => n + b.importUpdates, 0);
-  const events = batches.reduce((n, b) => n + b.events, 0);
   const seconds = done.wallMs / 1000;
   const timed = batches.map((line, i) => ({ previousAtMs: i === 0 ? 0 : batches[i - 1]!.atMs, line }));
   let seen = 0;
-  const afterWarmUp = timed.filter((b) => (seen += b.line.updates) > o.warmUp);
+  const afterWarmUp = timed.filter((b) => (seen += b.line.updates) > warmUp);
   const tenth = Math.max(1, Math.floor(afterWarmUp.length / 10));
   const at = (fraction: number) => {
     let total = 0;
@@ -305,23 +350,15 @@ export async function runIngestBench(o: IngestBenchOptions): Promise<IngestBench
   };
   return {
     networkUpdates,
-    importUpdates,
-    events,
+    importUpdates: batches.reduce((n, b) => n + b.importUpdates, 0),
+    events: batches.reduce((n, b) => n + b.events, 0),
     seconds,
     updatesPerSecond: networkUpdates / seconds,
-    eventsPerSecond: events / seconds,
-    rowsBaselineUpdatesPerSecond: networkUpdates / rowsSeconds,
-    feedBaselineUpdatesPerSecond: feedSample / feed.seconds,
-    feedBaselineLinesPerSecond: feed.lines / feed.seconds,
-    feedSample,
     first10: costOf(afterWarmUp.slice(0, tenth)),
     last10: costOf(afterWarmUp.slice(-tenth)),
-    databaseBytesPerUpdate: (sizes.database - empty) / networkUpdates,
-    inputBytesPerUpdate: feed.bytes / feedSample,
     peakRssBytes: done.maxRssBytes,
     rssAlong: [0.1, 0.5, 0.9].map(at),
     cpuSeconds: (done.cpuUserMs + done.cpuSystemMs) / 1000,
-    tableBytes: sizes.tables,
   };
 }
 

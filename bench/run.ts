@@ -8,6 +8,13 @@
  *   npm run bench -- --updates N   another ingest size
  *   npm run bench -- --only ingest|reads|simulator|mirror
  *   npm run bench -- --server embedded|external   one server only
+ *   npm run bench -- --only scale  the stream ingested into an empty database and on top of a large
+ *                                  generated history (bench/scale-bench.ts); only when asked for. Its
+ *                                  options: --history-updates N, --history-days D,
+ *                                  --contracts-per-update C, --active-share S, --holders N,
+ *                                  --index-build after|during, --sample-updates N, --assume-free-gb N
+ *                                  (for a server whose disk this process cannot see); --updates N
+ *                                  sets the stream (200,000 at full scale)
  *
  * Every part runs on the embedded PostgreSQL (in a temporary folder) and, when
  * DATABASE_URL is set, on that server too (its user must be allowed to create
@@ -22,6 +29,8 @@ import { createPool } from '../src/store/pool';
 import { formatIngestReport, runIngestBench } from './ingest-bench';
 import { formatMirrorReport, runMirrorBench } from './mirror-bench';
 import { formatReadBenchReport, runReadBench } from './read-bench';
+import { formatScaleReport, machine, runScaleBench, type HistorySize } from './scale-bench';
+import type { IndexBuild } from './scale/load';
 import { benchSimulator } from './simulator';
 
 type Scale = 'full' | 'quick' | 'tiny';
@@ -36,6 +45,54 @@ interface Plan {
   mirrorUpdates: number;
   parts: Set<string>;
   servers: Set<'embedded' | 'external'>;
+  scalePart: ScalePlan;
+}
+
+interface ScalePlan {
+  history: HistorySize;
+  streamUpdates: number;
+  sampleUpdates: number;
+  indexBuild: IndexBuild;
+  assumeFreeBytes: number | undefined;
+}
+
+function number(
+  args: string[],
+  flag: string,
+  fallback: number,
+  check: (n: number) => boolean = (n) => Number.isSafeInteger(n) && n >= 1,
+): number {
+  const i = args.indexOf(flag);
+  if (i < 0) return fallback;
+  const n = Number(args[i + 1]);
+  if (!check(n)) throw new Error(`${flag} got ${args[i + 1]}`);
+  return n;
+}
+
+/** The scale part's sizes: a history larger than this machine's memory at full scale (docs/performance.md). */
+function scalePlanFrom(args: string[], scale: Scale): ScalePlan {
+  const defaults = {
+    full: { history: 1_500_000, days: 730, stream: 200_000, sample: 20_000 },
+    quick: { history: 100_000, days: 60, stream: 20_000, sample: 10_000 },
+    tiny: { history: 2_000, days: 7, stream: 2_000, sample: 1_000 },
+  }[scale];
+  const positive = (n: number) => Number.isFinite(n) && n > 0;
+  const indexBuild = args.includes('--index-build') ? args[args.indexOf('--index-build') + 1] : 'after';
+  if (indexBuild !== 'after' && indexBuild !== 'during') throw new Error('--index-build takes after or during');
+  const holders = args.includes('--holders') ? number(args, '--holders', 0) : undefined;
+  return {
+    history: {
+      updates: number(args, '--history-updates', defaults.history),
+      days: number(args, '--history-days', defaults.days, positive),
+      contractsPerUpdate: number(args, '--contracts-per-update', 4, (n) => Number.isFinite(n) && n >= 1),
+      activeShare: number(args, '--active-share', 0.1, (n) => Number.isFinite(n) && n >= 0 && n < 1),
+      ...(holders === undefined ? {} : { holders }),
+    },
+    streamUpdates: number(args, '--updates', defaults.stream),
+    sampleUpdates: number(args, '--sample-updates', defaults.sample),
+    indexBuild,
+    assumeFreeBytes: args.includes('--assume-free-gb') ? number(args, '--assume-free-gb', 0, positive) * 1e9 : undefined,
+  };
 }
 
 function planFrom(args: string[]): Plan {
@@ -53,7 +110,8 @@ function planFrom(args: string[]): Plan {
   if (!Number.isSafeInteger(updates) || updates < 1) throw new Error(`--updates needs a positive integer, got ${value('--updates')}`);
   const only = value('--only');
   const all = ['simulator', 'ingest', 'reads', 'mirror'];
-  if (only !== undefined && !all.includes(only)) throw new Error(`--only takes one of ${all.join(', ')}`);
+  // The scale part fills tens of gigabytes: it runs only when asked for.
+  if (only !== undefined && ![...all, 'scale'].includes(only)) throw new Error(`--only takes one of ${[...all, 'scale'].join(', ')}`);
   return {
     scale,
     updates,
@@ -65,15 +123,8 @@ function planFrom(args: string[]): Plan {
     servers: new Set(
       value('--server') === 'embedded' ? ['embedded'] : value('--server') === 'external' ? ['external'] : ['embedded', 'external'],
     ),
+    scalePart: scalePlanFrom(args, scale),
   };
-}
-
-function machine(): string {
-  const cpus = os.cpus();
-  return `${cpus.length} × ${cpus[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, load average ${os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`;
 }
 
 async function main(): Promise<void> {
@@ -90,7 +141,7 @@ async function main(): Promise<void> {
     );
   }
 
-  const servers: { name: string; adminUrl: string; stop: () => Promise<void> }[] = [];
+  const servers: { name: string; adminUrl: string; dataDir?: string; stop: () => Promise<void> }[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-bench-'));
   fs.chmodSync(dir, 0o755);
   // Interrupted, the run leaves no embedded PostgreSQL or data behind.
@@ -105,8 +156,9 @@ async function main(): Promise<void> {
   }
   try {
     if (plan.servers.has('embedded')) {
-      const embedded = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: 0, ephemeral: true });
-      servers.push({ name: 'the embedded PostgreSQL', adminUrl: embedded.url, stop: () => embedded.stop() });
+      const dataDir = path.join(dir, 'pg');
+      const embedded = await startEmbeddedPostgres({ dataDir, port: 0, ephemeral: true });
+      servers.push({ name: 'the embedded PostgreSQL', adminUrl: embedded.url, dataDir, stop: () => embedded.stop() });
     }
     const { databaseUrl } = loadConfig();
     if (databaseUrl && plan.servers.has('external'))
@@ -127,6 +179,21 @@ async function main(): Promise<void> {
       if (plan.parts.has('mirror')) {
         log(`mirror on ${server.name}:`);
         log(formatMirrorReport(server.name, await runMirrorBench({ adminUrl: server.adminUrl, updates: plan.mirrorUpdates, log })));
+      }
+      if (plan.parts.has('scale')) {
+        log(`scale on ${server.name}:`);
+        const report = await runScaleBench({
+          adminUrl: server.adminUrl,
+          ...(server.dataDir ? { dataDir: server.dataDir } : {}),
+          ...(plan.scalePart.assumeFreeBytes === undefined ? {} : { assumeFreeBytes: plan.scalePart.assumeFreeBytes }),
+          streamUpdates: plan.scalePart.streamUpdates,
+          warmUp: Math.min(plan.warmUp, Math.floor(plan.scalePart.streamUpdates / 10)),
+          history: plan.scalePart.history,
+          sampleUpdates: plan.scalePart.sampleUpdates,
+          indexBuild: plan.scalePart.indexBuild,
+          log,
+        });
+        log(formatScaleReport(server.name, report));
       }
       if (plan.parts.has('reads')) {
         log(`reads on ${server.name}:`);

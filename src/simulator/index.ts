@@ -14,11 +14,14 @@
 import { once } from 'node:events';
 import type { CanonicalItem } from '../domain/items';
 import { SimulatedClock } from './clock';
+import { createIdentities, type Identities } from './identities';
+import { IdFactory } from './ids';
 import { Network } from './network';
 import { resolveOptions, type SimulatorOptions } from './options';
 import { Prng } from './prng';
 
 export type { SimulatorOptions } from './options';
+export type { Identities } from './identities';
 
 /** Backfill: items as fast as they can be built, with record times drawn from the seed. */
 export function generateItems(options: SimulatorOptions): Iterable<CanonicalItem> {
@@ -29,6 +32,20 @@ export function generateItems(options: SimulatorOptions): Iterable<CanonicalItem
       return new Network(settings, new SimulatedClock(rng, settings.startTime, settings.meanGapMicros), rng).items();
     },
   };
+}
+
+/**
+ * Who is on the network that these options simulate (its DSO party, SVs, users, synchronizers), drawn
+ * as the network draws them first: tools that write data for the same network (bench/scale) use it.
+ */
+export function networkIdentities(options: SimulatorOptions): Identities {
+  const settings = resolveOptions(options);
+  const rng = new Prng(settings.seed);
+  return createIdentities(new IdFactory(rng), rng, {
+    svs: settings.superValidators,
+    validators: settings.validators,
+    users: settings.parties,
+  });
 }
 
 const FLUSH_BYTES = 1 << 16;

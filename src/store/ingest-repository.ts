@@ -499,7 +499,12 @@ function inSomeSnapshot(c: Pick<ContractRow, 'created_record_time' | 'archived_r
   );
 }
 
-function contractCopies(contracts: ContractRow[]): { contracts: CopyRows; stakeholders: CopyRows } {
+/**
+ * New contracts encoded for COPY into contracts, and their contract_stakeholders rows where the
+ * contract is in some snapshot. Exported for the scale runs' history generator (bench/scale), which
+ * writes its contracts exactly as the writer does.
+ */
+export function contractCopies(contracts: ContractRow[]): { contracts: CopyRows; stakeholders: CopyRows } {
   const rows = new CopyRows('contracts', CONTRACT_COLUMNS);
   const stakeholders = new CopyRows('contract_stakeholders', STAKEHOLDER_COLUMNS);
   for (const c of contracts) {

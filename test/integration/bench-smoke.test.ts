@@ -47,4 +47,27 @@ describe('npm run bench -- --tiny', () => {
       expect(output).toContain(figure);
     }
   }, 600_000);
+
+  it('runs the scale part to the end: the stream on an empty database and on a generated large state, side by side', async () => {
+    // The server's disk may be out of this process's sight (a container): the tiny run needs a few megabytes.
+    const { code, output } = await runBench(['--tiny', '--only', 'scale', '--server', 'external', '--assume-free-gb', '10']);
+    if (code !== 0) throw new Error(`the benchmark failed (${code}):\n${output}`);
+    for (const figure of [
+      'bytes per generated update',
+      'built: 2,000 updates',
+      'table and index sizes:',
+      'empty database',
+      'large state',
+      'the empty database)',
+      'per-update wall time, first / last 10%',
+      'worker CPU per update',
+      'database bytes per update',
+      'worker peak RSS',
+      'shared_buffers',
+      'max_wal_size',
+      'machine:',
+    ]) {
+      expect(output).toContain(figure);
+    }
+  }, 600_000);
 });
