@@ -7,7 +7,7 @@
  * history (catchUpSnapshots, the job's own code).
  */
 import type pg from 'pg';
-import type { Micros } from '../../src/domain/time';
+import { startOfMonth, type Micros } from '../../src/domain/time';
 import { catchUpSnapshots } from '../../src/jobs/acs-snapshots';
 import {
   copyRows,
@@ -20,6 +20,7 @@ import {
   type RelationSize,
 } from '../../src/store/bulk-load';
 import type { CopyData } from '../../src/store/chunked-buffer';
+import { ensureHistoryPartitions } from '../../src/store/partitions';
 import { createDb, createPool, type Db } from '../../src/store/pool';
 import { generateHistory, type HistoryChunk, type HistoryCounts, type HistorySpec } from './history';
 
@@ -51,12 +52,13 @@ const CHUNK_TABLE: Record<keyof HistoryChunk, (typeof HISTORY_TABLES)[number]> =
 export type IndexBuild = 'during' | 'after';
 
 /**
- * Makes sure the partitions the history's record times fall into exist. The history tables are
- * not partitioned yet: nothing to do. Once they are, this calls the store's function that the worker
- * uses to create partitions ahead of ingestion, for every month from `from` to `to`.
+ * Makes the partitions the history's record times fall into, for every month from `from` to `to`,
+ * with the store's function the writer uses to make them ahead of ingestion.
  */
-export async function prepareHistoryPartitions(_db: Db, _migrationId: number, _from: Micros, _to: Micros): Promise<void> {
-  // Intentionally empty until the history tables are partitioned.
+export async function prepareHistoryPartitions(db: Db, migrationId: number, from: Micros, to: Micros): Promise<void> {
+  const months: { migrationId: number; recordTime: Micros }[] = [];
+  for (let month = startOfMonth(from); month <= to; month = startOfMonth(month, 1)) months.push({ migrationId, recordTime: month });
+  await ensureHistoryPartitions(db, months);
 }
 
 export interface BuildTimes {
