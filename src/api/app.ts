@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type Express, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
-import type { ApiContext } from './context';
+import { createAnswerCache, type ApiContext } from './context';
 import { docsRoutes } from './docs-routes';
 import { healthRoutes } from './health';
 import { indexerRouter } from './indexer/router';
@@ -32,7 +32,9 @@ function routeLabel(req: Request, res: Response): string {
 }
 
 /** `interfaces: false` serves only health, status and metrics (the worker process). */
-export function createApp(context: ApiContext, options: { interfaces: boolean } = { interfaces: true }): Express {
+export function createApp(given: ApiContext, options: { interfaces: boolean } = { interfaces: true }): Express {
+  // One answer cache per application, shared by Scan, the scan-proxy and the registry.
+  const context: ApiContext = { ...given, answers: given.answers ?? createAnswerCache(given) };
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
