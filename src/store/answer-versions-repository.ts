@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { ANSWER_FAMILIES, FAMILY_TEMPLATES, familyOfTemplate, type AnswerFamily, type AnswerVersions } from '../domain/answer-families';
 import type pg from 'pg';
-import type { Db } from './pool';
+import { poolOf, type Db } from './pool';
 import { repositoryOperation } from './query-operation';
 
 const TEMPLATE_PARAMS = [
@@ -69,6 +69,29 @@ export async function markChangedAnswers(connection: WriteConnection, rows: Cont
     [...families],
     ...TEMPLATE_PARAMS,
   ]);
+}
+
+/**
+ * The plan, with buffers touched, of the statement of markChangedAnswers for these archives, run in
+ * the writer's planner settings and rolled back: for a test that shows it looks contracts up by
+ * primary key, whatever the statistics say.
+ */
+export async function explainMarkChangedAnswers(db: Db, archives: ContractChanges['archives']): Promise<unknown> {
+  const client = await poolOf(db).connect();
+  try {
+    await client.query(`begin; set local enable_seqscan = off; set local enable_bitmapscan = off;
+      set local enable_hashjoin = off; set local enable_mergejoin = off`);
+    const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`explain (analyze, buffers, format json) ${MARK_BATCH_SQL}`, [
+      archives.map((r) => r.migration_id),
+      archives.map((r) => r.contract_id),
+      [],
+      ...TEMPLATE_PARAMS,
+    ]);
+    return rows[0]!['QUERY PLAN'];
+  } finally {
+    await client.query('rollback');
+    client.release();
+  }
 }
 
 // Blobs are kept by contract id; answers read the contracts of the current migration.
