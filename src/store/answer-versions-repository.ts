@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { ANSWER_FAMILIES, FAMILY_TEMPLATES, familyOfTemplate, type AnswerFamily, type AnswerVersions } from '../domain/answer-families';
 import type pg from 'pg';
-import { poolOf, type Db } from './pool';
+import { poolOf, poolQuery, type Db } from './pool';
 import { repositoryOperation } from './query-operation';
 
 const TEMPLATE_PARAMS = [
@@ -114,18 +114,24 @@ export async function markChangedFamilies(db: Db, families: readonly AnswerFamil
   await sql`with families as (select unnest(${families}::text[]) as family) ${sql.raw(SET_VERSIONS)}`.execute(db);
 }
 
+const READ_VERSIONS_SQL = `select family, version::text from answer_versions
+  union all
+  select 'migration', coalesce(max(migration_id), -1)::text from migrations`;
+
 /**
  * The version of every family, and the current migration as the pseudo-family `migration`; one
- * statement, so that the versions are of one moment. Read by every request the answer cache serves,
- * shared by all requests waiting at the time.
+ * statement, so that the versions are of one moment. Inside a transaction (`db` a Transaction),
+ * through it; else as a prepared statement of the pool's connections, which the server plans once
+ * per connection: the answer cache reads the versions for every round of requests it serves.
  */
 export const readAnswerVersions = repositoryOperation(
   'readAnswerVersions',
   async function readAnswerVersions(db: Db): Promise<AnswerVersions> {
-    const { rows } = await sql<{ family: string; version: string }>`
-    select family, version::text as version from answer_versions
-    union all
-    select 'migration', coalesce(max(migration_id), -1)::text from migrations`.execute(db);
-    return new Map(rows.map((r) => [r.family, r.version]));
+    if (db.isTransaction) {
+      const { rows } = await sql<{ family: string; version: string }>`${sql.raw(READ_VERSIONS_SQL)}`.execute(db);
+      return new Map(rows.map((r) => [r.family, r.version]));
+    }
+    // Prepared on each connection once: the server parses and plans it once per connection.
+    return new Map(await poolQuery<[string, string]>(db, { name: 'read-answer-versions', text: READ_VERSIONS_SQL, rowMode: 'array' }));
   },
 );

@@ -99,4 +99,21 @@ export function poolOf(db: Kysely<Database>): pg.Pool {
   return pool;
 }
 
+/**
+ * A statement Kysely cannot make (a named, prepared one) on the pool behind `db`, timed for its
+ * query observer as Kysely's queries are.
+ */
+export async function poolQuery<R extends unknown[]>(db: Kysely<Database>, query: pg.QueryArrayConfig): Promise<R[]> {
+  const started = performance.now();
+  const observe = (outcome: 'ok' | 'error') => observers.get(db)?.(currentOperation(), (performance.now() - started) / 1000, outcome);
+  try {
+    const { rows } = await poolOf(db).query<R>(query);
+    observe('ok');
+    return rows;
+  } catch (err) {
+    observe('error');
+    throw err;
+  }
+}
+
 export type Db = Kysely<Database>;
