@@ -27,45 +27,63 @@ declare module 'http' {
   }
 }
 
-/**
- * What the request serializer reads, as it was when the request arrived (Express changes `url` and
- * `params` while routing): the same line whenever the child logger is made.
- */
-function arrived(req: Request) {
-  const socket = req.socket;
-  return {
-    id: req.id,
-    method: req.method,
-    originalUrl: req.originalUrl,
-    // Express's query parser, of the query string, which routing leaves as it is.
-    get query(): unknown {
-      return req.query;
-    },
-    params: req.params as unknown,
-    headers: req.headers,
-    socket: { remoteAddress: socket.remoteAddress, remotePort: socket.remotePort },
-    raw: req,
-  };
-}
-
 /** Where a request keeps what its logger is made from (a symbol: no other code sees it). */
 const LOG = Symbol('request log');
 
-interface RequestLogState {
-  base: Logger;
-  view: ReturnType<typeof arrived>;
-  bound: Logger | undefined;
+/**
+ * A request's logger, made on first use from the request as it was when it arrived (Express
+ * changes `url` and `params` while routing), so that its line is the same whenever it is made.
+ */
+class RequestLogState {
+  private bound: Logger | undefined;
+  private readonly params: unknown;
+  private readonly remoteAddress: string | undefined;
+  private readonly remotePort: number | undefined;
+
+  constructor(
+    private readonly base: Logger,
+    private readonly req: Request,
+    readonly startedAt: number,
+  ) {
+    this.params = req.params;
+    this.remoteAddress = req.socket.remoteAddress;
+    this.remotePort = req.socket.remotePort;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return this.base.isLevelEnabled(level);
+  }
+
+  get logger(): Logger {
+    return (this.bound ??= this.base.child({ req: this.arrived() }));
+  }
+
+  set logger(value: Logger) {
+    this.bound = value;
+  }
+
+  /** What the request serializer reads. */
+  private arrived() {
+    const req = this.req;
+    return {
+      id: req.id,
+      method: req.method,
+      originalUrl: req.originalUrl,
+      // Express's parse of the query string, which routing leaves as it is.
+      query: req.query as unknown,
+      params: this.params,
+      headers: req.headers,
+      socket: { remoteAddress: this.remoteAddress, remotePort: this.remotePort },
+      raw: req,
+    };
+  }
 }
 
 type LoggedRequest = IncomingMessage & { [LOG]?: RequestLogState };
 
-function boundLogger(state: RequestLogState): Logger {
-  return (state.bound ??= state.base.child({ req: state.view }));
-}
-
 /**
- * `req.log`, made on first use, as a getter of the application's request prototype (Express gives
- * each application its own): defining a property on every request would cost more than the rest.
+ * `req.log`, as a getter of the application's request prototype (Express gives each application its
+ * own): defining a property on every request would cost more than the rest.
  */
 const withLogGetter = new WeakSet<object>();
 function defineLogGetter(proto: object): void {
@@ -75,12 +93,11 @@ function defineLogGetter(proto: object): void {
     configurable: true,
     enumerable: false,
     get(this: LoggedRequest): Logger | undefined {
-      const state = this[LOG];
-      return state && boundLogger(state);
+      return this[LOG]?.logger;
     },
     set(this: LoggedRequest, value: Logger) {
       const state = this[LOG];
-      if (state) state.bound = value;
+      if (state) state.logger = value;
     },
   });
 }
@@ -95,29 +112,28 @@ export function requestLog(logger: Logger): RequestHandler {
     res.setHeader('x-request-id', id);
     req.id = id;
     defineLogGetter(Object.getPrototypeOf(req) as object);
-    const state: RequestLogState = { base, view: arrived(req), bound: undefined };
+    const state = new RequestLogState(base, req, Date.now());
     (req as LoggedRequest)[LOG] = state;
-    if (!UNLOGGED.has(req.url)) logWhenDone(req, res, Date.now(), state);
+    if (!UNLOGGED.has(req.url)) logWhenDone(req, res, state);
     next();
   };
 }
 
 /** The line of a finished, errored or aborted response, once, at the level pino-http would give it. */
-function logWhenDone(req: IncomingMessage, res: Response, startedAt: number, state: RequestLogState): void {
+function logWhenDone(req: IncomingMessage, res: Response, state: RequestLogState): void {
   const done = (err?: Error) => {
     res.off('close', done);
     res.off('finish', done);
     res.off('error', done);
     const failed = err !== undefined || res.statusCode >= 500;
-    const level = failed ? 'error' : 'info';
-    if (!state.base.isLevelEnabled(level)) return;
-    const responseTime = Date.now() - startedAt;
+    if (!state.isLevelEnabled(failed ? 'error' : 'info')) return;
+    const responseTime = Date.now() - state.startedAt;
     if (failed) {
       const error = err ?? new Error(`failed with status code ${res.statusCode}`);
-      boundLogger(state).error({ res, err: error, responseTime }, 'request errored');
+      state.logger.error({ res, err: error, responseTime }, 'request errored');
       return;
     }
-    boundLogger(state).info({ res, responseTime }, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
+    state.logger.info({ res, responseTime }, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
   };
   res.on('close', done);
   res.on('finish', done);
