@@ -28,7 +28,7 @@ function pinoHttpAsBefore(logger: ReturnType<typeof createLogger>): RequestHandl
     },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
     autoLogging: { ignore: (req) => req.url === '/livez' || req.url === '/readyz' || req.url === '/metrics' },
-  }) as unknown as RequestHandler;
+  });
 }
 
 async function serve(level: string, middleware: (logger: ReturnType<typeof createLogger>) => RequestHandler) {
