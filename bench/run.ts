@@ -6,7 +6,7 @@
  *   npm run bench -- --quick       the same measures at small scale (under 5 minutes)
  *   npm run bench -- --tiny        a smoke run at tiny scale (CI)
  *   npm run bench -- --updates N   another ingest size
- *   npm run bench -- --only ingest|reads|simulator|mirror
+ *   npm run bench -- --only ingest|reads|simulator|mirror|hot
  *   npm run bench -- --server embedded|external   one server only
  *   npm run bench -- --only scale  the stream ingested into an empty database and on top of a large
  *                                  generated history (bench/scale-bench.ts); only when asked for. Its
@@ -27,6 +27,7 @@ import { loadConfig } from '../src/internal/config';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/store/embedded-postgres';
 import { createPool } from '../src/store/pool';
 import { formatIngestReport, runIngestBench } from './ingest-bench';
+import { formatHotAnswersReport, runHotAnswersBench } from './hot-answers-bench';
 import { formatMirrorReport, runMirrorBench } from './mirror-bench';
 import { formatReadBenchReport, runReadBench } from './read-bench';
 import { formatScaleReport, machine, runScaleBench, type HistorySize } from './scale-bench';
@@ -109,7 +110,7 @@ function planFrom(args: string[]): Plan {
   const updates = value('--updates') === undefined ? defaults.updates : Number(value('--updates'));
   if (!Number.isSafeInteger(updates) || updates < 1) throw new Error(`--updates needs a positive integer, got ${value('--updates')}`);
   const only = value('--only');
-  const all = ['simulator', 'ingest', 'reads', 'mirror'];
+  const all = ['simulator', 'ingest', 'reads', 'mirror', 'hot'];
   // The scale part fills tens of gigabytes: it runs only when asked for.
   if (only !== undefined && ![...all, 'scale'].includes(only)) throw new Error(`--only takes one of ${[...all, 'scale'].join(', ')}`);
   return {
@@ -194,6 +195,18 @@ async function main(): Promise<void> {
           log,
         });
         log(formatScaleReport(server.name, report));
+      }
+      if (plan.parts.has('hot')) {
+        log(`hot answers on ${server.name}:`);
+        const name = `scan_indexer_bench_hot_${process.pid}`;
+        const url = await ensureDatabase(server.adminUrl, name);
+        try {
+          log(formatHotAnswersReport(await runHotAnswersBench({ databaseUrl: url, scale: plan.scale, log })));
+        } finally {
+          const admin = createPool({ connectionString: server.adminUrl, max: 1 });
+          await admin.query(`drop database if exists ${name} with (force)`);
+          await admin.end();
+        }
       }
       if (plan.parts.has('reads')) {
         log(`reads on ${server.name}:`);

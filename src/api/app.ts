@@ -1,15 +1,15 @@
 /** The Express application: request logging and metrics, health, and the three interfaces. */
-import { randomUUID } from 'node:crypto';
 import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
-import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
-import type { ApiContext } from './context';
+import { createAnswerCache, type ApiContext } from './context';
 import { docsRoutes } from './docs-routes';
 import { createRateLimits } from './fair-access/rate-limit';
 import type { Clock } from './fair-access/token-bucket';
 import { healthRoutes } from './health';
 import { indexerRouter } from './indexer/router';
+import { requestLog } from './request-log';
+import { requestMetrics } from './request-metrics';
 import { scanErrorHandler, scanNotFound } from './scan-errors';
+import { securityHeaders } from './security-headers';
 import { ledgerRouter } from './ledger/router';
 import { registryRouter } from './registry/router';
 import { scanRouter } from './scan/router';
@@ -18,8 +18,6 @@ import { validatorRouter } from './validator/router';
 import { webUiRoutes } from './web-ui';
 import { answeredOnPrimaryWhenReplicaFails, readContext } from './read-routing';
 import { webUiDir } from '../internal/paths';
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Where the routers are mounted. */
 const MOUNTS = ['/api/scan', '/api/validator', '/v2', '/registry', '/api/indexer'];
@@ -41,48 +39,18 @@ export interface AppOptions {
   clock?: Clock;
 }
 
-export function createApp(context: ApiContext, options: AppOptions = { interfaces: true }): Express {
+export function createApp(given: ApiContext, options: AppOptions = { interfaces: true }): Express {
+  // One answer cache per application, shared by Scan, the scan-proxy and the registry.
+  const context: ApiContext = { ...given, answers: given.answers ?? createAnswerCache(given) };
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   // The client address (req.ip) is read from X-Forwarded-For only when it comes from a trusted proxy.
   const { trustedProxies } = context.config.fairAccess;
   if (trustedProxies.length > 0) app.set('trust proxy', [...trustedProxies]);
-  // Security headers for a JSON API: nothing here may be framed, run as a script or style,
-  // or sniffed as another type; HSTS for deployments behind TLS.
-  app.use(
-    helmet({
-      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-      frameguard: { action: 'deny' },
-      crossOriginResourcePolicy: { policy: 'cross-origin' },
-    }),
-  );
-
-  app.use(
-    pinoHttp({
-      logger: context.logger,
-      genReqId: (req, res) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-        res.setHeader('x-request-id', id);
-        return id;
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
-      autoLogging: { ignore: (req) => req.url === '/livez' || req.url === '/readyz' || req.url === '/metrics' },
-    }),
-  );
-
-  app.use((req, res, next) => {
-    const end = context.metrics.httpRequestDuration.startTimer();
-    res.on('finish', () => {
-      const labels = { method: req.method, route: routeLabel(req, res), status_code: String(res.statusCode) };
-      end(labels);
-      context.metrics.httpRequestsTotal.inc(labels);
-      if (typeof res.locals.authRefusal === 'string') context.metrics.authRefusals.inc({ reason: res.locals.authRefusal });
-      if (res.locals.pageTokenRejected === true) context.metrics.pageTokenRejections.inc();
-    });
-    next();
-  });
+  app.use(securityHeaders());
+  app.use(requestLog(context.logger));
+  app.use(requestMetrics(context.metrics, routeLabel));
 
   app.use(MOUNTS, (req, res, next) => {
     res.locals.mount = req.baseUrl;

@@ -81,3 +81,13 @@ export function latestUsableOpenRound<T extends { payload: Json }>(rounds: T[], 
   }
   return best?.r;
 }
+
+/** The first opensAt after `now` among the open rounds, when latestUsableOpenRound may change. */
+export function nextRoundOpening(rounds: { payload: Json }[], now: Micros): Micros | undefined {
+  let next: Micros | undefined;
+  for (const r of rounds) {
+    const opensAt = time('OpenMiningRound', r.payload, ['opensAt']);
+    if (opensAt > now && (next === undefined || opensAt < next)) next = opensAt;
+  }
+  return next;
+}

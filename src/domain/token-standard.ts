@@ -30,6 +30,21 @@ export function activeSynchronizer(amuletRules: Json, now: Micros): string {
   return text(T, config, ['decentralizedSynchronizer', 'activeSynchronizer']);
 }
 
+/** The first time after `now` at which a future value of the schedule comes into force, when activeSynchronizer may change. */
+export function nextConfigChange(amuletRules: Json, now: Micros): Micros | undefined {
+  const T = 'AmuletRules';
+  const future = member(T, amuletRules, ['configSchedule', 'futureValues']);
+  if (!Array.isArray(future)) throw new PayloadShapeError(T, 'configSchedule.futureValues', 'a list');
+  let next: Micros | undefined;
+  for (const entry of future) {
+    const at = Array.isArray(entry) ? entry[0] : member(T, entry, ['_1']);
+    if (typeof at !== 'string') throw new PayloadShapeError(T, 'configSchedule.futureValues._1', 'a time');
+    const t = parseTimestamp(at);
+    if (t > now && (next === undefined || t < next)) next = t;
+  }
+  return next;
+}
+
 /** A two-step transfer's lock: the LockedAmulet and the deadline the messages quote. */
 export interface TwoStepTransfer {
   lockedAmulet: string;

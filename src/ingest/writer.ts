@@ -17,6 +17,7 @@ import {
   writeBatch,
   type Checkpoint,
 } from '../store/ingest-repository';
+import { markChangedAnswers } from '../store/answer-versions-repository';
 import type { Db } from '../store/pool';
 import { ensureHistoryPartitions } from '../store/partitions';
 import { DuplicateContractError, DuplicateKeyError } from '../store/storage-errors';
@@ -117,6 +118,7 @@ export async function commitPlan(db: Db, stream: string, plan: Plan, expectedPos
           `archive of contract ${first.contract_id}, which is unknown or already archived in migration ${first.migration_id}`,
         );
       }
+      await markChangedAnswers(connection, plan.rows);
       const next = {
         stream,
         expectedPosition: checkpoint?.position,

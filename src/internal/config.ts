@@ -207,6 +207,20 @@ export const knobs = {
     expects: 'true or false',
     schema: bool,
   },
+  ANSWER_CACHE_ENABLED: {
+    description:
+      'Keep the answers every validator polls (amulet, ANS and external-party rules, mining rounds, /v0/dso, the DSO party id, the transfer factory, on Scan, the scan-proxy and the registry) in memory, and serve them again after one shared reading of their versions shows their contracts unchanged. false makes every answer anew.',
+    default: 'true',
+    expects: 'true or false',
+    schema: bool,
+  },
+  ANSWER_CACHE_MAX_MB: {
+    description:
+      'Most megabytes of kept answers per API process; the least recently used go first (transfer-factory answers are kept per receiver).',
+    default: '64',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
   API_CLOCK: {
     description:
       'What "now" is for answers that depend on it (expiry of ANS entries): wall = the server clock, as the Scan app does; ledger = the newest ingested record time, for serving a replay of past data.',
@@ -619,6 +633,8 @@ export interface Config {
   readonly migrationId: number;
   /** Serve the web UI at /. */
   readonly webUi: boolean;
+  /** Answers kept in memory until their contracts change (src/api/answer-cache.ts). */
+  readonly answerCache: { readonly enabled: boolean; readonly maxBytes: number };
   /** Answers of the Scan and validator interfaces that come from configuration. */
   readonly scanApp: {
     readonly clock: KnobValue<'API_CLOCK'>;
@@ -766,6 +782,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: get('SHUTDOWN_TIMEOUT_MS'),
     migrationId: get('MIGRATION_ID'),
     webUi: get('WEB_UI_ENABLED'),
+    answerCache: Object.freeze({ enabled: get('ANSWER_CACHE_ENABLED'), maxBytes: get('ANSWER_CACHE_MAX_MB') * 2 ** 20 }),
     scanApp: Object.freeze({
       clock: get('API_CLOCK'),
       ansAcronym: get('ANS_NAME_ACRONYM'),

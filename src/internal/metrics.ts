@@ -288,6 +288,17 @@ export function createMetrics() {
       help: 'Expensive requests (large pages, many parties) this process is serving now, bounded by HEAVY_REQUEST_CONCURRENCY.',
       registers: [registry],
     }),
+    answerCacheRequests: new Counter({
+      name: `${METRIC_PREFIX}api_answer_cache_requests_total`,
+      help: 'Requests for an answer the API keeps (rules, rounds, DSO, transfer factory), by answer and outcome: hit (served as kept, after a reading of the versions showed its contracts unchanged) or miss (made anew).',
+      labelNames: ['answer', 'outcome'] as const,
+      registers: [registry],
+    }),
+    answerVersionReads: new Counter({
+      name: `${METRIC_PREFIX}api_answer_version_reads_total`,
+      help: 'Readings of the answer versions; one reading serves every request waiting at its start.',
+      registers: [registry],
+    }),
     registry,
     httpRequestDuration: new Histogram({
       name: `${METRIC_PREFIX}http_request_duration_seconds`,

@@ -14,6 +14,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { snapshotSlot } from '../domain/snapshot-schedule';
 import type { StreamKey } from '../domain/stream-key';
 import { formatRecordTime, fromPgTimestamp, parseTimestamp, type Micros } from '../domain/time';
+import { markChangedBlobs } from './answer-versions-repository';
 import { BinaryCopyRows, type BinaryType } from './copy-binary';
 import type { CopyData } from './chunked-buffer';
 import { CopyRows } from './copy-text';
@@ -847,7 +848,15 @@ export const storeContractBlobs = repositoryOperation(
     if (rows.length === 0) return 0;
     const unique = [...new Map(rows.map((r) => [r.contract_id, r])).values()];
     // The writer's own statement, in a transaction of its own.
-    const result = await inWriteTransaction(db, (connection) => connection.query(UPSERT_BLOBS_SQL, blobParams(unique)));
+    const result = await inWriteTransaction(db, async (connection) => {
+      const stored = await connection.query(UPSERT_BLOBS_SQL, blobParams(unique));
+      if (stored.rowCount)
+        await markChangedBlobs(
+          connection,
+          unique.map((r) => r.contract_id),
+        );
+      return stored;
+    });
     return result.rowCount ?? 0;
   },
 );

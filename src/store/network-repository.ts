@@ -7,6 +7,7 @@
 import { sql } from 'kysely';
 import { SPLICE } from '../domain/splice-contracts';
 import { parseTimestamp, type Micros } from '../domain/time';
+import { markChangedFamilies } from './answer-versions-repository';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 
@@ -52,11 +53,15 @@ export const setNetworkFact = repositoryOperation(
   'setNetworkFact',
   async function setNetworkFact(db: Db, key: string, value: unknown): Promise<void> {
     const json = JSON.stringify(value);
-    await db
-      .insertInto('network_facts')
-      .values({ key, value: json })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ value: json, updated_at: sql<string>`now()` }))
-      .execute();
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('network_facts')
+        .values({ key, value: json })
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value: json, updated_at: sql<string>`now()` }))
+        .execute();
+      // The DSO party id falls back to a fact: kept answers are made again after the commit.
+      await markChangedFamilies(trx, ['networkFacts']);
+    });
   },
 );
 

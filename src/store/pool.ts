@@ -3,7 +3,7 @@
  * timestamps, int8 and numeric come back as text: record times must never pass
  * through a JS Date (milliseconds) and amounts never through a float.
  */
-import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
+import { Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import { currentOperation } from './query-operation';
 import type { Database } from './schema';
@@ -107,6 +107,30 @@ export function poolOf(db: Kysely<Database>): pg.Pool {
   const pool = pools.get(db);
   if (!pool) throw new Error('this Kysely instance was not made by createDb');
   return pool;
+}
+
+/**
+ * A statement Kysely cannot make (a named, prepared one) on the pool behind `db`, timed for its
+ * query observer as Kysely's queries are.
+ */
+export async function poolQuery<R extends unknown[]>(db: Kysely<Database>, query: pg.QueryArrayConfig): Promise<R[]> {
+  const started = performance.now();
+  const observe = (outcome: 'ok' | 'error') => observers.get(db)?.(currentOperation(), (performance.now() - started) / 1000, outcome);
+  try {
+    const pool = poolOf(db) as Partial<pg.Pool>;
+    // A routing pool (read replicas) chooses a server per request and runs plain statements only.
+    if (typeof pool.query !== 'function') {
+      const { rows } = await sql.raw<Record<string, unknown>>(query.text).execute(db);
+      observe('ok');
+      return rows.map((r) => Object.values(r) as R);
+    }
+    const { rows } = await (pool as pg.Pool).query<R>(query);
+    observe('ok');
+    return rows;
+  } catch (err) {
+    observe('error');
+    throw err;
+  }
 }
 
 export type Db = Kysely<Database>;

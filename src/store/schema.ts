@@ -191,6 +191,12 @@ export interface PagePositionsTable {
   issued_at: Generated<Timestamp>;
 }
 
+/** The version of each answer family, set by the writer (migration 20261126_020). */
+export interface AnswerVersionsTable {
+  family: string;
+  version: string;
+}
+
 /** Created-event blobs, by contract id (migration 20261124_003). */
 export interface ContractBlobsTable {
   contract_id: string;
@@ -259,6 +265,7 @@ export interface Database {
   api_secrets: ApiSecretsTable;
   vote_results: VoteResultsTable;
   contract_blobs: ContractBlobsTable;
+  answer_versions: AnswerVersionsTable;
   page_positions: PagePositionsTable;
   transfer_command_events: TransferCommandEventsTable;
   rate_limit_buckets: RateLimitBucketsTable;

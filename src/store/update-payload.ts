@@ -42,3 +42,13 @@ export function decodePayload(payload: Buffer, compactLength: number): DecodedPa
     protobufJson: text.length > compactLength ? text.toString('utf8', compactLength) : null,
   };
 }
+
+/**
+ * One of the two renderings, as text (null: protobuf_json asked for, and the source gave none):
+ * a reader serves one, and the other is never turned into a string.
+ */
+export function decodePayloadPart(payload: Buffer, compactLength: number, part: 'compact' | 'protobuf'): string | null {
+  const text = zlib.inflateRawSync(payload);
+  if (part === 'compact') return text.toString('utf8', 0, compactLength);
+  return text.length > compactLength ? text.toString('utf8', compactLength) : null;
+}

@@ -8,7 +8,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { DamlValueEncoding } from '../domain/value-encoding';
 import type { Db } from './pool';
-import { decodePayload } from './update-payload';
+import { decodePayloadPart } from './update-payload';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import { repositoryOperation } from './query-operation';
@@ -69,12 +69,11 @@ export const STORED_JSON_COLUMNS = sql`u.payload, u.payload_compact_length, u.js
  * source gave only compact_json (an unassignment carries no Daml values: both are the same).
  */
 export function storedJson(r: StoredJsonColumns & { kind: string }, encoding: DamlValueEncoding): string | null {
-  const { compactJson, protobufJson } =
-    r.payload !== null && r.payload_compact_length !== null
-      ? decodePayload(r.payload, r.payload_compact_length)
-      : { compactJson: r.json_compact ?? '', protobufJson: r.json_protobuf };
-  if (encoding === 'compact_json') return compactJson;
-  return protobufJson ?? (r.kind === 'unassignment' ? compactJson : null);
+  const stored = r.payload !== null && r.payload_compact_length !== null;
+  const compactJson = () => (stored ? decodePayloadPart(r.payload!, r.payload_compact_length!, 'compact')! : (r.json_compact ?? ''));
+  if (encoding === 'compact_json') return compactJson();
+  const protobufJson = stored ? decodePayloadPart(r.payload!, r.payload_compact_length!, 'protobuf') : r.json_protobuf;
+  return protobufJson ?? (r.kind === 'unassignment' ? compactJson() : null);
 }
 
 const updateColumns = sql`u.update_id, u.migration_id, u.record_time, u.synchronizer_id, u.kind, u.external_transaction_hash, ${STORED_JSON_COLUMNS}`;

@@ -24,7 +24,7 @@ function runBench(args: string[]): Promise<{ code: number | null; output: string
 }
 
 describe('npm run bench -- --tiny', () => {
-  it('runs the ingest, mirror and read parts to the end and prints every figure with its baseline', async () => {
+  it('runs the ingest, mirror, read and hot-answer parts to the end and prints every figure with its baseline', async () => {
     const { code, output } = await runBench(['--tiny', '--server', 'external']);
     if (code !== 0) throw new Error(`the benchmark failed (${code}):\n${output}`);
     for (const figure of [
@@ -43,6 +43,10 @@ describe('npm run bench -- --tiny', () => {
       'start on an empty data folder',
       'N = 1 (failover source)',
       'threshold 2 (attested)',
+      'hot dso-party-id req/s',
+      'hot open-and-issuing-mining-rounds req/s',
+      'hot proxy transfer-factory req/s',
+      'hot-answer goals met',
     ]) {
       expect(output).toContain(figure);
     }

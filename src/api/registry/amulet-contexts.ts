@@ -17,10 +17,10 @@
  */
 import type { Config } from '../../internal/config';
 import type { StoredContract } from '../../domain/contract-json';
-import { latestUsableOpenRound } from '../../domain/mining-rounds';
+import { latestUsableOpenRound, nextRoundOpening } from '../../domain/mining-rounds';
 import { SPLICE } from '../../domain/splice-contracts';
 import { formatInstant, type Micros } from '../../domain/time';
-import { activeSynchronizer, type TwoStepTransfer } from '../../domain/token-standard';
+import { activeSynchronizer, nextConfigChange, type TwoStepTransfer } from '../../domain/token-standard';
 import { notFound } from '../../internal/errors';
 import {
   findFeaturedAppRight,
@@ -38,6 +38,8 @@ interface Base {
   rules: StoredContract;
   round: StoredContract;
   synchronizerId: string;
+  /** When the round or the synchronizer chosen at `now` may change with time alone (a round opens, a configuration comes into force). */
+  validUntil: Micros | undefined;
 }
 
 /** AmuletRules, the newest usable open round, and the active synchronizer, or a 404 naming what is missing. */
@@ -45,12 +47,18 @@ async function base(db: Db, config: Config): Promise<Base> {
   const now = await apiNow(db, config);
   const rules = await rulesContract(db, SPLICE.amuletRules, notFound('No active AmuletRules contract'));
   const rounds = await listLiveRounds(db, SPLICE.openMiningRound);
-  const round = latestUsableOpenRound(
-    rounds.map((contract) => ({ contract, payload: payloadOf(contract) })),
-    now,
-  )?.contract;
+  const withPayloads = rounds.map((contract) => ({ contract, payload: payloadOf(contract) }));
+  const round = latestUsableOpenRound(withPayloads, now)?.contract;
   if (!round) throw notFound('No open usable OpenMiningRound found.');
-  return { now, rules, round, synchronizerId: activeSynchronizer(payloadOf(rules), now) };
+  const rulesPayload = payloadOf(rules);
+  const changes = [nextRoundOpening(withPayloads, now), nextConfigChange(rulesPayload, now)].filter((t) => t !== undefined);
+  return {
+    now,
+    rules,
+    round,
+    synchronizerId: activeSynchronizer(rulesPayload, now),
+    validUntil: changes.length === 0 ? undefined : changes.reduce((a, b) => (b < a ? b : a)),
+  };
 }
 
 const factory = (db: Db) => rulesContract(db, SPLICE.externalPartyAmuletRules, notFound('No active ExternalPartyAmuletRules contract'));
@@ -66,7 +74,7 @@ export async function transferFactory(
   db: Db,
   config: Config,
   transfer: { sender: string; receiver: string },
-): Promise<{ factoryId: string; transferKind: TransferKind; context: ChoiceContextBuilder }> {
+): Promise<{ factoryId: string; transferKind: TransferKind; context: ChoiceContextBuilder; validUntil: Micros | undefined }> {
   const b = await base(db, config);
   const epar = await factory(db);
   const self = transfer.sender === transfer.receiver;
@@ -77,7 +85,7 @@ export async function transferFactory(
     .addOptionalContract('featured-app-right', SPLICE.featuredAppRight, featured)
     .addOptionalContract('transfer-preapproval', SPLICE.transferPreapproval, preapproval)
     .disclose(SPLICE.externalPartyAmuletRules, epar);
-  return { factoryId: epar.contractId, transferKind: self ? 'self' : preapproval ? 'direct' : 'offer', context };
+  return { factoryId: epar.contractId, transferKind: self ? 'self' : preapproval ? 'direct' : 'offer', context, validUntil: b.validUntil };
 }
 
 export async function allocationFactory(db: Db, config: Config): Promise<{ factoryId: string; context: ChoiceContextBuilder }> {

@@ -8,19 +8,48 @@ import { Router } from 'express';
 import { SPLICE } from '../../domain/splice-contracts';
 import { transferInstructionLock } from '../../domain/token-standard';
 import { payloadOf } from '../../store/contract-repository';
-import type { ApiContext } from '../context';
+import type { AnswerFamily } from '../../domain/answer-families';
+import { sendJsonBytes } from '../answer-cache';
+import { answerCacheOf, type ApiContext } from '../context';
 import { sendJson } from '../json-response';
 import { parseInput } from '../validation';
 import { tokenStandardContract, transferFactory, twoStepTransferContext } from './amulet-contexts';
 import { ChoiceContextRequest, FactoryRequest, transferParties } from './registry-input';
 
-export function transferInstructionRoutes({ db, config }: ApiContext): Router {
+const SELF_TRANSFER_FAMILIES: AnswerFamily[] = ['amuletRules', 'rounds', 'externalPartyAmuletRules', 'migration'];
+const TRANSFER_FAMILIES: AnswerFamily[] = [...SELF_TRANSFER_FAMILIES, 'transferParties'];
+
+export function transferInstructionRoutes(apiContext: ApiContext): Router {
+  const { db, config } = apiContext;
+  const answers = answerCacheOf(apiContext);
   const router = Router();
 
+  // Kept per receiver (or for a transfer to oneself), which is all the answer takes from the
+  // request besides the debug fields. With API_CLOCK=ledger, "now" moves with every batch, so
+  // such answers are made per request.
   router.post('/transfer-factory', async (req, res) => {
     const body = parseInput(FactoryRequest, req.body ?? {}, 'body');
-    const { factoryId, transferKind, context } = await transferFactory(db, config, transferParties(body.choiceArguments));
-    sendJson(res, { factoryId, transferKind, choiceContext: context.json(body.excludeDebugFields ?? false) });
+    const transfer = transferParties(body.choiceArguments);
+    const self = transfer.sender === transfer.receiver;
+    const answer = await answers.get(
+      db,
+      'transfer-factory',
+      self ? 'transfer-factory self' : `transfer-factory to ${transfer.receiver}`,
+      self ? SELF_TRANSFER_FAMILIES : TRANSFER_FAMILIES,
+      async (d) => {
+        const factory = await transferFactory(d, config, transfer);
+        return { value: factory, validUntil: factory.validUntil, keep: config.scanApp.clock === 'wall' };
+      },
+    );
+    const excludeDebugFields = body.excludeDebugFields ?? false;
+    sendJsonBytes(
+      res,
+      answer.bytes(excludeDebugFields ? 'short' : 'debug', ({ factoryId, transferKind, context }) => ({
+        factoryId,
+        transferKind,
+        choiceContext: context.json(excludeDebugFields),
+      })),
+    );
   });
 
   // Accepting moves the locked amulet, so it needs it; rejecting and withdrawing work without it.

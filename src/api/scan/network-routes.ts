@@ -26,9 +26,11 @@ import {
 } from '../../store/contract-repository';
 import { acceptedOrFromPrimary } from '../../store/read-context';
 import { historyIncomplete } from '../../store/update-repository';
-import { findDsoPartyId, findLastMigrationId, findLsuAnnouncement, findRollForwardLsu } from '../../store/network-repository';
+import { findLastMigrationId, findLsuAnnouncement, findRollForwardLsu } from '../../store/network-repository';
 import type { ApiContext } from '../context';
+import { sendJsonBytes } from '../answer-cache';
 import { sendJson } from '../json-response';
+import { hotAnswers } from './hot-answers';
 import { pageLimit } from '../page-limit';
 import { int64, requestTimestamp } from './params';
 import { parseInput } from '../validation';
@@ -47,7 +49,9 @@ const VoteRequestsRequest = z.object({
   vote_request_contract_ids: z.array(z.string({ error: 'expected a string' }), { error: 'expected an array' }),
 });
 
-export function networkRoutes({ db, config }: ApiContext): Router {
+export function networkRoutes(context: ApiContext): Router {
+  const { db, config } = context;
+  const hot = hotAnswers(context);
   const router = Router();
 
   router.get('/v0/migrations/last', async (_req, res) => {
@@ -56,9 +60,12 @@ export function networkRoutes({ db, config }: ApiContext): Router {
   });
 
   router.get('/v0/dso-party-id', async (_req, res) => {
-    const dsoPartyId = await findDsoPartyId(db);
-    if (dsoPartyId === undefined) throw notFound('No DSO party is known yet: no DsoRules contract has been ingested.');
-    sendJson(res, { dso_party_id: dsoPartyId });
+    const answer = await hot.dsoPartyId();
+    if (answer.value === null) throw notFound('No DSO party is known yet: no DsoRules contract has been ingested.');
+    sendJsonBytes(
+      res,
+      answer.bytes('dso-party-id', (id) => ({ dso_party_id: id })),
+    );
   });
 
   // S9: ClosedMiningRound contracts are archived once the round's rewards are processed,

@@ -14,6 +14,8 @@ export function scanRouter(context: ApiContext): Router {
   const router = Router();
   router.use(express.json({ limit: '1mb' }));
   router.use(rejectNulCharacters);
+  // What every validator polls first: a request walks the routes in order, and no two routers share a path.
+  router.use(stateRoutes(context));
   router.use(networkRoutes(context));
   router.use(migrationRoutes(context));
   // One page-token signer for every paged operation (its key is loaded once).
@@ -22,7 +24,6 @@ export function scanRouter(context: ApiContext): Router {
     : pageTokensFor(primaryDbOf(context));
   router.use(holdingsRoutes(context, tokens));
   router.use(acsRoutes(context, tokens));
-  router.use(stateRoutes(context));
   router.use(updateRoutes(context));
   return router;
 }

@@ -14,10 +14,17 @@
  */
 import { Router } from 'express';
 import { z } from 'zod';
-import { ansEntryJson, contractJson, contractWithStateJson, maybeCachedContractJson } from '../../domain/contract-json';
+import {
+  ansEntryJson,
+  contractJson,
+  contractWithStateJson,
+  maybeCachedContractJson,
+  type StoredContract,
+} from '../../domain/contract-json';
 import type { JsonBody } from '../../domain/raw-json';
 import { badRequest, notFound } from '../../internal/errors';
 import type { ApiContext } from '../context';
+import { sendJsonBytes } from '../answer-cache';
 import { sendJson } from '../json-response';
 import { MAX_PAGE_SIZE, pageLimit } from '../page-limit';
 import { SPLICE } from '../../domain/splice-contracts';
@@ -26,17 +33,13 @@ import { listLiveContractsOfParties, pageLiveContracts, payloadOf } from '../../
 import { validatorReceivedFaucets } from '../../domain/validator-faucets';
 import { parseInput } from '../validation';
 import { queryInteger } from './params';
+import { hotAnswers } from './hot-answers';
 import {
-  amuletRules,
   ansEntryByName,
   ansEntryByParty,
-  ansRules,
-  dsoInfo,
-  externalPartyAmuletRules,
   featuredAppRight,
   featuredApps,
   listAnsEntries,
-  miningRounds,
   requestParty,
   transferCommandCounterBody,
   TransferCommandStatusQuery,
@@ -44,6 +47,7 @@ import {
   transferPreapprovalBody,
   unclaimedDevelopmentFundCouponsBody,
   type DsoInfo,
+  type MiningRounds,
 } from './current-state';
 
 const contractId = z.string({ error: 'expected a contract id string' });
@@ -107,25 +111,51 @@ export function dsoInfoJson(info: DsoInfo): JsonBody {
   };
 }
 
-export function stateRoutes({ db, config }: ApiContext): Router {
+/** The form of a rules answer: whole, or without the contract when the client has it cached. */
+const rulesForm = (rules: StoredContract, cachedId: string | null | undefined) => (rules.contractId === cachedId ? 'cached' : 'whole');
+
+/**
+ * The rounds answer's form: which live rounds the client has cached (a flag per round, in order),
+ * which is all the answer takes from the request.
+ */
+const roundsForm = (rounds: MiningRounds, cachedOpen: Set<string>, cachedIssuing: Set<string>) =>
+  `${rounds.open.map((c) => (cachedOpen.has(c.contractId) ? '1' : '0')).join('')}/${rounds.issuing
+    .map((c) => (cachedIssuing.has(c.contractId) ? '1' : '0'))
+    .join('')}`;
+
+export function stateRoutes(context: ApiContext): Router {
+  const { db, config } = context;
+  const hot = hotAnswers(context);
   const router = Router();
 
   router.post('/v0/amulet-rules', async (req, res) => {
-    const body = parseInput(AmuletRulesRequest, req.body, 'body');
-    sendJson(res, { amulet_rules_update: maybeCachedContractJson(await amuletRules(db), body.cached_amulet_rules_contract_id) });
+    const cached = parseInput(AmuletRulesRequest, req.body, 'body').cached_amulet_rules_contract_id;
+    const answer = await hot.amuletRules();
+    const form = rulesForm(answer.value, cached);
+    sendJsonBytes(
+      res,
+      answer.bytes(form, (rules) => ({ amulet_rules_update: maybeCachedContractJson(rules, cached) })),
+    );
   });
 
   router.post('/v0/external-party-amulet-rules', async (req, res) => {
-    const body = parseInput(ExternalRulesRequest, req.body, 'body');
-    const rules = await externalPartyAmuletRules(db);
-    sendJson(res, {
-      external_party_amulet_rules_update: maybeCachedContractJson(rules, body.cached_external_party_amulet_rules_contract_id),
-    });
+    const cached = parseInput(ExternalRulesRequest, req.body, 'body').cached_external_party_amulet_rules_contract_id;
+    const answer = await hot.externalPartyAmuletRules();
+    const form = rulesForm(answer.value, cached);
+    sendJsonBytes(
+      res,
+      answer.bytes(form, (rules) => ({ external_party_amulet_rules_update: maybeCachedContractJson(rules, cached) })),
+    );
   });
 
   router.post('/v0/ans-rules', async (req, res) => {
-    const body = parseInput(AnsRulesRequest, req.body, 'body');
-    sendJson(res, { ans_rules_update: maybeCachedContractJson(await ansRules(db), body.cached_ans_rules_contract_id) });
+    const cached = parseInput(AnsRulesRequest, req.body, 'body').cached_ans_rules_contract_id;
+    const answer = await hot.ansRules();
+    const form = rulesForm(answer.value, cached);
+    sendJsonBytes(
+      res,
+      answer.bytes(form, (rules) => ({ ans_rules_update: maybeCachedContractJson(rules, cached) })),
+    );
   });
 
   // Every live round keyed by contract id, in ascending round order; a round the client has cached is sent without its contract.
@@ -136,22 +166,27 @@ export function stateRoutes({ db, config }: ApiContext): Router {
       if (ids.length > MAX_CACHED_IDS)
         throw badRequest(`Expected '${field}' to contain at most ${MAX_CACHED_IDS} items, but contained ${ids.length}.`);
     }
-    const rounds = await miningRounds(db);
+    const answer = await hot.miningRounds();
+    const rounds = answer.value;
     // No round at all: the Scan app's minimum of nothing is a 500.
     if (rounds.timeToLive === undefined) throw new Error('no open, summarizing or issuing mining round to compute a time to live from');
-    const keyed = (list: typeof rounds.open, cached: string[]) => {
-      const skip = new Set(cached);
-      return Object.fromEntries(list.map((c) => [c.contractId, maybeCachedContractJson(c, skip.has(c.contractId) ? c.contractId : null)]));
-    };
-    sendJson(res, {
-      time_to_live_in_microseconds: Number(rounds.timeToLive),
-      open_mining_rounds: keyed(rounds.open, body.cached_open_mining_round_contract_ids),
-      issuing_mining_rounds: keyed(rounds.issuing, body.cached_issuing_round_contract_ids),
-    });
+    const timeToLive = Number(rounds.timeToLive);
+    const cachedOpen = new Set(body.cached_open_mining_round_contract_ids);
+    const cachedIssuing = new Set(body.cached_issuing_round_contract_ids);
+    const keyed = (list: typeof rounds.open, skip: Set<string>) =>
+      Object.fromEntries(list.map((c) => [c.contractId, maybeCachedContractJson(c, skip.has(c.contractId) ? c.contractId : null)]));
+    sendJsonBytes(
+      res,
+      answer.bytes(`scan ${roundsForm(rounds, cachedOpen, cachedIssuing)}`, () => ({
+        time_to_live_in_microseconds: timeToLive,
+        open_mining_rounds: keyed(rounds.open, cachedOpen),
+        issuing_mining_rounds: keyed(rounds.issuing, cachedIssuing),
+      })),
+    );
   });
 
   router.get('/v0/dso', async (_req, res) => {
-    sendJson(res, dsoInfoJson(await dsoInfo(db, config)));
+    sendJsonBytes(res, (await hot.dsoInfo()).bytes('dso', dsoInfoJson));
   });
 
   router.get('/v0/ans-entries', async (req, res) => {

@@ -10,21 +10,18 @@
 import express, { Router, type RequestHandler } from 'express';
 import { ansEntryJson, contractJson, contractWithStateJson, maybeCachedContractJson } from '../../domain/contract-json';
 import { notFound } from '../../internal/errors';
-import { findDsoPartyId } from '../../store/network-repository';
 import type { ApiContext } from '../context';
+import { sendJsonBytes } from '../answer-cache';
 import { sendJson } from '../json-response';
 import { pageLimit } from '../page-limit';
 import { rejectNulCharacters } from '../nul-guard';
 import { parseInput } from '../validation';
+import { hotAnswers } from '../scan/hot-answers';
 import {
-  amuletRules,
   ansEntryByName,
   ansEntryByParty,
-  ansRules,
-  dsoInfo,
   featuredAppRight,
   listAnsEntries,
-  miningRounds,
   requestParty,
   transferCommandCounterBody,
   TransferCommandStatusQuery,
@@ -44,6 +41,7 @@ export interface ValidatorRouterOptions {
 
 export function validatorRouter(context: ApiContext, options: ValidatorRouterOptions = {}): Router {
   const { db, config } = context;
+  const hot = hotAnswers(context);
   const router = Router();
   // Authentication first: a caller without a token learns nothing from how its body parses.
   if (options.auth) router.use(options.auth);
@@ -51,14 +49,17 @@ export function validatorRouter(context: ApiContext, options: ValidatorRouterOpt
   router.use(rejectNulCharacters);
 
   router.get('/v0/scan-proxy/dso-party-id', async (_req, res) => {
-    const dsoPartyId = await findDsoPartyId(db);
-    if (dsoPartyId === undefined) throw notFound('No DSO party is known yet: no DsoRules contract has been ingested.');
-    sendJson(res, { dso_party_id: dsoPartyId });
+    const answer = await hot.dsoPartyId();
+    if (answer.value === null) throw notFound('No DSO party is known yet: no DsoRules contract has been ingested.');
+    sendJsonBytes(
+      res,
+      answer.bytes('dso-party-id', (id) => ({ dso_party_id: id })),
+    );
   });
 
   // Forwarded as the Scan app answers it.
   router.get('/v0/scan-proxy/dso', async (_req, res) => {
-    sendJson(res, dsoInfoJson(await dsoInfo(db, config)));
+    sendJsonBytes(res, (await hot.dsoInfo()).bytes('dso', dsoInfoJson));
   });
 
   router.get('/v0/scan-proxy/featured-apps/:provider_party_id', async (req, res) => {
@@ -68,21 +69,30 @@ export function validatorRouter(context: ApiContext, options: ValidatorRouterOpt
 
   // V1: plain arrays sorted by round number (GetSortedOpenAndIssuingMiningRounds), no TTL, no cached entries.
   router.get('/v0/scan-proxy/open-and-issuing-mining-rounds', async (_req, res) => {
-    const rounds = await miningRounds(db);
-    sendJson(res, {
-      open_mining_rounds: rounds.open.map(contractWithStateJson),
-      issuing_mining_rounds: rounds.issuing.map(contractWithStateJson),
-    });
+    const answer = await hot.miningRounds();
+    sendJsonBytes(
+      res,
+      answer.bytes('proxy', (rounds) => ({
+        open_mining_rounds: rounds.open.map(contractWithStateJson),
+        issuing_mining_rounds: rounds.issuing.map(contractWithStateJson),
+      })),
+    );
   });
 
   // A GET, and always the whole contract (the proxy caches the rules itself).
   router.get('/v0/scan-proxy/amulet-rules', async (_req, res) => {
-    sendJson(res, { amulet_rules: contractWithStateJson(await amuletRules(db)) });
+    sendJsonBytes(
+      res,
+      (await hot.amuletRules()).bytes('proxy', (rules) => ({ amulet_rules: contractWithStateJson(rules) })),
+    );
   });
 
-  // The proxy ignores the client's cached id and always sends the contract.
+  // The proxy ignores the client's cached id and always sends the contract (Scan's whole form).
   router.post('/v0/scan-proxy/ans-rules', async (_req, res) => {
-    sendJson(res, { ans_rules_update: maybeCachedContractJson(await ansRules(db), null) });
+    sendJsonBytes(
+      res,
+      (await hot.ansRules()).bytes('whole', (rules) => ({ ans_rules_update: maybeCachedContractJson(rules, null) })),
+    );
   });
 
   // V2: unexpired AnsEntry contracts by name, then (if the page is not full) the

@@ -2,9 +2,9 @@
  * The facts the registry reads from Amulet's contracts: the open round a factory uses, the active
  * synchronizer of AmuletRules' configuration schedule, and the locks of instructions and allocations.
  */
-import { latestUsableOpenRound } from '../../../src/domain/mining-rounds';
+import { latestUsableOpenRound, nextRoundOpening } from '../../../src/domain/mining-rounds';
 import { parseTimestamp } from '../../../src/domain/time';
-import { activeSynchronizer, allocationLock, transferInstructionLock } from '../../../src/domain/token-standard';
+import { activeSynchronizer, allocationLock, nextConfigChange, transferInstructionLock } from '../../../src/domain/token-standard';
 
 const round = (n: number, opensAt: string) => ({ payload: { round: { number: String(n) }, opensAt } });
 const at = (t: string) => parseTimestamp(t);
@@ -21,6 +21,26 @@ describe('latestUsableOpenRound', () => {
   it('is undefined before any has opened, and without rounds', () => {
     expect(latestUsableOpenRound(rounds, at('2024-12-31T23:59:59Z'))).toBeUndefined();
     expect(latestUsableOpenRound([], at('2025-01-01T00:00:00Z'))).toBeUndefined();
+  });
+});
+
+// How long a factory's answer may be kept: until the round or the synchronizer chosen may change with time alone.
+describe('nextRoundOpening', () => {
+  const rounds = [round(10, '2025-01-01T00:00:00Z'), round(12, '2025-01-01T00:20:00Z'), round(11, '2025-01-01T00:10:00Z')];
+
+  it('is the first opening after now, which latestUsableOpenRound changes at', () => {
+    expect(nextRoundOpening(rounds, at('2024-12-31T00:00:00Z'))).toBe(at('2025-01-01T00:00:00Z'));
+    expect(nextRoundOpening(rounds, at('2025-01-01T00:00:00Z'))).toBe(at('2025-01-01T00:10:00Z'));
+    expect(nextRoundOpening(rounds, at('2025-01-01T00:15:00Z'))).toBe(at('2025-01-01T00:20:00Z'));
+    const now = at('2025-01-01T00:15:00Z');
+    const until = nextRoundOpening(rounds, now)!;
+    expect(latestUsableOpenRound(rounds, until - 1n)).toBe(latestUsableOpenRound(rounds, now));
+    expect(latestUsableOpenRound(rounds, until)).not.toBe(latestUsableOpenRound(rounds, now));
+  });
+
+  it('is undefined once every round has opened', () => {
+    expect(nextRoundOpening(rounds, at('2025-01-01T00:20:00Z'))).toBeUndefined();
+    expect(nextRoundOpening([], 0n)).toBeUndefined();
   });
 });
 
@@ -46,6 +66,18 @@ describe('activeSynchronizer', () => {
         at('2026-01-01T00:00:00Z'),
       ),
     ).toBe('p::9');
+  });
+
+  it('changes at the first future value after now (nextConfigChange), whatever the order of the list', () => {
+    expect(nextConfigChange(rules, at('2024-12-31T00:00:00Z'))).toBe(at('2025-01-01T00:00:00Z'));
+    expect(nextConfigChange(rules, at('2025-01-01T00:00:00Z'))).toBe(at('2025-02-01T00:00:00Z'));
+    expect(nextConfigChange(rules, at('2025-02-01T00:00:00Z'))).toBeUndefined();
+    expect(nextConfigChange({ configSchedule: { futureValues: [['2025-01-01T00:00:00Z', config('p::9')]] } }, 0n)).toBe(
+      at('2025-01-01T00:00:00Z'),
+    );
+    const until = nextConfigChange(rules, at('2025-01-15T00:00:00Z'))!;
+    expect(activeSynchronizer(rules, until - 1n)).toBe('b::2');
+    expect(activeSynchronizer(rules, until)).toBe('c::3');
   });
 
   it('names the field of a payload of the wrong shape', () => {
