@@ -117,9 +117,9 @@ export async function poolQuery<R extends unknown[]>(db: Kysely<Database>, query
   const started = performance.now();
   const observe = (outcome: 'ok' | 'error') => observers.get(db)?.(currentOperation(), (performance.now() - started) / 1000, outcome);
   try {
-    const pool = poolOf(db) as Partial<pg.Pool>;
+    const pool = pools.get(db) as Partial<pg.Pool> | undefined;
     // A routing pool (read replicas) chooses a server per request and runs plain statements only.
-    if (typeof pool.query !== 'function') {
+    if (typeof pool?.query !== 'function') {
       const { rows } = await sql.raw<Record<string, unknown>>(query.text).execute(db);
       observe('ok');
       return rows.map((r) => Object.values(r) as R);
