@@ -55,6 +55,13 @@ export const knobs = {
     expects: 'an integer of at least 0',
     schema: nonNegativeInt,
   },
+  DATABASE_WAIT_MS: {
+    description:
+      'How long an API request waits for a database connection while every connection of the pool is in use. Past it the request is answered 503 with Retry-After rather than queued for as long as the load lasts (0: no limit). Ingestion always waits.',
+    default: '10000',
+    expects: 'an integer of at least 0',
+    schema: nonNegativeInt,
+  },
   PAGE_TOKEN_SECRET: {
     description:
       'Key (at least 32 characters) that signs the page tokens of the Scan API; all API replicas must share it. When unset, a random key is created on first use in the api_secrets table, which needs a writable database.',
@@ -410,6 +417,7 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
   readonly databaseStatementTimeoutMs: number;
+  readonly databaseWaitMs: number;
   readonly pageTokenSecret: string | undefined;
   readonly embeddedPgDataDir: string;
   readonly embeddedPgPort: number;
@@ -539,6 +547,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: get('DATABASE_URL'),
     databasePoolSize: get('DATABASE_POOL_SIZE'),
     databaseStatementTimeoutMs: get('DATABASE_STATEMENT_TIMEOUT_MS'),
+    databaseWaitMs: get('DATABASE_WAIT_MS'),
     pageTokenSecret: get('PAGE_TOKEN_SECRET'),
     embeddedPgDataDir: get('EMBEDDED_PG_DATA_DIR'),
     embeddedPgPort: get('EMBEDDED_PG_PORT'),

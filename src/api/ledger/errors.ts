@@ -6,6 +6,8 @@
 import crypto from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { isRetryable } from '../../internal/errors';
+import { DatabaseBusyError } from '../../store/pool';
+import { RETRY_AFTER_BUSY_SECONDS, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../scan-errors';
 import type { AuthFailure } from '../auth/verifier';
 
 export interface LedgerErrorBody {
@@ -172,7 +174,11 @@ export function ledgerErrorHandler(participantId: string): ErrorRequestHandler {
     if (isRetryable(err) && !res.headersSent) {
       const unavailable = ledgerErrors.transientDatabaseError((err as Error).message);
       req.log?.warn({ status: 503, error: (err as Error).message }, 'database unavailable');
-      res.status(503).json(renderLedgerError(req, participantId, unavailable));
+      const retryAfter = err instanceof DatabaseBusyError ? RETRY_AFTER_BUSY_SECONDS : RETRY_AFTER_UNAVAILABLE_SECONDS;
+      res
+        .status(503)
+        .set('Retry-After', String(retryAfter))
+        .json(renderLedgerError(req, participantId, unavailable));
       return;
     }
     req.log?.error({ err }, 'unexpected error');
