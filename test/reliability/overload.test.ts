@@ -18,7 +18,7 @@ jest.setTimeout(600_000);
 const PART = 'overload';
 const POOL = 2;
 const WAIT_MS = 300;
-const STATEMENT_TIMEOUT_MS = 2_000;
+const STATEMENT_TIMEOUT_MS = 5_000;
 const SLOW = 20;
 const OTHERS = 100;
 const STOPPED_MS = 2_000;
