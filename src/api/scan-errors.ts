@@ -24,8 +24,8 @@ export const SERVER_BUSY = 'The server is busy at the moment; try again shortly.
  * Retry-After (seconds) of the 503s that say "try again": a busy server soon has a connection free;
  * a database that is away, or a query stopped at the statement timeout, needs longer.
  */
-export const RETRY_AFTER_BUSY_SECONDS = 1;
-export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
+const RETRY_AFTER_BUSY_SECONDS = 1;
+const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 
 /** An error message longer than this is cut in its middle: messages may echo input, which may be megabytes. */
 export const MAX_ERROR_MESSAGE = 1000;

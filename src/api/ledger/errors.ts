@@ -6,8 +6,6 @@
 import crypto from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { isRetryable } from '../../internal/errors';
-import { DatabaseBusyError } from '../../store/pool';
-import { RETRY_AFTER_BUSY_SECONDS, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../scan-errors';
 import type { AuthFailure } from '../auth/verifier';
 
 export interface LedgerErrorBody {
@@ -174,10 +172,10 @@ export function ledgerErrorHandler(participantId: string): ErrorRequestHandler {
     if (isRetryable(err) && !res.headersSent) {
       const unavailable = ledgerErrors.transientDatabaseError((err as Error).message);
       req.log?.warn({ status: 503, error: (err as Error).message }, 'database unavailable');
-      const retryAfter = err instanceof DatabaseBusyError ? RETRY_AFTER_BUSY_SECONDS : RETRY_AFTER_UNAVAILABLE_SECONDS;
+      // The header says what the body's retryInfo says: Canton's retry delay of one second.
       res
         .status(503)
-        .set('Retry-After', String(retryAfter))
+        .set('Retry-After', '1')
         .json(renderLedgerError(req, participantId, unavailable));
       return;
     }
