@@ -14,7 +14,9 @@ import { startTestApi, type TestApi } from '../../support/http/http';
 
 const CONNECTIONS = 8;
 const PATH = '/api/scan/v0/dso-party-id';
-/** Idle time before reuse: well within the advertised keep-alive (5 s), so reuse is the client's right. */
+/** Node's advertised keep-alive (`Keep-Alive: timeout=5`): a client may reuse a connection until then. */
+const ADVERTISED_MS = 5_000;
+/** Idle time before reuse: well within the advertised keep-alive, so reuse is the client's right. */
 const IDLE_MS = 2_000;
 /** How long the event loop is held up: idle plus this is past the time Node closes idle connections (6 s). */
 const STALL_MS = 5_000;
@@ -112,7 +114,12 @@ describe('kept-alive connections after the event loop was held up', () => {
     if (t) await destroyTestDatabase(t);
   });
 
-  it('answers every request a client sent within the advertised keep-alive time', async () => {
+  /**
+   * Opens the connections, asks once on each, reuses them after IDLE_MS and holds the event loop up;
+   * the answers, or undefined when this machine let more than the advertised time pass before the
+   * reuse (a client may then find the connection closed, which proves nothing).
+   */
+  async function reuseAfterStall(): Promise<{ first: Answer[]; second: (Answer | string)[] } | undefined> {
     const connections = await Promise.all(Array.from({ length: CONNECTIONS }, () => Connection.open(api.url)));
     try {
       const first = await Promise.all(
@@ -122,10 +129,6 @@ describe('kept-alive connections after the event loop was held up', () => {
         }),
       );
       const answeredAt = Date.now();
-      // The service's answer on an empty database, the same before and after.
-      expect(first.map((a) => [a.status, a.body])).toEqual(connections.map(() => [first[0]!.status, first[0]!.body]));
-      expect(first[0]!.keepAlive).toBe('timeout=5');
-
       await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
       // In the check phase, as after I/O: the timers that expire meanwhile run before the loop reads again.
       const reusedAfterMs = await new Promise<number>((resolve) =>
@@ -136,13 +139,21 @@ describe('kept-alive connections after the event loop was held up', () => {
           resolve(idle);
         }),
       );
-      // The client reused the connections within the advertised time (a machine too slow for that proves nothing).
-      expect(reusedAfterMs).toBeLessThan(5_000);
-
       const second = await Promise.all(connections.map((c) => c.answer().catch((err: unknown) => describeError(err))));
-      expect(second).toEqual(first);
+      return reusedAfterMs < ADVERTISED_MS ? { first, second } : undefined;
     } finally {
       for (const c of connections) c.close();
     }
+  }
+
+  it('answers every request a client sent within the advertised keep-alive time', async () => {
+    let run: Awaited<ReturnType<typeof reuseAfterStall>>;
+    for (let attempt = 0; attempt < 3 && run === undefined; attempt++) run = await reuseAfterStall();
+    if (run === undefined) throw new Error('three times, this machine took longer than the advertised keep-alive to reuse a connection');
+    const { first, second } = run;
+    // The service's answer on an empty database, on every connection, before and after.
+    expect(first[0]!.keepAlive).toBe(`timeout=${ADVERTISED_MS / 1000}`);
+    expect(first.map((a) => [a.status, a.body])).toEqual(first.map(() => [first[0]!.status, first[0]!.body]));
+    expect(second).toEqual(first);
   });
 });
