@@ -4,9 +4,10 @@
  * same upstreams. The upstreams are four `scan-indexer serve` processes over one database holding a
  * simulated network; each mirror writes into a fresh database of the same server. On this machine
  * the upstreams share the CPUs with the mirror, so the wall-clock rate of N = 4 also pays four
- * upstreams' work; the mirror's own CPU time per item is reported apart.
+ * upstreams' work; the mirror's own CPU time per item is reported apart, and so is the upstreams'.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type pg from 'pg';
@@ -25,6 +26,8 @@ interface Run {
   itemsPerSecond: number;
   /** CPU time of the mirror's process (source, attestation and writer; not the upstreams') per item. */
   cpuMicrosPerItem: number;
+  /** CPU time of the upstream `serve` processes per item (undefined where /proc cannot tell). */
+  upstreamCpuMicrosPerItem: number | undefined;
 }
 
 export interface MirrorReport {
@@ -67,6 +70,31 @@ async function ingest(target: { db: Db; pool: pg.Pool }, source: Source): Promis
   );
   const used = process.cpuUsage(cpu);
   return { items: result.items, seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuSeconds: (used.user + used.system) / 1e6 };
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's CPU times, or undefined off Linux. */
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** CPU time (user and system) of child processes so far, in microseconds, or undefined where /proc cannot tell. */
+function childrenCpuMicros(children: ChildProcess[]): number | undefined {
+  if (clockTicks === undefined) return undefined;
+  try {
+    let ticks = 0;
+    for (const child of children) {
+      // Fields after the command name (in parentheses): utime and stime are the 12th and 13th.
+      const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return (ticks * 1e6) / clockTicks;
+  } catch {
+    return undefined;
+  }
 }
 
 function freePort(): Promise<number> {
@@ -126,7 +154,9 @@ export async function runMirrorBench(options: { adminUrl: string; updates: numbe
     const run = async (name: string, source: Source) => {
       const target = await database(adminUrl, `scan_indexer_bench_mirror_${name}_${suffix}`);
       try {
+        const upstreamCpu = childrenCpuMicros(servers.map((s) => s.child));
         const result = await ingest(target, source);
+        const upstreamCpuAfter = childrenCpuMicros(servers.map((s) => s.child));
         log(`  ${name}: ${result.items} items in ${result.seconds.toFixed(1)} s, ${Math.round(result.items / result.seconds)} items/s`);
         return {
           items: result.items,
@@ -134,6 +164,8 @@ export async function runMirrorBench(options: { adminUrl: string; updates: numbe
             seconds: result.seconds,
             itemsPerSecond: result.items / result.seconds,
             cpuMicrosPerItem: (result.cpuSeconds * 1e6) / result.items,
+            upstreamCpuMicrosPerItem:
+              upstreamCpu === undefined || upstreamCpuAfter === undefined ? undefined : (upstreamCpuAfter - upstreamCpu) / result.items,
           },
         };
       } finally {
@@ -155,9 +187,11 @@ export async function runMirrorBench(options: { adminUrl: string; updates: numbe
 
 export function formatMirrorReport(server: string, r: MirrorReport): string {
   const ratio = r.attested.itemsPerSecond / r.single.itemsPerSecond;
+  const upstreams = (run: Run) =>
+    run.upstreamCpuMicrosPerItem === undefined ? '' : `, upstreams' CPU ${Math.round(run.upstreamCpuMicrosPerItem)} µs per item`;
   return [
     `mirror on ${server} (${r.items} items of ${r.updates} simulated updates, from ${UPSTREAMS} local \`serve\` processes over one database):`,
-    `  N = 1 (failover source):            ${Math.round(r.single.itemsPerSecond)} items/s (${r.single.seconds.toFixed(1)} s), mirror CPU ${Math.round(r.single.cpuMicrosPerItem)} µs per item`,
-    `  N = ${UPSTREAMS}, threshold ${THRESHOLD} (attested): ${Math.round(r.attested.itemsPerSecond)} items/s (${r.attested.seconds.toFixed(1)} s), ${ratio.toFixed(2)}× the single-upstream rate; mirror CPU ${Math.round(r.attested.cpuMicrosPerItem)} µs per item (${(r.attested.cpuMicrosPerItem / r.single.cpuMicrosPerItem).toFixed(2)}×)`,
+    `  N = 1 (failover source):            ${Math.round(r.single.itemsPerSecond)} items/s (${r.single.seconds.toFixed(1)} s), mirror CPU ${Math.round(r.single.cpuMicrosPerItem)} µs per item${upstreams(r.single)}`,
+    `  N = ${UPSTREAMS}, threshold ${THRESHOLD} (attested): ${Math.round(r.attested.itemsPerSecond)} items/s (${r.attested.seconds.toFixed(1)} s), ${ratio.toFixed(2)}× the single-upstream rate; mirror CPU ${Math.round(r.attested.cpuMicrosPerItem)} µs per item (${(r.attested.cpuMicrosPerItem / r.single.cpuMicrosPerItem).toFixed(2)}×)${upstreams(r.attested)}`,
   ].join('\n');
 }

@@ -300,10 +300,13 @@ export async function serve(config: Config, logger: Logger, shutdown: Shutdown, 
   const ledgerAuth = options.api
     ? await prepareLedgerAuth(config, { db: database.db, embedded: database.embedded !== undefined })
     : undefined;
+  // API requests wait for a database connection at most DATABASE_WAIT_MS; the worker shares the pool and always waits.
+  const apiDb = config.databaseWaitMs > 0 ? createDb(database.pool, { waitMs: config.databaseWaitMs }) : database.db;
+  if (apiDb !== database.db) observeQueries(apiDb, metrics.observeQuery);
   const app = createApp(
     {
       config: ledgerAuth?.config ?? config,
-      db: replicas?.db ?? database.db,
+      db: replicas?.db ?? apiDb,
       primaryDb: database.db,
       pool: database.pool,
       replicas: replicas?.monitor,

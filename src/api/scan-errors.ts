@@ -1,11 +1,12 @@
 /**
  * Scan-style error handling: `{"error": "..."}` with the right status, never a
- * stack trace. Client faults are logged at info; an unreachable database, and
- * a query stopped by the statement timeout, are 503s logged in one line at
- * warn; other system faults in full at error.
+ * stack trace. Client faults are logged at info; an unreachable or busy
+ * database, and a query stopped by the statement timeout, are 503s with
+ * Retry-After logged in one line at warn; other system faults in full at error.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { HttpError, isRetryable } from '../internal/errors';
+import { DatabaseBusyError } from '../store/pool';
 import { PageTokenError } from './page-token';
 
 /** The Scan app's message for unexpected failures (HttpErrorHandler). */
@@ -16,6 +17,15 @@ const QUERY_CANCELED = '57014';
 export const REQUEST_TOO_SLOW = 'The request took longer than this server allows and was stopped; narrow it or try again later.';
 /** While the database cannot be reached. */
 export const DATABASE_UNAVAILABLE = 'The database is unavailable at the moment; try again shortly.';
+/** While every database connection is in use for longer than a request may wait (DATABASE_WAIT_MS). */
+export const SERVER_BUSY = 'The server is busy at the moment; try again shortly.';
+
+/**
+ * Retry-After (seconds) of the 503s that say "try again": a busy server soon has a connection free;
+ * a database that is away, or a query stopped at the statement timeout, needs longer.
+ */
+const RETRY_AFTER_BUSY_SECONDS = 1;
+const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 
 /** An error message longer than this is cut in its middle: messages may echo input, which may be megabytes. */
 export const MAX_ERROR_MESSAGE = 1000;
@@ -95,7 +105,13 @@ export const scanErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   // The statement timeout stopped the request's query: the client learns so, the rest is served as usual.
   if ((err as { code?: unknown }).code === QUERY_CANCELED && !res.headersSent) {
     log?.warn({ status: 503, error: (err as Error).message }, 'request stopped at the statement timeout');
-    res.status(503).json({ error: REQUEST_TOO_SLOW });
+    res.status(503).set('Retry-After', String(RETRY_AFTER_UNAVAILABLE_SECONDS)).json({ error: REQUEST_TOO_SLOW });
+    return;
+  }
+  // Every connection stayed busy for as long as a request may wait: overload, answered at once.
+  if (err instanceof DatabaseBusyError && !res.headersSent) {
+    log?.warn({ status: 503, error: err.message }, 'database busy');
+    res.status(503).set('Retry-After', String(RETRY_AFTER_BUSY_SECONDS)).json({ error: SERVER_BUSY });
     return;
   }
   // The database is away (refused, dropped, shutting down): a 503 the client may retry, and one log line.
@@ -105,7 +121,7 @@ export const scanErrorHandler: ErrorRequestHandler = (err, req, res, _next) => {
       res.destroy();
       return;
     }
-    res.status(503).json({ error: DATABASE_UNAVAILABLE });
+    res.status(503).set('Retry-After', String(RETRY_AFTER_UNAVAILABLE_SECONDS)).json({ error: DATABASE_UNAVAILABLE });
     return;
   }
   log?.error({ err }, 'unexpected error');

@@ -1,5 +1,6 @@
 /** Listening and draining: close stops accepting, waits for in-flight requests, then cuts the rest. */
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 
@@ -25,6 +26,22 @@ function answerClientError(err: Error & { code?: string }, socket: Duplex): void
   );
 }
 
+/**
+ * An idle keep-alive connection is closed when its timer fires (Node advertises `Keep-Alive: timeout=5`
+ * and closes 1 s later; clients reuse a connection for up to the advertised time, undici's fetch until
+ * 1 s before it). A process starved of CPU, or whose event loop was busy for longer than that margin,
+ * runs the expired timer in the same turn of the loop as the read of a request a client sent in time:
+ * timers come first, and Node closed the connection with the request unread, so the client got a
+ * reset and no answer. Closing one turn later lets a request that is already there be read (which
+ * stops the timer); a connection that received nothing is closed as before.
+ */
+function closeIdleAfterPendingReads(socket: Socket): void {
+  const read = socket.bytesRead;
+  setImmediate(() => {
+    if (socket.bytesRead === read) socket.destroy();
+  });
+}
+
 export interface RunningServer {
   server: Server;
   /** Base URL as a client on this machine would use it. */
@@ -36,6 +53,8 @@ export function listen(app: Express, host: string, port: number): Promise<Runnin
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     server.on('clientError', answerClientError);
+    // With a listener here, Node leaves closing a timed-out connection to it (server.timeout is 0, so only idle keep-alive connections time out).
+    server.on('timeout', closeIdleAfterPendingReads);
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);

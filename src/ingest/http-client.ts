@@ -57,6 +57,12 @@ export interface JsonRequest {
 export interface HttpClient {
   /** The parsed JSON body of a 2xx answer; rejects once `signal` aborts. */
   json(request: JsonRequest, signal: AbortSignal): Promise<unknown>;
+  /**
+   * What `read` makes of the body of a 2xx answer, for a caller that reads the text itself. A
+   * SyntaxError from `read` is a body that does not parse (retried, as by `json`); any other error
+   * is the caller's and rejects at once.
+   */
+  text<T>(request: JsonRequest, signal: AbortSignal, read: (text: string) => T): Promise<T>;
 }
 
 /** A status that retrying will not fix (400, 401, 404, …). */
@@ -128,7 +134,10 @@ export function createHttpClient(logger: Logger, options: HttpClientOptions = {}
 
   const isTransientStatus = (status: number) => status === 408 || status === 429 || status >= 500 || retryStatuses.has(status);
 
-  async function attempt(request: JsonRequest, signal: AbortSignal): Promise<unknown> {
+  /** The answer read, or the error `read` threw on it that is not a SyntaxError. */
+  type Read<T> = { value: T } | { rejected: unknown };
+
+  async function attempt<T>(request: JsonRequest, signal: AbortSignal, read: (text: string) => T): Promise<Read<T>> {
     const timeout = AbortSignal.timeout(timeoutMs);
     const headers: Record<string, string> = { accept: 'application/json', ...(await request.headers?.()) };
     if (request.body !== undefined) headers['content-type'] = 'application/json';
@@ -153,9 +162,10 @@ export function createHttpClient(logger: Logger, options: HttpClientOptions = {}
     }
     if (status >= 200 && status < 300) {
       try {
-        return JSON.parse(text);
-      } catch {
-        throw new TransientFailure(`unparseable body (${text.length} characters)`, status);
+        return { value: read(text) };
+      } catch (err) {
+        if (err instanceof SyntaxError) throw new TransientFailure(`unparseable body (${text.length} characters)`, status);
+        return { rejected: err };
       }
     }
     if (isTransientStatus(status)) {
@@ -165,41 +175,48 @@ export function createHttpClient(logger: Logger, options: HttpClientOptions = {}
     throw new HttpStatusError(request.method, request.url, status, text);
   }
 
-  return {
-    async json(request, signal) {
-      // Attempts that count towards the limit; 503s do not while waitWhileUnavailable holds.
-      let counted = 0;
-      // Consecutive failures, which set the backoff ceiling.
-      let failures = 0;
-      const observe = (outcome: RequestOutcome) => options.observe?.(originOf(request.url), outcome);
-      for (;;) {
-        try {
-          const body = await attempt(request, signal);
-          observe('ok');
-          return body;
-        } catch (err) {
-          if (signal.aborted) throw err;
-          if (!(err instanceof TransientFailure)) {
-            observe('failed');
-            throw err;
-          }
-          failures += 1;
-          const waiting = err.status === 503 && waitWhileUnavailable;
-          if (!waiting) counted += 1;
-          if (counted >= maxAttempts) {
-            observe('failed');
-            throw new UpstreamError(request.method, request.url, counted, err);
-          }
-          observe('retried');
-          const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(failures - 1, 30));
-          const wait = err.retryAfterMs ?? Math.random() * ceiling;
-          logger[waiting ? 'info' : 'warn'](
-            { url: request.url, attempt: failures, waitMs: Math.round(wait), reason: err.message },
-            waiting ? 'upstream unavailable, waiting' : 'upstream request failed, retrying',
-          );
-          await sleep(wait, signal);
+  async function text<T>(request: JsonRequest, signal: AbortSignal, read: (text: string) => T): Promise<T> {
+    // Attempts that count towards the limit; 503s do not while waitWhileUnavailable holds.
+    let counted = 0;
+    // Consecutive failures, which set the backoff ceiling.
+    let failures = 0;
+    const observe = (outcome: RequestOutcome) => options.observe?.(originOf(request.url), outcome);
+    for (;;) {
+      let answer: Read<T>;
+      try {
+        answer = await attempt(request, signal, read);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        if (!(err instanceof TransientFailure)) {
+          observe('failed');
+          throw err;
         }
+        failures += 1;
+        const waiting = err.status === 503 && waitWhileUnavailable;
+        if (!waiting) counted += 1;
+        if (counted >= maxAttempts) {
+          observe('failed');
+          throw new UpstreamError(request.method, request.url, counted, err);
+        }
+        observe('retried');
+        const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(failures - 1, 30));
+        const wait = err.retryAfterMs ?? Math.random() * ceiling;
+        logger[waiting ? 'info' : 'warn'](
+          { url: request.url, attempt: failures, waitMs: Math.round(wait), reason: err.message },
+          waiting ? 'upstream unavailable, waiting' : 'upstream request failed, retrying',
+        );
+        await sleep(wait, signal);
+        continue;
       }
-    },
+      // The request succeeded; what its body holds is the caller's matter.
+      observe('ok');
+      if ('rejected' in answer) throw answer.rejected;
+      return answer.value;
+    }
+  }
+
+  return {
+    json: (request, signal) => text(request, signal, (body) => JSON.parse(body) as unknown),
+    text,
   };
 }

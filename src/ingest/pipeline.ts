@@ -46,7 +46,7 @@ export interface PipelineResult {
  */
 const MAX_BATCH_BYTES = 24 * 2 ** 20;
 
-/** Items planned between two turns of the event loop while a commit is under way. */
+/** Items planned between two turns of the event loop. */
 const YIELD_EVERY = 8;
 
 /** The update id, or the verdict's, an item carries. */
@@ -182,8 +182,9 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
       }
       planner.add(sourceItem);
       // A source that yields without I/O (the simulator) resolves each item in a microtask: without
-      // a turn of the event loop, the commit under way would get no socket I/O until the batch is full.
-      if (inFlight && planner.items % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      // a turn of the event loop, the commit under way would get no socket I/O until the batch is full,
+      // nor would the API sharing the process (`start`) answer anything, whether or not a commit is under way.
+      if (planner.items % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       if (planner.items === 1) deadline = Date.now() + options.batchMaxWaitMs;
       if (planner.items >= options.batchSize || planner.bytes >= MAX_BATCH_BYTES) {
         clearTimeout(timer);

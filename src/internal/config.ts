@@ -149,6 +149,13 @@ export const knobs = {
     expects: 'an integer of at least 10',
     schema: z.coerce.number().int().min(10),
   },
+  DATABASE_WAIT_MS: {
+    description:
+      'How long an API request waits for a database connection while every connection of the pool is in use. Past it the request is answered 503 with Retry-After rather than queued for as long as the load lasts (0: no limit). Ingestion always waits.',
+    default: '10000',
+    expects: 'an integer of at least 0',
+    schema: nonNegativeInt,
+  },
   PAGE_TOKEN_SECRET: {
     description:
       'Key (at least 32 characters) that signs the page tokens of the Scan API; all API replicas must share it. When unset, a random key is created on first use in the api_secrets table, which needs a writable database.',
@@ -623,6 +630,7 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   /** Streaming replicas the API reads from (DATABASE_READ_URLS), and how they are watched. */
   readonly readReplicas: { readonly urls: readonly string[]; readonly maxLagMs: number; readonly pollMs: number };
+  readonly databaseWaitMs: number;
   readonly pageTokenSecret: string | undefined;
   readonly embeddedPgDataDir: string;
   readonly embeddedPgPort: number;
@@ -773,6 +781,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxLagMs: get('DATABASE_READ_MAX_LAG_MS'),
       pollMs: get('DATABASE_READ_POLL_MS'),
     }),
+    databaseWaitMs: get('DATABASE_WAIT_MS'),
     pageTokenSecret: get('PAGE_TOKEN_SECRET'),
     embeddedPgDataDir: get('EMBEDDED_PG_DATA_DIR'),
     embeddedPgPort: get('EMBEDDED_PG_PORT'),

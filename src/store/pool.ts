@@ -5,6 +5,7 @@
  */
 import { Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely';
 import pg from 'pg';
+import { RetryableError } from '../internal/errors';
 import { currentOperation } from './query-operation';
 import type { Database } from './schema';
 
@@ -80,10 +81,57 @@ const pools = new WeakMap<Kysely<Database>, pg.Pool>();
 export type QueryObserver = (operation: string, seconds: number, outcome: 'ok' | 'error') => void;
 const observers = new WeakMap<Kysely<Database>, QueryObserver>();
 
+/** Every connection of the pool stayed in use for as long as the caller would wait for one. */
+export class DatabaseBusyError extends RetryableError {
+  constructor(readonly waitedMs: number) {
+    super(`no database connection became free within ${waitedMs} ms`);
+    this.name = 'DatabaseBusyError';
+  }
+}
+
+/**
+ * The pool as Kysely takes connections from it, waiting at most `waitMs` for one while all are in use,
+ * then failing with DatabaseBusyError: an overloaded API answers "busy" at once rather than queueing
+ * every request behind the pool for as long as the load lasts. A connection handed over after its
+ * caller gave up goes straight back.
+ */
+function withWaitLimit(pool: pg.Pool, waitMs: number): PostgresPool {
+  return {
+    connect: () => {
+      // A free connection needs no timer.
+      if (pool.idleCount > 0 && pool.waitingCount === 0) return pool.connect();
+      return new Promise<pg.PoolClient>((resolve, reject) => {
+        let waiting = true;
+        const timer = setTimeout(() => {
+          waiting = false;
+          reject(new DatabaseBusyError(waitMs));
+        }, waitMs);
+        pool.connect().then(
+          (client) => {
+            clearTimeout(timer);
+            if (waiting) resolve(client);
+            else client.release();
+          },
+          (err: Error) => {
+            clearTimeout(timer);
+            if (waiting) reject(err);
+          },
+        );
+      });
+    },
+    end: () => pool.end(),
+  };
+}
+
+export interface DbOptions {
+  /** How long a query waits for a connection while all are in use (default: as long as it takes). */
+  waitMs?: number;
+}
+
 /** A Db over a pg Pool, or over another pool-like object (the routing pool of read replicas, routing-pool.ts). */
-export function createDb(pool: pg.Pool | PostgresPool): Kysely<Database> {
+export function createDb(pool: pg.Pool | PostgresPool, options: DbOptions = {}): Kysely<Database> {
   const db: Kysely<Database> = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    dialect: new PostgresDialect({ pool: options.waitMs && pool instanceof pg.Pool ? withWaitLimit(pool, options.waitMs) : pool }),
     log: (event) => {
       const operation = currentOperation();
       // The error log of a failed request then names the storage function whose query failed.

@@ -172,7 +172,11 @@ export function ledgerErrorHandler(participantId: string): ErrorRequestHandler {
     if (isRetryable(err) && !res.headersSent) {
       const unavailable = ledgerErrors.transientDatabaseError((err as Error).message);
       req.log?.warn({ status: 503, error: (err as Error).message }, 'database unavailable');
-      res.status(503).json(renderLedgerError(req, participantId, unavailable));
+      // The header says what the body's retryInfo says: Canton's retry delay of one second.
+      res
+        .status(503)
+        .set('Retry-After', '1')
+        .json(renderLedgerError(req, participantId, unavailable));
       return;
     }
     req.log?.error({ err }, 'unexpected error');

@@ -165,7 +165,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       title: 'scan-indexer',
       version,
       description:
-        "Splice Scan API (/api/scan), validator scan-proxy (/api/validator), two Canton JSON Ledger API v2 operations (/v2), the token-standard registry for Amulet (/registry: metadata, transfer instructions, allocations) and this indexer's own read-only operations (/api/indexer), answered from PostgreSQL.",
+        "Splice Scan API (/api/scan), validator scan-proxy (/api/validator), two Canton JSON Ledger API v2 operations (/v2), the token-standard registry for Amulet (/registry: metadata, transfer instructions, allocations) and this indexer's own read-only operations (/api/indexer), answered from PostgreSQL. Any operation that reads the database may answer 503 with a Retry-After header (seconds) while the database is unavailable, when a query ran past the statement timeout, or when every database connection stayed in use for DATABASE_WAIT_MS (the Scan error body; the Ledger API's error on /v2).",
     },
     paths: {
       ...operational,

@@ -29,8 +29,9 @@
  * update only with its verdict, so among Scans this happens only with a
  * faulty one; when it is all that stands in the way it is reported.)
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { CanonicalItem } from '../../domain/items';
+import type { Member } from './canonical-json';
 
 /** Fields honest Scans may legitimately render differently, left out of the content hash. */
 const NOT_ATTESTED = {
@@ -38,6 +39,21 @@ const NOT_ATTESTED = {
   /** A reassignment's (and a v1 update's) participant offset. */
   update: ['offset'],
 } as const;
+
+/**
+ * A part of an element as received: a range of an answer's text in JSON.stringify's form (with its
+ * members, where it is an object read member by member), or a parsed value.
+ */
+export type Part = { text: string; start: number; end: number; members?: readonly Member[] } | { value: unknown };
+
+/** The parts of an element that its content hash covers. */
+export interface ElementParts {
+  update: Part;
+  updateProtobuf: Part;
+  verdict: Part;
+  trafficSummary: Part;
+  appActivityRecords: Part;
+}
 
 const without = (o: unknown, fields: readonly string[]): unknown => {
   if (o === null || typeof o !== 'object' || Array.isArray(o)) return o;
@@ -47,18 +63,67 @@ const without = (o: unknown, fields: readonly string[]): unknown => {
 };
 
 /**
+ * Writes the JSON of a part without `fields` into the hash: for a parsed value, JSON.stringify's;
+ * for text, the text with those members cut out, which is the same for text in JSON.stringify's form
+ * (up to keys that JSON.parse would reorder or merge; see canonical-json.ts).
+ */
+function writePart(hash: Hash, part: Part, fields: readonly string[]): void {
+  if ('value' in part) {
+    hash.update(JSON.stringify(without(part.value, fields)) ?? 'null');
+    return;
+  }
+  const { text, start, end, members } = part;
+  if (fields.length > 0 && text.charCodeAt(start) === 123 /* { */ && members === undefined) {
+    throw new Error('an object part whose fields are left out needs its members');
+  }
+  if (!members?.some((m) => fields.includes(m.key))) {
+    hash.update(text.slice(start, end));
+    return;
+  }
+  hash.update('{');
+  let first = true;
+  for (const m of members) {
+    if (fields.includes(m.key)) continue;
+    if (!first) hash.update(',');
+    hash.update(text.slice(m.at, m.end));
+    first = false;
+  }
+  hash.update('}');
+}
+
+/**
  * The content hashes of an element: the whole (what is voted on), and its update alone (to tell a
  * pending verdict). Parts are compared as served, key order included: honest Scans render with the
  * same encoders, and a difference in order only costs a vote, never stores anything unattested.
+ * A part's hash is the same whether it arrived as text in JSON.stringify's form or was parsed.
  */
+export function partHashes(parts: ElementParts): { hash: string; updateHash: string } {
+  const update = createHash('sha256');
+  update.update('[');
+  writePart(update, parts.update, NOT_ATTESTED.update);
+  update.update(',');
+  writePart(update, parts.updateProtobuf, NOT_ATTESTED.update);
+  update.update(']');
+  const updateHash = update.digest('hex');
+  const whole = createHash('sha256').update(updateHash).update('[');
+  writePart(whole, parts.verdict, NOT_ATTESTED.verdict);
+  whole.update(',');
+  writePart(whole, parts.trafficSummary, []);
+  whole.update(',');
+  writePart(whole, parts.appActivityRecords, []);
+  whole.update(']');
+  return { hash: whole.digest('hex'), updateHash };
+}
+
+/** The content hashes of a parsed item (see `partHashes`). */
 export function itemHashes(item: CanonicalItem): { hash: string; updateHash: string } {
-  const update = JSON.stringify([
-    without(item.update, NOT_ATTESTED.update),
-    without(item.update_protobuf_json ?? null, NOT_ATTESTED.update),
-  ]);
-  const rest = JSON.stringify([without(item.verdict, NOT_ATTESTED.verdict), item.traffic_summary, item.app_activity_records]);
-  const updateHash = createHash('sha256').update(update).digest('hex');
-  return { hash: createHash('sha256').update(updateHash).update(rest).digest('hex'), updateHash };
+  return partHashes({
+    update: { value: item.update },
+    updateProtobuf: { value: item.update_protobuf_json ?? null },
+    verdict: { value: item.verdict },
+    trafficSummary: { value: item.traffic_summary },
+    appActivityRecords: { value: item.app_activity_records },
+  });
 }
 
 export interface Element<K, T> {

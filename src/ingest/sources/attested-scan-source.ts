@@ -15,18 +15,25 @@
  * the next poll and is then asked again. A page with an element out of key
  * order counts up to that element.
  *
+ * Answers are compared as received (event-page.ts): an answer in
+ * JSON.stringify's form is hashed element by element from its text, an
+ * element identical to one another upstream served for the same page is not
+ * read again, and only the copy that is stored is parsed, its texts going to
+ * the writer as they are.
+ *
  * Undecidable keys: when two versions of an element both have the
  * threshold, or no version can reach it any more, the source yields nothing
  * past that key, reports it (status, metric, an error log once per key) and
  * asks again every poll interval, resuming by itself when a quorum forms.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import type { Update } from '../../domain/items';
 import { IMPORT_RECORD_TIME } from '../../domain/time';
 import type { Logger } from '../../internal/logger';
 import { createHttpClient, type HttpClientOptions } from '../http-client';
 import type { Source, SourceItem } from '../source';
-import { decide, itemHashes, type Answer, type Decision, type Element } from './attestation';
-import { compare, createUpstreamReader, parsePosition, positionOf, type Cursor } from './scan-upstream';
+import { decide, itemHashes, partHashes, type Answer, type Decision, type Element, type Part } from './attestation';
+import { compare, createUpstreamReader, parsePosition, positionOf, type Cursor, type ReceivedElement } from './scan-upstream';
 
 /** What the source tells the rest of the process: per-upstream outcomes and whether it is stalled. */
 export interface AttestationObserver {
@@ -59,6 +66,9 @@ interface Asked<A> {
   done: Promise<void>;
 }
 
+/** The source item of an element, made when it is stored (only then is a received element parsed). */
+type Take = () => SourceItem;
+
 const short = (hash: string | null) => (hash === null ? 'none' : hash.slice(0, 16));
 
 export function createAttestedScanSource(options: AttestedScanSourceOptions): Source {
@@ -78,11 +88,15 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
   const observer = options.observer;
   let reportedStall: string | undefined;
 
-  /** Asks every upstream that has no request running for the page at `at`. `asked` carries requests across rounds. */
+  /**
+   * Asks every upstream that has no request running, nor an answer not yet collected for the page at `at`
+   * (one read ahead while the previous page was written). `asked` carries requests across rounds.
+   */
   function ask<A>(asked: (Asked<A> | undefined)[], at: string, start: (url: string) => Promise<A>, failed: (err: Error) => A): void {
     urls.forEach((url, i) => {
       const previous = asked[i];
       if (previous && previous.answer === undefined) return; // still running (for this or an older position)
+      if (previous?.at === at) return; // answered ahead, not yet collected
       const entry: Asked<A> = { at, done: Promise.resolve() };
       entry.done = start(url).then(
         (answer) => void (entry.answer = answer),
@@ -185,7 +199,7 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
       logger.info({ migrationId }, 'fewer than the threshold of upstreams hold all import updates of the migration: waiting');
       await delay(pollIntervalMs, undefined, { signal });
     }
-    const asked: (Asked<Answer<string, SourceItem>> | undefined)[] = urls.map(() => undefined);
+    const asked: (Asked<Answer<string, Take>> | undefined)[] = urls.map(() => undefined);
     let after = afterUpdateId;
     for (;;) {
       const from = after;
@@ -205,7 +219,7 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
       const usable = answers.map((a) => a ?? { ok: false as const, reason: 'no answer yet' });
       const decision = decide(usable, threshold, (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0));
       report(decision, answers, (id) => `import update ${id} of migration ${migrationId}`);
-      for (const { value } of decision.committed) yield value;
+      for (const { value } of decision.committed) yield value();
       const lastDecided = decision.outcomes.at(-1)?.key;
       if (lastDecided !== undefined) after = lastDecided;
       // Done when a quorum has nothing more.
@@ -215,9 +229,41 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
     }
   }
 
-  function element<K>(key: K, item: SourceItem): Element<K, SourceItem> {
+  /** An import update (parsed) as an element to decide on. */
+  function element<K>(key: K, item: SourceItem): Element<K, Take> {
     const { hash, updateHash } = itemHashes(item.item);
-    return { key, hash, value: item, ...(item.item.update && { updateHash, hasVerdict: item.item.verdict !== null }) };
+    return { key, hash, value: () => item, ...(item.item.update && { updateHash, hasVerdict: item.item.verdict !== null }) };
+  }
+
+  /**
+   * The hashes of elements read, by their parts: an element identical to one another upstream served
+   * has the same parts object (event-page.ts), and with the same protobuf part, the same hashes.
+   */
+  const hashed = new WeakMap<object, { protobuf: Part | undefined; hash: string; updateHash: string }>();
+
+  /** An element of a /v0/events page, hashed as received; parsed only if it is the copy stored. */
+  function receivedElement(received: ReceivedElement): Element<Cursor, Take> {
+    let known = hashed.get(received.parts);
+    if (!known || known.protobuf !== received.protobuf) {
+      known = { protobuf: received.protobuf, ...partHashes({ ...received.parts, updateProtobuf: received.protobuf ?? { value: null } }) };
+      hashed.set(received.parts, known);
+    }
+    const { hash, updateHash } = known;
+    const take = (): SourceItem => {
+      const { item, texts } = received.take();
+      const protobuf = received.protobuf;
+      const source: SourceItem = { item, position: positionOf(received.key), origin: received.origin };
+      if (protobuf && 'value' in protobuf) item.update_protobuf_json = protobuf.value as Update;
+      const updateProtobuf = protobuf && !('value' in protobuf) ? protobuf.text.slice(protobuf.start, protobuf.end) : undefined;
+      if (texts || updateProtobuf !== undefined) source.texts = { ...texts, ...(updateProtobuf !== undefined && { updateProtobuf }) };
+      return source;
+    };
+    return {
+      key: received.key,
+      hash,
+      value: take,
+      ...(received.updateId !== undefined && { updateHash, hasVerdict: received.hasVerdict }),
+    };
   }
 
   return {
@@ -226,13 +272,13 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
       const stop = new AbortController();
       const inner = AbortSignal.any([signal, stop.signal]);
       let cursor: Cursor | undefined = from === undefined ? undefined : parsePosition(from);
-      const asked: (Asked<Answer<Cursor, SourceItem>> | undefined)[] = urls.map(() => undefined);
+      const asked: (Asked<Answer<Cursor, Take>> | undefined)[] = urls.map(() => undefined);
       const pageAfter = (after: Cursor | undefined) => async (url: string) => {
-        const page = await reader.pageFrom(url, after, inner, true);
+        const page = await reader.receivedPageFrom(url, after, inner);
         if (page.disorderAt !== undefined) {
           logger.warn({ upstream: url, position: page.disorderAt }, 'an upstream served an element out of key order; its page ends there');
         }
-        return { ok: true as const, elements: page.items.map((it, i) => element(page.keys[i]!, it)) };
+        return { ok: true as const, elements: page.events.map(receivedElement) };
       };
       try {
         if (cursor?.importAfter !== undefined) {
@@ -258,7 +304,7 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
               yield* importsOf(key.migrationId, '', inner);
               entered = key.migrationId;
             }
-            yield value;
+            yield value();
           }
           if (decision.committed.length > 0) continue;
           // Nothing decided: at the end when a quorum has nothing after the position.

@@ -13,6 +13,7 @@
  * like JSON.parse, read the last.)
  */
 import type { CanonicalItem } from '../../domain/items';
+import { CanonicalScanner, NotCanonical, type Member } from './canonical-json';
 
 /** JSON texts of an item's members, present where they are in JSON.stringify's form. */
 export interface ItemTexts {
@@ -31,108 +32,12 @@ const MEMBER_TEXT: Record<string, keyof ItemTexts> = {
   app_activity_records: 'appActivityRecords',
 };
 
-const QUOTE = 34;
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
-const COLON = 58;
-const COMMA = 44;
-const MINUS = 45;
-const ZERO = 48;
-const NINE = 57;
-
-class NotCanonical extends Error {}
-
-/** A scanner over one line; it only locates values, JSON.parse validates them. */
-class Scanner {
-  private nextBackslash: number;
-
-  constructor(private readonly text: string) {
-    this.nextBackslash = text.indexOf('\\');
-  }
-
-  /** The index after the string whose opening quote is at `i`; throws NotCanonical on an escape JSON.stringify does not write. */
-  string(i: number): number {
-    const { text } = this;
-    let from = i + 1;
-    for (;;) {
-      const quote = text.indexOf('"', from);
-      if (quote === -1) throw new NotCanonical();
-      while (this.nextBackslash !== -1 && this.nextBackslash < from) this.nextBackslash = text.indexOf('\\', from);
-      if (this.nextBackslash === -1 || this.nextBackslash > quote) return quote + 1;
-      // \" \\ \b \f \n \r \t are JSON.stringify's; \u escapes of control characters need a closer look: leave them to it.
-      const escaped = text[this.nextBackslash + 1];
-      if (escaped === undefined || !'"\\bfnrt'.includes(escaped)) throw new NotCanonical();
-      from = this.nextBackslash + 2;
-      this.nextBackslash = text.indexOf('\\', from);
-    }
-  }
-
-  /** The index after the value starting at `i`. */
-  value(i: number): number {
-    const { text } = this;
-    let depth = 0;
-    let at = i;
-    do {
-      const c = text.charCodeAt(at);
-      if (c === QUOTE) {
-        at = this.string(at);
-      } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-        depth += 1;
-        at += 1;
-      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-        depth -= 1;
-        at += 1;
-      } else if (c === COLON || c === COMMA) {
-        at += 1;
-      } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
-        at = this.integer(at);
-      } else if (text.startsWith('true', at) || text.startsWith('null', at)) {
-        at += 4;
-      } else if (text.startsWith('false', at)) {
-        at += 5;
-      } else {
-        // Whitespace, a fraction or exponent, or not JSON at all.
-        throw new NotCanonical();
-      }
-    } while (depth > 0);
-    return at;
-  }
-
-  /** An integer as JSON.stringify writes one that a double holds exactly; anything else is not canonical. */
-  private integer(i: number): number {
-    const { text } = this;
-    let at = i;
-    if (text.charCodeAt(at) === MINUS) at += 1;
-    const first = at;
-    while (at < text.length && text.charCodeAt(at) >= ZERO && text.charCodeAt(at) <= NINE) at += 1;
-    const digits = at - first;
-    const leadingZero = text.charCodeAt(first) === ZERO && digits > 1;
-    const negativeZero = first > i && digits === 1 && text.charCodeAt(first) === ZERO;
-    if (digits === 0 || digits > 15 || leadingZero || negativeZero) throw new NotCanonical();
-    return at;
-  }
-}
-
 /** The members of the line's top-level object; undefined unless the whole line is in JSON.stringify's form. */
-function members(text: string): { key: string; start: number; end: number }[] | undefined {
-  if (text.charCodeAt(0) !== OPEN_BRACE) return undefined;
-  if (text === '{}') return [];
-  const scanner = new Scanner(text);
-  const found = [];
+function members(text: string): Member[] | undefined {
+  const scanner = new CanonicalScanner(text);
   try {
-    for (let at = 1; ;) {
-      if (text.charCodeAt(at) !== QUOTE) return undefined;
-      const keyEnd = scanner.string(at);
-      if (text.charCodeAt(keyEnd) !== COLON) return undefined;
-      const end = scanner.value(keyEnd + 1);
-      found.push({ key: JSON.parse(text.slice(at, keyEnd)) as string, start: keyEnd + 1, end });
-      const next = text.charCodeAt(end);
-      if (next === CLOSE_BRACE) return end + 1 === text.length ? found : undefined;
-      if (next !== COMMA) return undefined;
-      at = end + 1;
-    }
+    const read = scanner.members(0);
+    return read.end === text.length ? read.members : undefined;
   } catch (err) {
     if (err instanceof NotCanonical) return undefined;
     throw err;

@@ -7,15 +7,26 @@
  */
 import type { CanonicalItem, Update } from '../../domain/items';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
-import { IMPORT_RECORD_TIME, formatRecordTime, tryParseTimestamp, type Micros } from '../../domain/time';
+import { IMPORT_RECORD_TIME, formatRecordTime, tryParseTimestamp } from '../../domain/time';
 import type { Logger } from '../../internal/logger';
 import { HttpStatusError, type HttpClient } from '../http-client';
 import { SourceItemError, type SourceItem } from '../source';
+import type { Part } from './attestation';
+import {
+  compareKeys,
+  eventsOf,
+  readEventPage,
+  readItem,
+  readProtobufUpdates,
+  updateIdOf,
+  type EventKey,
+  type ReceivedEvent,
+  type Reference,
+} from './event-page';
 import { array, integer, isObject, object, objectField, ShapeError, string, timestamp, type JsonObject } from './shape';
 
-export interface Cursor {
-  migrationId: number;
-  recordTime: Micros;
+/** A position in the stream: the /v0/events key of the last element. */
+export interface Cursor extends EventKey {
   /** Within the import updates of the migration: the last one yielded. */
   importAfter?: string;
 }
@@ -30,8 +41,6 @@ export interface Page {
   full: boolean;
   /** The key of the last element, or the cursor asked with when there was none. */
   last: Cursor | undefined;
-  /** Where an element out of key order ended the page (truncateAtDisorder). */
-  disorderAt?: string;
 }
 
 export function positionOf(cursor: Cursor): string {
@@ -76,59 +85,18 @@ function importToV2(raw: JsonObject): Update {
   return out as unknown as Update;
 }
 
-export function compare(a: Cursor, b: Cursor): number {
-  if (a.migrationId !== b.migrationId) return a.migrationId - b.migrationId;
-  return a.recordTime < b.recordTime ? -1 : a.recordTime > b.recordTime ? 1 : 0;
+/** Orders cursors by their /v0/events key. */
+export const compare: (a: Cursor, b: Cursor) => number = compareKeys;
+
+/** An element as received, with its update's protobuf_json rendering where the upstream gave one. */
+export interface ReceivedElement extends ReceivedEvent {
+  protobuf: Part | undefined;
 }
 
-function nullableObject(o: JsonObject, key: string, path: string): JsonObject | null {
-  return o[key] === undefined || o[key] === null ? null : objectField(o, key, path);
-}
-
-/**
- * Checks the parts of an element that ingestion relies on (ids, keys, the
- * tree or reassignment event) and returns it as a canonical item with its
- * key. Deeper content is the writer's to validate.
- */
-function readItem(raw: unknown): { item: CanonicalItem; key: Cursor } {
-  const o = object(raw, 'item');
-  const update = nullableObject(o, 'update', 'item');
-  const verdict = nullableObject(o, 'verdict', 'item');
-  let key: Cursor;
-  if (update) {
-    const path = 'item.update';
-    string(update, 'update_id', path);
-    const recordTime = timestamp(update, 'record_time', path);
-    if ('events_by_id' in update) {
-      objectField(update, 'events_by_id', path);
-      array(update, 'root_event_ids', path);
-      string(update, 'synchronizer_id', path);
-      key = { migrationId: integer(update, 'migration_id', path), recordTime };
-    } else {
-      key = { migrationId: integer(objectField(update, 'event', path), 'migration_id', `${path}.event`), recordTime };
-    }
-  } else if (verdict) {
-    const path = 'item.verdict';
-    string(verdict, 'update_id', path);
-    key = { migrationId: integer(verdict, 'migration_id', path), recordTime: timestamp(verdict, 'record_time', path) };
-  } else {
-    throw new ShapeError('item', 'an update or a verdict', o);
-  }
-  const item: CanonicalItem = {
-    update: update as Update | null,
-    verdict: verdict as CanonicalItem['verdict'],
-    traffic_summary: nullableObject(o, 'traffic_summary', 'item') as CanonicalItem['traffic_summary'],
-    app_activity_records: nullableObject(o, 'app_activity_records', 'item') as CanonicalItem['app_activity_records'],
-  };
-  return { item, key };
-}
-
-function updateIdOf(raw: unknown): string | undefined {
-  if (!isObject(raw)) return undefined;
-  for (const part of [raw.update, raw.verdict]) {
-    if (isObject(part) && typeof part.update_id === 'string') return part.update_id;
-  }
-  return undefined;
+export interface ReceivedEventsPage {
+  events: ReceivedElement[];
+  /** The position of an element out of key order, where the page was cut before it. */
+  disorderAt?: string;
 }
 
 export interface ImportPage {
@@ -150,6 +118,17 @@ export function createUpstreamReader(options: UpstreamReaderOptions) {
   const { pageSize, wantProtobuf, http, logger } = options;
   /** URLs that answered the protobuf_json request with a 4xx. */
   const noProtobuf = new Set<string>();
+  /**
+   * The first canonical answer read for each recent page (by encoding and position), which answers of
+   * other upstreams for the same page are compared with (event-page.ts). Pages only move forward, so
+   * a few are enough.
+   */
+  const references = new Map<string, Reference>();
+  const remember = (key: string, reference: Reference | undefined) => {
+    if (reference === undefined || references.has(key)) return;
+    references.set(key, reference);
+    if (references.size > 4) references.delete(references.keys().next().value!);
+  };
 
   function request(url: string, after: Cursor | undefined, encoding: DamlValueEncoding) {
     const body = {
@@ -160,48 +139,46 @@ export function createUpstreamReader(options: UpstreamReaderOptions) {
     return { method: 'POST' as const, url: `${url}/api/scan/v0/events`, body };
   }
 
-  function events(body: unknown, origin: string): unknown[] {
-    try {
-      return array(object(body, 'response'), 'events', 'response');
-    } catch (err) {
-      if (err instanceof ShapeError) throw new SourceItemError(origin, undefined, `not a /v0/events answer: ${err.message}`);
-      throw err;
-    }
-  }
-
-  /** The protobuf_json updates of the page by update id, or undefined when the upstream cannot render them. */
-  async function protobufUpdates(url: string, after: Cursor | undefined, signal: AbortSignal): Promise<Map<string, Update> | undefined> {
+  /** The protobuf_json answer for the page after `after` as `read` makes it, or undefined when the upstream cannot render it. */
+  async function protobufAnswer<T>(
+    url: string,
+    after: Cursor | undefined,
+    signal: AbortSignal,
+    read: (text: string) => T,
+  ): Promise<T | undefined> {
     if (noProtobuf.has(url)) return undefined;
-    let body: unknown;
     try {
-      body = await http.json(request(url, after, 'protobuf_json'), signal);
+      return await http.text(request(url, after, 'protobuf_json'), signal, read);
     } catch (err) {
       if (!(err instanceof HttpStatusError)) throw err;
       logger.warn({ url, err: err.message }, 'upstream refuses protobuf_json; items from it have only compact_json');
       noProtobuf.add(url);
       return undefined;
     }
-    const byId = new Map<string, Update>();
-    for (const raw of events(body, `${url}/api/scan/v0/events (protobuf_json)`)) {
-      const update = isObject(raw) ? raw.update : undefined;
-      if (isObject(update) && typeof update.update_id === 'string') byId.set(update.update_id, update as unknown as Update);
-    }
-    return byId;
   }
 
-  /**
-   * A page of events after `after`. An element whose key is not after the one before it is an error,
-   * or with `truncateAtDisorder` (the attested source, which must not stop for one faulty upstream)
-   * ends the page there, its position reported as `disorderAt`.
-   */
-  async function pageFrom(url: string, after: Cursor | undefined, signal: AbortSignal, truncateAtDisorder = false): Promise<Page> {
+  const protobufOrigin = (url: string) => `${url}/api/scan/v0/events (protobuf_json)`;
+
+  /** The protobuf_json updates of the page by update id, or undefined when the upstream cannot render them. */
+  function protobufUpdates(url: string, after: Cursor | undefined, signal: AbortSignal): Promise<Map<string, Update> | undefined> {
+    return protobufAnswer(url, after, signal, (text) => {
+      const byId = new Map<string, Update>();
+      for (const raw of eventsOf(JSON.parse(text), protobufOrigin(url))) {
+        const update = isObject(raw) ? raw.update : undefined;
+        if (isObject(update) && typeof update.update_id === 'string') byId.set(update.update_id, update as unknown as Update);
+      }
+      return byId;
+    });
+  }
+
+  /** A page of events after `after`. An element whose key is not after the one before it is an error. */
+  async function pageFrom(url: string, after: Cursor | undefined, signal: AbortSignal): Promise<Page> {
     const origin = `${url}/api/scan/v0/events after ${after ? positionOf(after) : 'the beginning'}`;
-    const received = events(await http.json(request(url, after, 'compact_json'), signal), origin);
+    const received = eventsOf(await http.json(request(url, after, 'compact_json'), signal), origin);
     const items: SourceItem[] = [];
     const migrations: number[] = [];
     const keys: Cursor[] = [];
     let last = after;
-    let disorderAt: string | undefined;
     for (const [index, raw] of received.entries()) {
       const itemOrigin = `${origin}, element ${index}`;
       let read;
@@ -212,10 +189,6 @@ export function createUpstreamReader(options: UpstreamReaderOptions) {
         throw err;
       }
       if (last && compare(read.key, last) <= 0) {
-        if (truncateAtDisorder) {
-          disorderAt = positionOf(read.key);
-          break;
-        }
         throw new SourceItemError(itemOrigin, updateIdOf(raw), `key ${positionOf(read.key)} is not after ${positionOf(last)}`);
       }
       last = read.key;
@@ -236,7 +209,37 @@ export function createUpstreamReader(options: UpstreamReaderOptions) {
       keys,
       full: received.length >= pageSize,
       last: last && { migrationId: last.migrationId, recordTime: last.recordTime },
-      ...(disorderAt !== undefined && { disorderAt }),
+    };
+  }
+
+  /**
+   * A page of events after `after` as received (event-page.ts), for the attested source: each element
+   * with its parts and the part of its update's protobuf_json rendering, unparsed where the answers
+   * are in JSON.stringify's form. An element out of key order ends the page, its key reported as
+   * `disorderAt` (the attested source must not stop for one faulty upstream).
+   */
+  async function receivedPageFrom(url: string, after: Cursor | undefined, signal: AbortSignal): Promise<ReceivedEventsPage> {
+    const at = after ? positionOf(after) : 'the beginning';
+    const origin = `${url}/api/scan/v0/events after ${at}`;
+    const page = await http.text(request(url, after, 'compact_json'), signal, (text) => {
+      const read = readEventPage(text, origin, after, references.get(`compact_json ${at}`));
+      remember(`compact_json ${at}`, read.reference);
+      return read;
+    });
+    const protobuf =
+      wantProtobuf && page.events.some((e) => e.updateId !== undefined)
+        ? await protobufAnswer(url, after, signal, (text) => {
+            const read = readProtobufUpdates(text, protobufOrigin(url), references.get(`protobuf_json ${at}`));
+            remember(`protobuf_json ${at}`, read.reference);
+            return read;
+          })
+        : undefined;
+    return {
+      events: page.events.map((event) => ({
+        ...event,
+        protobuf: (event.updateId !== undefined && protobuf?.byId.get(event.updateId)) || undefined,
+      })),
+      ...(page.disorderAt !== undefined && { disorderAt: positionOf(page.disorderAt) }),
     };
   }
 
@@ -331,5 +334,5 @@ export function createUpstreamReader(options: UpstreamReaderOptions) {
     return !isObject(info) || info.import_updates_complete !== false;
   }
 
-  return { pageFrom, importPageFrom, importsComplete };
+  return { pageFrom, receivedPageFrom, importPageFrom, importsComplete };
 }

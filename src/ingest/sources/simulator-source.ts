@@ -5,6 +5,7 @@
  * position is "<start time>|<items consumed>": the stream is deterministic
  * from its seed and start, so a restart regenerates it and skips what was applied.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { CanonicalItem } from '../../domain/items';
 import { formatRecordTime, nowMicros, parseTimestamp, type Micros } from '../../domain/time';
 import { generateItems } from '../../simulator';
@@ -23,6 +24,9 @@ export interface SimulatorSourceOptions {
   /** Backfill start; live mode starts at the wall clock of the first run. */
   startTime?: Micros;
 }
+
+/** Items regenerated between two turns of the event loop while skipping what was applied. */
+const SKIP_YIELD_EVERY = 32;
 
 function recordTimeOf(item: CanonicalItem): Micros {
   const text = item.update?.record_time ?? item.verdict?.record_time;
@@ -49,7 +53,12 @@ export function createSimulatorSource(options: SimulatorSourceOptions): Source {
       let count = 0;
       for (const item of items) {
         count += 1;
-        if (count <= skip) continue;
+        if (count <= skip) {
+          // Regenerating what was applied (after a restart or a database outage) takes a while; the process
+          // shares its event loop with the API under `start`, which must keep answering meanwhile.
+          if (count % SKIP_YIELD_EVERY === 0) await setImmediate();
+          continue;
+        }
         if (signal.aborted) return;
         if (options.mode === 'live') {
           const wait = Number((recordTimeOf(item) - nowMicros()) / 1000n);

@@ -43,6 +43,12 @@ describe('item lines', () => {
     expect(() => parseItemLine('{"update":{"a":tru}}')).toThrow(SyntaxError);
   });
 
+  it('never keeps a protobuf rendering that is not JSON (it is stored without being parsed)', () => {
+    expect(() => parseItemLine('{"update":null,"update_protobuf_json":{"a":1]}')).toThrow(SyntaxError);
+    // A raw control character inside a string.
+    expect(() => parseItemLine('{"update":null,"update_protobuf_json":{"a":"b\u0001"}}')).toThrow(SyntaxError);
+  });
+
   it('keeps a key named __proto__ as an own property, as JSON.parse does', () => {
     const { item } = parseItemLine('{"__proto__":{"x":1},"update":null}');
     expect(Object.keys(item)).toEqual(['__proto__', 'update']);
