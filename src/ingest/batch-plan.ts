@@ -29,6 +29,7 @@ import type {
 } from '../store/ingest-repository';
 import { encodePayload } from '../store/update-payload';
 import { SourceItemError, type SourceItem } from './source';
+import { withoutLastMember, type ItemTexts } from './sources/item-text';
 
 export interface PlanInput {
   items: SourceItem[];
@@ -102,6 +103,29 @@ const RECORDED_CHOICES = new Map<string, RecordedChoice>([
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const isBase64 = (text: string): boolean => BASE64.test(text);
+
+const HASH_KEY = 'external_transaction_hash';
+
+/** The update without external_transaction_hash, written again. */
+function servedText(update: Update): string {
+  const { external_transaction_hash: _hash, ...served } = update as TransactionUpdate;
+  return JSON.stringify(served);
+}
+
+/**
+ * The update's two renderings as served, which leave out external_transaction_hash (a column). Texts the
+ * source kept are stored as received, the hash cut off where it is their last member (where Scan puts it);
+ * anything else is written again from the parsed item.
+ */
+function servedRenderings(item: CanonicalItem, texts: ItemTexts | undefined, hash: unknown): { compact: string; protobuf: string | null } {
+  const served = (text: string) => (hash === undefined ? text : withoutLastMember(text, HASH_KEY, hash));
+  const compactText = texts?.update === undefined ? undefined : served(texts.update);
+  const compact = compactText ?? servedText(item.update!);
+  if (texts?.updateProtobuf !== undefined) {
+    return { compact, protobuf: served(texts.updateProtobuf) ?? servedText(JSON.parse(texts.updateProtobuf) as Update) };
+  }
+  return { compact, protobuf: item.update_protobuf_json ? servedText(item.update_protobuf_json) : null };
+}
 
 function synchronizerOf(update: Update): string {
   if (isTransaction(update)) return update.synchronizer_id;
@@ -308,18 +332,8 @@ export class BatchPlanner {
       }
       this.time(source, update.effective_at, 'effective_at');
     }
-    const { external_transaction_hash, ...served } = update as TransactionUpdate;
-    // The served renderings leave out external_transaction_hash: texts that hold it are written again.
-    const texts = external_transaction_hash === undefined ? source.texts : undefined;
-    const compact = texts?.update ?? JSON.stringify(served);
-    let protobuf: string | null = texts?.updateProtobuf ?? null;
-    const protobufItem =
-      item.update_protobuf_json ??
-      (protobuf === null && source.texts?.updateProtobuf ? (JSON.parse(source.texts.updateProtobuf) as Update) : undefined);
-    if (protobuf === null && protobufItem) {
-      const { external_transaction_hash: _hash, ...servedProtobuf } = protobufItem as TransactionUpdate;
-      protobuf = JSON.stringify(servedProtobuf);
-    }
+    const external_transaction_hash = (update as TransactionUpdate).external_transaction_hash;
+    const { compact, protobuf } = servedRenderings(item, source.texts, external_transaction_hash);
     const row: UpdateRow = {
       update_id: update.update_id,
       migration_id: key.migrationId,

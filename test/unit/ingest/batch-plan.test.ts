@@ -297,6 +297,23 @@ describe('the batch planner', () => {
     ]);
   });
 
+  it('stores the texts of an update with its external hash as received, the hash cut off their end', () => {
+    const hashed = { ...transaction('u2', T('10:00:01'), []) };
+    (hashed.update as { external_transaction_hash?: string }).external_transaction_hash = 'ab12';
+    // Integer-like keys in received order: a parsed and written again text would reorder them.
+    const compact = '{"update_id":"u2","m":{"b":1,"10":2},"external_transaction_hash":"ab12"}';
+    const protobuf = '{"update_id":"u2","m":{"b":{"int64":"1"},"10":{"int64":"2"}},"external_transaction_hash":"ab12"}';
+    const planner = new BatchPlanner(undefined);
+    planner.add({ item: hashed, texts: { update: compact, updateProtobuf: protobuf }, position: '1', origin: 'test:1' });
+    expect(updateTexts(planner.finish())).toEqual([
+      {
+        updateId: 'u2',
+        compactJson: '{"update_id":"u2","m":{"b":1,"10":2}}',
+        protobufJson: '{"update_id":"u2","m":{"b":{"int64":"1"},"10":{"int64":"2"}}}',
+      },
+    ]);
+  });
+
   it('follows on from the previous batch: an item before its last key is out of order', () => {
     const planner = new BatchPlanner({ migrationId: 0, recordTime: parseTimestamp(T('10:00:05')) });
     expect(() => planner.add(source([transaction('u1', T('10:00:04'), [])])[0]!)).toThrow('out of order');
