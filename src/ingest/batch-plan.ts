@@ -81,6 +81,34 @@ export const contractKey = (migrationId: number, contractId: string) => `${migra
 
 export const slotOf = (recordTime: Micros): string => formatRecordTime(snapshotSlot(recordTime));
 
+/**
+ * Record times and snapshot slots as text, formatted once for the many rows that repeat them (an item's
+ * rows share its record time; slots are hours apart).
+ */
+class TimeTexts {
+  private time: Micros | undefined;
+  private timeText = '';
+  private slot: Micros | undefined;
+  private slotText = '';
+
+  of(t: Micros): string {
+    if (t !== this.time) {
+      this.time = t;
+      this.timeText = formatRecordTime(t);
+    }
+    return this.timeText;
+  }
+
+  slotOf(t: Micros): string {
+    const slot = snapshotSlot(t);
+    if (slot !== this.slot) {
+      this.slot = slot;
+      this.slotText = formatRecordTime(slot);
+    }
+    return this.slotText;
+  }
+}
+
 interface Delta {
   migrationId: number;
   slot: string;
@@ -158,6 +186,7 @@ export class BatchPlanner {
   private readonly archiveOrigins = new Map<string, ItemOrigin>();
   private readonly createOrigins = new Map<string, ItemOrigin>();
   private readonly deltas = new Map<string, Delta>();
+  private readonly times = new TimeTexts();
   private last: StreamKey | undefined;
   private count = 0;
   private updateCount = 0;
@@ -234,7 +263,7 @@ export class BatchPlanner {
 
   /** Adds a contract to (sign 1) or removes it from (sign -1) the ACS figures of a slot. */
   private countDelta(contract: ContractRow, recordTime: Micros, sign: 1 | -1): void {
-    const slot = slotOf(recordTime);
+    const slot = this.times.slotOf(recordTime);
     const key = `${contract.migration_id}/${slot}`;
     let d = this.deltas.get(key);
     if (!d) {
@@ -288,7 +317,7 @@ export class BatchPlanner {
     const synchronizer = item.update ? synchronizerOf(item.update) : item.verdict!.domain_id;
     const sideKey = {
       migration_id: key.migrationId,
-      record_time: formatRecordTime(key.recordTime),
+      record_time: this.times.of(key.recordTime),
       synchronizer_id: synchronizer,
       update_id: item.update?.update_id ?? item.verdict?.update_id ?? null,
     };
@@ -337,7 +366,7 @@ export class BatchPlanner {
     const row: UpdateRow = {
       update_id: update.update_id,
       migration_id: key.migrationId,
-      record_time: formatRecordTime(key.recordTime),
+      record_time: this.times.of(key.recordTime),
       synchronizer_id: synchronizerOf(update),
       kind: isTransaction(update) ? 'transaction' : isAssign(update.event) ? 'assignment' : 'unassignment',
       workflow_id: isTransaction(update) ? update.workflow_id : null,
@@ -442,7 +471,7 @@ export class BatchPlanner {
     const rangeKey = `${key.migrationId}/${synchronizerId}`;
     const range = this.ranges.get(rangeKey);
     if (!range) {
-      const t = formatRecordTime(key.recordTime);
+      const t = this.times.of(key.recordTime);
       this.ranges.set(rangeKey, {
         migration_id: key.migrationId,
         synchronizer_id: synchronizerId,
@@ -457,11 +486,11 @@ export class BatchPlanner {
     range.update_count += 1;
     if (key.recordTime < range.min) {
       range.min = key.recordTime;
-      range.min_record_time = formatRecordTime(key.recordTime);
+      range.min_record_time = this.times.of(key.recordTime);
     }
     if (key.recordTime > range.max) {
       range.max = key.recordTime;
-      range.max_record_time = formatRecordTime(key.recordTime);
+      range.max_record_time = this.times.of(key.recordTime);
     }
   }
 
@@ -477,7 +506,7 @@ export class BatchPlanner {
     key: StreamKey,
     recorded: RecordedChoice,
   ): void {
-    const at = { migration_id: key.migrationId, record_time: formatRecordTime(key.recordTime), update_id: tx.update_id, event_id: eventId };
+    const at = { migration_id: key.migrationId, record_time: this.times.of(key.recordTime), update_id: tx.update_id, event_id: eventId };
     let row: { vote: VoteResultRow } | { command: TransferCommandEventRow };
     try {
       if (qualifiedNameOf(event.template_id) !== recorded.qualifiedName) return;
@@ -545,7 +574,7 @@ export class BatchPlanner {
   }
 
   private archive(source: SourceItem, updateId: string, contractId: string, key: StreamKey): void {
-    const recordTime = formatRecordTime(key.recordTime);
+    const recordTime = this.times.of(key.recordTime);
     const k = contractKey(key.migrationId, contractId);
     const known = this.fresh.get(k);
     if (known) {
@@ -561,7 +590,7 @@ export class BatchPlanner {
       contract_id: contractId,
       record_time: recordTime,
       update_id: updateId,
-      slot: slotOf(key.recordTime),
+      slot: this.times.slotOf(key.recordTime),
     };
     this.rows.archives.push(row);
     this.archiveOrigins.set(k, { origin: source.origin, updateId });
@@ -589,7 +618,7 @@ export class BatchPlanner {
       observers: event.observers,
       created_in_update_id: createdInUpdateId,
       created_event_id: createdInUpdateId === null ? null : event.event_id,
-      created_record_time: formatRecordTime(key.recordTime),
+      created_record_time: this.times.of(key.recordTime),
       archived_record_time: 'infinity',
       archived_in_update_id: null,
       synchronizer_id: null,

@@ -36,12 +36,14 @@ export interface EncodedPayload {
 }
 
 export function encodePayload(compactJson: string, protobufJson: string | null): EncodedPayload {
-  const text = protobufJson === null ? compactJson : compactJson + protobufJson;
   const compactLength = Buffer.byteLength(compactJson, 'utf8');
+  const protobufLength = protobufJson === null ? 0 : Buffer.byteLength(protobufJson, 'utf8');
+  // Both texts written into one buffer, not joined first: a joined string would be copied once more.
   // JSON is mostly ASCII, whose UTF-8 bytes are its Latin-1 bytes: a copy, not an encoding.
-  const ascii =
-    compactLength === compactJson.length && (protobufJson === null || Buffer.byteLength(protobufJson, 'utf8') === protobufJson.length);
-  const compressed = zlib.brotliCompressSync(Buffer.from(text, ascii ? 'latin1' : 'utf8'), BROTLI_OPTIONS);
+  const text = Buffer.allocUnsafe(compactLength + protobufLength);
+  text.write(compactJson, 0, compactLength === compactJson.length ? 'latin1' : 'utf8');
+  if (protobufJson !== null) text.write(protobufJson, compactLength, protobufLength === protobufJson.length ? 'latin1' : 'utf8');
+  const compressed = zlib.brotliCompressSync(text, BROTLI_OPTIONS);
   const payload = Buffer.allocUnsafe(compressed.length + 1);
   payload[0] = BROTLI_MARKER;
   compressed.copy(payload, 1);
