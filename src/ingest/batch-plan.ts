@@ -58,9 +58,9 @@ export interface Plan {
   position: string;
   lastOrigin: string;
   /** Which item each archive of a pre-existing contract came from, for errors. */
-  archiveOrigins: Map<string, ItemOrigin>;
+  archiveOrigins: ContractMap<ItemOrigin>;
   /** Which item created each contract of the batch, for errors. */
-  createOrigins: Map<string, ItemOrigin>;
+  createOrigins: ContractMap<ItemOrigin>;
 }
 
 export interface BatchCounts {
@@ -77,7 +77,26 @@ export interface BatchCounts {
 /** What a planned contract row holds on the heap, about (measured on the simulator's stream). */
 const CONTRACT_ROW_BYTES = 2048;
 
-export const contractKey = (migrationId: number, contractId: string) => `${migrationId}/${contractId}`;
+/**
+ * Values by migration and contract id. Keyed by the contract id string itself, within a map per
+ * migration: a joined key would be a new string, built and hashed at every lookup.
+ */
+export class ContractMap<T> {
+  private readonly byMigration = new Map<number, Map<string, T>>();
+
+  get(migrationId: number, contractId: string): T | undefined {
+    return this.byMigration.get(migrationId)?.get(contractId);
+  }
+
+  set(migrationId: number, contractId: string, value: T): void {
+    let map = this.byMigration.get(migrationId);
+    if (!map) {
+      map = new Map();
+      this.byMigration.set(migrationId, map);
+    }
+    map.set(contractId, value);
+  }
+}
 
 export const slotOf = (recordTime: Micros): string => formatRecordTime(snapshotSlot(recordTime));
 
@@ -180,11 +199,11 @@ export class BatchPlanner {
   private readonly ranges = new Map<string, RangeRow & { min: Micros; max: Micros }>();
   private readonly hourly = new Map<string, HourlyCountRow>();
   /** Contracts created or assigned in this batch, by migration and contract id. */
-  private readonly fresh = new Map<string, ContractRow>();
+  private readonly fresh = new ContractMap<ContractRow>();
   /** Fresh rows that came by assignment: the store counts their ACS deltas, knowing whether they are new. */
   private readonly assigned = new Set<ContractRow>();
-  private readonly archiveOrigins = new Map<string, ItemOrigin>();
-  private readonly createOrigins = new Map<string, ItemOrigin>();
+  private readonly archiveOrigins = new ContractMap<ItemOrigin>();
+  private readonly createOrigins = new ContractMap<ItemOrigin>();
   private readonly deltas = new Map<string, Delta>();
   private readonly times = new TimeTexts();
   private last: StreamKey | undefined;
@@ -396,8 +415,8 @@ export class BatchPlanner {
       this.applyTransaction(source, update, key, isImport);
     } else if (isAssign(update.event)) {
       const event = update.event;
-      const k = contractKey(key.migrationId, event.created_event.contract_id);
-      const known = this.fresh.get(k);
+      const contractId = event.created_event.contract_id;
+      const known = this.fresh.get(key.migrationId, contractId);
       if (known) {
         this.checkCounter(source, known, event.reassignment_counter);
         known.synchronizer_id = event.target_synchronizer;
@@ -409,11 +428,11 @@ export class BatchPlanner {
         contract.reassignment_counter = event.reassignment_counter;
         this.rows.assignedContracts.push(contract);
         this.assigned.add(contract);
-        this.fresh.set(k, contract);
+        this.fresh.set(key.migrationId, contractId, contract);
       }
     } else {
       const event = update.event;
-      const known = this.fresh.get(contractKey(key.migrationId, event.contract_id));
+      const known = this.fresh.get(key.migrationId, event.contract_id);
       if (known) {
         this.checkCounter(source, known, event.reassignment_counter);
         known.synchronizer_id = null;
@@ -541,6 +560,8 @@ export class BatchPlanner {
   /** Walks the tree in pre-order, so a create precedes the consumption of its contract. */
   private applyTransaction(source: SourceItem, tx: TransactionUpdate, key: StreamKey, isImport: boolean): void {
     const events = tx.events_by_id;
+    // One for the item's creates and archives: only errors read it.
+    const origin: ItemOrigin = { origin: source.origin, updateId: tx.update_id };
     const visited = new Set<string>();
     const stack = [...tx.root_event_ids].reverse();
     while (stack.length > 0) {
@@ -552,14 +573,15 @@ export class BatchPlanner {
       if (event.event_type === 'created_event') {
         const contract = this.contractRow(source, event, key, isImport ? null : tx.update_id);
         contract.synchronizer_id = tx.synchronizer_id;
-        const k = contractKey(key.migrationId, event.contract_id);
-        if (this.fresh.has(k)) this.fail(source, `contract ${event.contract_id} is created twice in migration ${key.migrationId}`);
-        this.fresh.set(k, contract);
+        if (this.fresh.get(key.migrationId, event.contract_id)) {
+          this.fail(source, `contract ${event.contract_id} is created twice in migration ${key.migrationId}`);
+        }
+        this.fresh.set(key.migrationId, event.contract_id, contract);
         this.rows.contracts.push(contract);
-        this.createOrigins.set(k, { origin: source.origin, updateId: tx.update_id });
+        this.createOrigins.set(key.migrationId, event.contract_id, origin);
         this.countDelta(contract, key.recordTime, 1);
       } else if (event.event_type === 'exercised_event') {
-        if (event.consuming) this.archive(source, tx.update_id, event.contract_id, key);
+        if (event.consuming) this.archive(source, origin, event.contract_id, key);
         const recorded = isImport ? undefined : RECORDED_CHOICES.get(event.choice);
         if (recorded) this.recordExercise(source, tx, id, event, key, recorded);
         for (let i = (event.child_event_ids ?? []).length - 1; i >= 0; i--) stack.push(event.child_event_ids[i]!);
@@ -573,10 +595,10 @@ export class BatchPlanner {
     }
   }
 
-  private archive(source: SourceItem, updateId: string, contractId: string, key: StreamKey): void {
+  private archive(source: SourceItem, origin: ItemOrigin, contractId: string, key: StreamKey): void {
+    const { updateId } = origin;
     const recordTime = this.times.of(key.recordTime);
-    const k = contractKey(key.migrationId, contractId);
-    const known = this.fresh.get(k);
+    const known = this.fresh.get(key.migrationId, contractId);
     if (known) {
       if (known.archived_in_update_id !== null) this.fail(source, `contract ${contractId} is archived twice`, updateId);
       known.archived_record_time = recordTime;
@@ -584,7 +606,7 @@ export class BatchPlanner {
       if (!this.assigned.has(known)) this.countDelta(known, key.recordTime, -1);
       return;
     }
-    if (this.archiveOrigins.has(k)) this.fail(source, `contract ${contractId} is archived twice`, updateId);
+    if (this.archiveOrigins.get(key.migrationId, contractId)) this.fail(source, `contract ${contractId} is archived twice`, updateId);
     const row: ArchiveRow = {
       migration_id: key.migrationId,
       contract_id: contractId,
@@ -593,7 +615,7 @@ export class BatchPlanner {
       slot: this.times.slotOf(key.recordTime),
     };
     this.rows.archives.push(row);
-    this.archiveOrigins.set(k, { origin: source.origin, updateId });
+    this.archiveOrigins.set(key.migrationId, contractId, origin);
   }
 
   private contractRow(source: SourceItem, event: CreatedEvent, key: StreamKey, createdInUpdateId: string | null): ContractRow {

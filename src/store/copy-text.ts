@@ -41,6 +41,16 @@ export function copyField(value: CopyValue): string {
   return copyText(arrayLiteral(value));
 }
 
+/** Fields of a row, joined by tabs. */
+export function copyFields(values: readonly CopyValue[]): string {
+  // One string per row, written once: a write per field costs more than the concatenation.
+  let line = '';
+  for (let i = 0; i < values.length; i++) {
+    line += (i === 0 ? '' : '\t') + copyField(values[i]!);
+  }
+  return line;
+}
+
 /** Accumulates the rows of one table for one COPY, encoded as they are added. */
 export class CopyRows extends CopyData {
   constructor(
@@ -54,12 +64,16 @@ export class CopyRows extends CopyData {
     if (values.length !== this.columns.length) {
       throw new Error(`COPY ${this.table}: ${values.length} values for ${this.columns.length} columns`);
     }
-    // One string per row, written once: a write per field costs more than the concatenation.
-    let line = '';
-    for (let i = 0; i < values.length; i++) {
-      line += (i === 0 ? '' : '\t') + copyField(values[i]!);
-    }
-    this.out.text(`${line}\n`);
+    this.out.text(`${copyFields(values)}\n`);
+    this.rows += 1;
+  }
+
+  /**
+   * One row of `first` followed by fields many rows share, encoded once by copyFields: `rest` must hold
+   * the other columns' values, in order.
+   */
+  addSharing(first: CopyValue, rest: string): void {
+    this.out.text(`${copyField(first)}\t${rest}\n`);
     this.rows += 1;
   }
 

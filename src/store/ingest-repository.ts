@@ -16,7 +16,7 @@ import type { StreamKey } from '../domain/stream-key';
 import { formatRecordTime, fromPgTimestamp, parseTimestamp, type Micros } from '../domain/time';
 import { BinaryCopyRows, type BinaryType } from './copy-binary';
 import type { CopyData } from './chunked-buffer';
-import { CopyRows } from './copy-text';
+import { CopyRows, copyFields } from './copy-text';
 import { poolOf, type Db } from './pool';
 import type { ContractsTable, Database, UpdatesTable } from './schema';
 import { typedStorageError } from './storage-errors';
@@ -489,6 +489,10 @@ function stakeholdersOf(c: Pick<ContractRow, 'signatories' | 'observers'>): stri
   return c.observers.length === 0 ? [...new Set(c.signatories)] : [...new Set([...c.signatories, ...c.observers])];
 }
 
+// The COPY of contract_stakeholders names the party first: the other columns are the contract's own, encoded once for all its parties.
+const STAKEHOLDER_CONTRACT_COLUMNS = STAKEHOLDER_COLUMNS.filter((c): c is Exclude<typeof c, 'party'> => c !== 'party');
+const STAKEHOLDER_COPY_COLUMNS = ['party', ...STAKEHOLDER_CONTRACT_COLUMNS];
+
 /**
  * Whether a contract is in some ACS snapshot: archived after the first snapshot boundary at or
  * after its creation (migration 20261123_002). The stakeholder rows of others are never read.
@@ -501,22 +505,12 @@ function inSomeSnapshot(c: Pick<ContractRow, 'created_record_time' | 'archived_r
 
 function contractCopies(contracts: ContractRow[]): { contracts: CopyRows; stakeholders: CopyRows } {
   const rows = new CopyRows('contracts', CONTRACT_COLUMNS);
-  const stakeholders = new CopyRows('contract_stakeholders', STAKEHOLDER_COLUMNS);
+  const stakeholders = new CopyRows('contract_stakeholders', STAKEHOLDER_COPY_COLUMNS);
   for (const c of contracts) {
     rows.add(CONTRACT_COLUMNS.map((k) => c[k]));
     if (!inSomeSnapshot(c)) continue;
-    for (const party of stakeholdersOf(c)) {
-      stakeholders.add([
-        c.migration_id,
-        party,
-        c.created_at,
-        c.contract_id,
-        c.package_name,
-        c.qualified_name,
-        c.created_record_time,
-        c.archived_record_time,
-      ]);
-    }
+    const shared = copyFields(STAKEHOLDER_CONTRACT_COLUMNS.map((k) => c[k]));
+    for (const party of stakeholdersOf(c)) stakeholders.addSharing(party, shared);
   }
   return { contracts: rows, stakeholders };
 }

@@ -101,7 +101,7 @@ describe('the batch planner', () => {
     expect(p.rows.archives).toEqual([
       { migration_id: 0, contract_id: 'c-old', record_time: T('10:00:02'), update_id: 'u3', slot: '2025-01-01T12:00:00.000000Z' },
     ]);
-    expect(p.archiveOrigins.get('0/c-old')).toEqual({ origin: 'test:1', updateId: 'u3' });
+    expect(p.archiveOrigins.get(0, 'c-old')).toEqual({ origin: 'test:1', updateId: 'u3' });
   });
 
   it('counts the ACS deltas per slot: created and archived contracts, amulet sums, the highest created_at', () => {
