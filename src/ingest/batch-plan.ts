@@ -16,6 +16,7 @@ import { TRANSFER_COMMAND_CHOICES, transferCommandEvent } from '../domain/transf
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, startOfHour, type Micros } from '../domain/time';
 import { AppendedRows, type AcsDeltaRow } from '../store/ingest-repository';
+import { CreatedContracts, type CreatedContract } from '../store/contract-rows';
 import type {
   ArchiveRow,
   BatchRows,
@@ -74,8 +75,8 @@ export interface BatchCounts {
   reassignments: number;
 }
 
-/** What a planned contract row holds on the heap, about (measured on the simulator's stream). */
-const CONTRACT_ROW_BYTES = 2048;
+/** What a contract created in a batch holds on the heap, with its map entries, about (measured on the simulator's stream). */
+const CONTRACT_HEAP_BYTES = 512;
 
 /**
  * Values by migration and contract id. Keyed by the contract id string itself, within a map per
@@ -183,7 +184,7 @@ export class BatchPlanner {
   private readonly rows: BatchRows = {
     migrations: [],
     appended: new AppendedRows(),
-    contracts: [],
+    contracts: new CreatedContracts(),
     assignedContracts: [],
     archives: [],
     reassignments: [],
@@ -199,9 +200,9 @@ export class BatchPlanner {
   private readonly ranges = new Map<string, RangeRow & { min: Micros; max: Micros }>();
   private readonly hourly = new Map<string, HourlyCountRow>();
   /** Contracts created or assigned in this batch, by migration and contract id. */
-  private readonly fresh = new ContractMap<ContractRow>();
+  private readonly fresh = new ContractMap<CreatedContract>();
   /** Fresh rows that came by assignment: the store counts their ACS deltas, knowing whether they are new. */
-  private readonly assigned = new Set<ContractRow>();
+  private readonly assigned = new Set<CreatedContract>();
   private readonly archiveOrigins = new ContractMap<ItemOrigin>();
   private readonly createOrigins = new ContractMap<ItemOrigin>();
   private readonly deltas = new Map<string, Delta>();
@@ -237,11 +238,12 @@ export class BatchPlanner {
   }
 
   /**
-   * About how much memory the batch holds: its encoded rows, and the contract rows
-   * (kept as objects until the batch ends, as a later item may archive them).
+   * About how much memory the batch holds: its encoded rows, and what it keeps on the heap of each
+   * contract it created (as a later item may archive or reassign them).
    */
   get bytes(): number {
-    return this.rows.appended.bytes + this.rows.contracts.length * CONTRACT_ROW_BYTES + this.blobBytes;
+    const contracts = this.rows.contracts;
+    return this.rows.appended.bytes + contracts.bytes + contracts.size * CONTRACT_HEAP_BYTES + this.blobBytes;
   }
 
   /** Plans one item; throws a SourceItemError, leaving the batch unusable, if it is bad. */
@@ -280,8 +282,8 @@ export class BatchPlanner {
     };
   }
 
-  /** Adds a contract to (sign 1) or removes it from (sign -1) the ACS figures of a slot. */
-  private countDelta(contract: ContractRow, recordTime: Micros, sign: 1 | -1): void {
+  /** Adds a contract created at `createdAt` to (sign 1), or removes it from (sign -1), the ACS figures of a slot. */
+  private countDelta(contract: CreatedContract, recordTime: Micros, sign: 1 | -1, createdAt?: Micros): void {
     const slot = this.times.slotOf(recordTime);
     const key = `${contract.migration_id}/${slot}`;
     let d = this.deltas.get(key);
@@ -296,10 +298,7 @@ export class BatchPlanner {
       if (contract.amulet_locked) d.locked += amount;
       else d.unlocked += amount;
     }
-    if (sign > 0) {
-      const createdAt = parseTimestamp(contract.created_at);
-      if (d.maxCreatedAt === undefined || createdAt > d.maxCreatedAt) d.maxCreatedAt = createdAt;
-    }
+    if (createdAt !== undefined && (d.maxCreatedAt === undefined || createdAt > d.maxCreatedAt)) d.maxCreatedAt = createdAt;
   }
 
   private fail(source: SourceItem, reason: string, updateId?: string): never {
@@ -469,7 +468,7 @@ export class BatchPlanner {
     }
   }
 
-  private checkCounter(source: SourceItem, contract: ContractRow, counter: number): void {
+  private checkCounter(source: SourceItem, contract: CreatedContract, counter: number): void {
     if (!Number.isSafeInteger(counter) || counter < contract.reassignment_counter) {
       this.fail(
         source,
@@ -571,15 +570,15 @@ export class BatchPlanner {
       if (visited.has(id)) this.fail(source, `event id ${id} is referenced twice`);
       visited.add(id);
       if (event.event_type === 'created_event') {
-        const contract = this.contractRow(source, event, key, isImport ? null : tx.update_id);
-        contract.synchronizer_id = tx.synchronizer_id;
+        const row = this.contractRow(source, event, key, isImport ? null : tx.update_id);
+        row.synchronizer_id = tx.synchronizer_id;
         if (this.fresh.get(key.migrationId, event.contract_id)) {
           this.fail(source, `contract ${event.contract_id} is created twice in migration ${key.migrationId}`);
         }
+        const contract = this.rows.contracts.add(row);
         this.fresh.set(key.migrationId, event.contract_id, contract);
-        this.rows.contracts.push(contract);
         this.createOrigins.set(key.migrationId, event.contract_id, origin);
-        this.countDelta(contract, key.recordTime, 1);
+        this.countDelta(contract, key.recordTime, 1, parseTimestamp(row.created_at));
       } else if (event.event_type === 'exercised_event') {
         if (event.consuming) this.archive(source, origin, event.contract_id, key);
         const recorded = isImport ? undefined : RECORDED_CHOICES.get(event.choice);

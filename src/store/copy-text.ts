@@ -9,6 +9,8 @@ import { CopyData } from './chunked-buffer';
 
 export type CopyValue = string | number | bigint | boolean | null | readonly string[] | readonly number[] | Buffer;
 
+const TAB = 0x09;
+const NEWLINE = 0x0a;
 const NEEDS_ESCAPE = /[\\\n\r\t]/;
 const ESCAPES = /[\\\n\r\t]/g;
 const ESCAPED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
@@ -69,11 +71,16 @@ export class CopyRows extends CopyData {
   }
 
   /**
-   * One row of `first` followed by fields many rows share, encoded once by copyFields: `rest` must hold
-   * the other columns' values, in order.
+   * One row whose fields are encoded already (by copyField or copyFields): `head`, then `rest`, bytes
+   * of fields that rows encoded once share. Together they hold every column's value, in order.
    */
-  addSharing(first: CopyValue, rest: string): void {
-    this.out.text(`${copyField(first)}\t${rest}\n`);
+  addEncoded(head: string, rest: Buffer): void {
+    const o = this.out;
+    o.room(head.length * 3 + rest.length + 2);
+    o.used += o.chunk.write(head, o.used, 'utf8');
+    o.chunk[o.used++] = TAB;
+    o.used += rest.copy(o.chunk, o.used);
+    o.chunk[o.used++] = NEWLINE;
     this.rows += 1;
   }
 
