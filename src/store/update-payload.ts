@@ -35,15 +35,22 @@ export interface EncodedPayload {
   compactLength: number;
 }
 
+/** Where the two texts are put together for the compressor, reused: a new buffer of some 20 KB per update costs more than the copy. */
+let scratch = Buffer.allocUnsafe(1 << 16);
+const SCRATCH_LIMIT = 1 << 20;
+
 export function encodePayload(compactJson: string, protobufJson: string | null): EncodedPayload {
   const compactLength = Buffer.byteLength(compactJson, 'utf8');
   const protobufLength = protobufJson === null ? 0 : Buffer.byteLength(protobufJson, 'utf8');
+  const length = compactLength + protobufLength;
+  // An outsized update gets a buffer of its own, which is not kept.
+  const text =
+    length <= scratch.length ? scratch : length <= SCRATCH_LIMIT ? (scratch = Buffer.allocUnsafe(length)) : Buffer.allocUnsafe(length);
   // Both texts written into one buffer, not joined first: a joined string would be copied once more.
   // JSON is mostly ASCII, whose UTF-8 bytes are its Latin-1 bytes: a copy, not an encoding.
-  const text = Buffer.allocUnsafe(compactLength + protobufLength);
   text.write(compactJson, 0, compactLength === compactJson.length ? 'latin1' : 'utf8');
   if (protobufJson !== null) text.write(protobufJson, compactLength, protobufLength === protobufJson.length ? 'latin1' : 'utf8');
-  const compressed = zlib.brotliCompressSync(text, BROTLI_OPTIONS);
+  const compressed = zlib.brotliCompressSync(text.subarray(0, length), BROTLI_OPTIONS);
   const payload = Buffer.allocUnsafe(compressed.length + 1);
   payload[0] = BROTLI_MARKER;
   compressed.copy(payload, 1);

@@ -21,6 +21,19 @@ describe('update payloads', () => {
     expect(payload.length).toBeLessThan((compact.length + protobuf.length) / 4);
   });
 
+  it('decodes each of a run of updates of very different sizes to its own texts', () => {
+    const text = (n: number, c: string) => JSON.stringify({ a: c.repeat(n) });
+    for (const [n, c] of [
+      [100_000, 'x'],
+      [3, 'y'],
+      [2_000_000, 'z'],
+      [10, 'é'],
+    ] as const) {
+      const { payload, compactLength } = encodePayload(text(n, c), text(n, c.toUpperCase()));
+      expect(decodePayload(payload, compactLength)).toEqual({ compactJson: text(n, c), protobufJson: text(n, c.toUpperCase()) });
+    }
+  });
+
   const cases: [string, string, string | null][] = [
     ['ASCII', '{"a":"1"}', '{"a":{"text":"1"}}'],
     ['non-ASCII', '{"name":"Zoë 🌐"}', '{"name":{"text":"Zoë 🌐"}}'],
