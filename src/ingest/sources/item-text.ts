@@ -31,6 +31,9 @@ const MEMBER_TEXT: Record<string, keyof ItemTexts> = {
   app_activity_records: 'appActivityRecords',
 };
 
+/** The members an item line has. */
+const ITEM_MEMBERS = new Set([...Object.keys(MEMBER_TEXT), 'created_event_blobs']);
+
 const QUOTE = 34;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
@@ -127,7 +130,10 @@ function members(text: string): { key: string; start: number; end: number }[] | 
       const keyEnd = scanner.string(at);
       if (text.charCodeAt(keyEnd) !== COLON) return undefined;
       const end = scanner.value(keyEnd + 1);
-      found.push({ key: JSON.parse(text.slice(at, keyEnd)) as string, start: keyEnd + 1, end });
+      // The item's own member names need no parse; any other key is read (and checked) by JSON.parse.
+      const keyText = text.slice(at + 1, keyEnd - 1);
+      const key = ITEM_MEMBERS.has(keyText) ? keyText : (JSON.parse(text.slice(at, keyEnd)) as string);
+      found.push({ key, start: keyEnd + 1, end });
       const next = text.charCodeAt(end);
       if (next === CLOSE_BRACE) return end + 1 === text.length ? found : undefined;
       if (next !== COMMA) return undefined;
