@@ -65,7 +65,7 @@ function daysInMonth(year: number, month: number): number {
  * floored, as Scan does for `after_record_time`.
  */
 export function parseTimestamp(input: string): Micros {
-  return parseRecordTimeForm(input) ?? parseIsoTimestamp(input);
+  return parseUtcForm(input) ?? parseIsoTimestamp(input);
 }
 
 const DIGIT_0 = 48;
@@ -78,22 +78,35 @@ function twoDigits(s: string, i: number): number {
 }
 
 /**
- * The form every record time of a stream has, "YYYY-MM-DDTHH:MM:SS.ffffffZ", read without a regular
- * expression (the writer reads several per update); undefined for any other form or an out-of-range
- * field, which parseIsoTimestamp then reads or refuses.
+ * The UTC forms of the stream's timestamps, "YYYY-MM-DDTHH:MM:SS[.fraction]Z" with up to nine
+ * fractional digits (record times have six, effective times as Java's Instant writes them), read
+ * without a regular expression: the writer reads several per update. Undefined for any other form or
+ * an out-of-range field, which parseIsoTimestamp then reads or refuses.
  */
-function parseRecordTimeForm(s: string): Micros | undefined {
-  if (s.length !== 27 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84) return undefined;
-  if (s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || s.charCodeAt(19) !== 46 || s.charCodeAt(26) !== 90) return undefined;
+function parseUtcForm(s: string): Micros | undefined {
+  const length = s.length;
+  if (length < 20 || length === 21 || length > 30 || s.charCodeAt(length - 1) !== 90) return undefined;
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) {
+    return undefined;
+  }
   const year = twoDigits(s, 0) * 100 + twoDigits(s, 2);
   const month = twoDigits(s, 5);
   const day = twoDigits(s, 8);
   const hour = twoDigits(s, 11);
   const minute = twoDigits(s, 14);
   const second = twoDigits(s, 17);
-  const micros = twoDigits(s, 20) * 10_000 + twoDigits(s, 22) * 100 + twoDigits(s, 24);
+  let micros = 0;
+  if (length > 20) {
+    if (s.charCodeAt(19) !== 46) return undefined;
+    // Digits beyond microseconds are floored, as parseIsoTimestamp does.
+    for (let i = 20, scale = 100_000; i < length - 1; i++, scale /= 10) {
+      const digit = s.charCodeAt(i) - DIGIT_0;
+      if (!(digit >= 0 && digit <= 9)) return undefined;
+      if (scale >= 1) micros += digit * scale;
+    }
+  }
   // NaN fails every comparison: a non-digit anywhere falls through too.
-  if (!(year >= 0 && month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59 && micros >= 0)) return undefined;
+  if (!(year >= 0 && month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59)) return undefined;
   if (day > 28 && day > daysInMonth(year, month)) return undefined;
   const seconds = daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
   return BigInt(seconds) * MICROS_PER_SECOND + BigInt(micros);
