@@ -13,7 +13,7 @@
  * - contracts of the template mix of contracts.ts, written once in their final
  *   state (archived by a later update, or active), with the typed columns the
  *   planner extracts (contractFacts) and their contract_stakeholders rows where
- *   the writer writes them (contractCopies);
+ *   the writer writes them (CreatedContracts);
  * - a verdict and a traffic summary for every update, app activity records for
  *   some;
  * - the writer's bookkeeping (bookkeeping.ts).
@@ -32,7 +32,8 @@ import { networkIdentities, type Identities, type SimulatorOptions } from '../..
 import { Prng } from '../../src/simulator/prng';
 import { sortedParties } from '../../src/simulator/transaction';
 import type { CopyData } from '../../src/store/chunked-buffer';
-import { AppendedRows, contractCopies, type ContractRow } from '../../src/store/ingest-repository';
+import { CreatedContracts } from '../../src/store/contract-rows';
+import { AppendedRows, type ContractRow } from '../../src/store/ingest-repository';
 import { encodePayload } from '../../src/store/update-payload';
 import { Bookkeeper, inSomeSnapshot, type Bookkeeping } from './bookkeeping';
 import { ContractMix, type Cast, type DrawnContract } from './contracts';
@@ -193,7 +194,14 @@ class HistoryGenerator {
     const appended = new AppendedRows();
     const contracts: ContractRow[] = [];
     for (let i = from; i < to; i++) this.update(i, appended, contracts);
-    const copies = contractCopies(contracts);
+    // Encoded as the writer encodes a batch's new contracts, with their archives set as a later item of the batch sets them.
+    const created = new CreatedContracts();
+    for (const c of contracts) {
+      const entry = created.add(c);
+      entry.archived_record_time = c.archived_record_time;
+      entry.archived_in_update_id = c.archived_in_update_id;
+    }
+    const copies = created.copies();
     this.counts.stakeholderRows += copies.stakeholders.size;
     const chunk: HistoryChunk = {
       contracts: copies.contracts,

@@ -76,6 +76,54 @@ function daysInMonth(year: number, month: number): number {
  * floored, as Scan does for `after_record_time`.
  */
 export function parseTimestamp(input: string): Micros {
+  return parseUtcForm(input) ?? parseIsoTimestamp(input);
+}
+
+const DIGIT_0 = 48;
+
+/** The two digits at `i`, or NaN. */
+function twoDigits(s: string, i: number): number {
+  const a = s.charCodeAt(i) - DIGIT_0;
+  const b = s.charCodeAt(i + 1) - DIGIT_0;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : NaN;
+}
+
+/**
+ * The UTC forms of the stream's timestamps, "YYYY-MM-DDTHH:MM:SS[.fraction]Z" with up to nine
+ * fractional digits (record times have six, effective times as Java's Instant writes them), read
+ * without a regular expression: the writer reads several per update. Undefined for any other form or
+ * an out-of-range field, which parseIsoTimestamp then reads or refuses.
+ */
+function parseUtcForm(s: string): Micros | undefined {
+  const length = s.length;
+  if (length < 20 || length === 21 || length > 30 || s.charCodeAt(length - 1) !== 90) return undefined;
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) {
+    return undefined;
+  }
+  const year = twoDigits(s, 0) * 100 + twoDigits(s, 2);
+  const month = twoDigits(s, 5);
+  const day = twoDigits(s, 8);
+  const hour = twoDigits(s, 11);
+  const minute = twoDigits(s, 14);
+  const second = twoDigits(s, 17);
+  let micros = 0;
+  if (length > 20) {
+    if (s.charCodeAt(19) !== 46) return undefined;
+    // Digits beyond microseconds are floored, as parseIsoTimestamp does.
+    for (let i = 20, scale = 100_000; i < length - 1; i++, scale /= 10) {
+      const digit = s.charCodeAt(i) - DIGIT_0;
+      if (!(digit >= 0 && digit <= 9)) return undefined;
+      if (scale >= 1) micros += digit * scale;
+    }
+  }
+  // NaN fails every comparison: a non-digit anywhere falls through too.
+  if (!(year >= 0 && month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59)) return undefined;
+  if (day > 28 && day > daysInMonth(year, month)) return undefined;
+  const seconds = daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second;
+  return BigInt(seconds) * MICROS_PER_SECOND + BigInt(micros);
+}
+
+function parseIsoTimestamp(input: string): Micros {
   const m = ISO_PATTERN.exec(input);
   if (!m) throw new InvalidTimestampError(input, 'expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z');
   const [, ys, mos, ds, hs, mis, ss, frac, z, sign, ohs, oms] = m;

@@ -16,6 +16,7 @@ import { TRANSFER_COMMAND_CHOICES, transferCommandEvent } from '../domain/transf
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, startOfHour, startOfMonth, type Micros } from '../domain/time';
 import { AppendedRows, type AcsDeltaRow } from '../store/ingest-repository';
+import { CreatedContracts, type CreatedContract } from '../store/contract-rows';
 import type {
   ArchiveRow,
   BatchRows,
@@ -29,6 +30,7 @@ import type {
 } from '../store/ingest-repository';
 import { encodePayload } from '../store/update-payload';
 import { SourceItemError, type SourceItem } from './source';
+import { withoutLastMember, type ItemTexts } from './sources/item-text';
 
 export interface PlanInput {
   items: SourceItem[];
@@ -57,9 +59,9 @@ export interface Plan {
   position: string;
   lastOrigin: string;
   /** Which item each archive of a pre-existing contract came from, for errors. */
-  archiveOrigins: Map<string, ItemOrigin>;
+  archiveOrigins: ContractMap<ItemOrigin>;
   /** Which item created each contract of the batch, for errors. */
-  createOrigins: Map<string, ItemOrigin>;
+  createOrigins: ContractMap<ItemOrigin>;
   /** The months (migration, month start) the batch's rows fall in: their partitions must exist. */
   months: StreamKey[];
 }
@@ -75,12 +77,59 @@ export interface BatchCounts {
   reassignments: number;
 }
 
-/** What a planned contract row holds on the heap, about (measured on the simulator's stream). */
-const CONTRACT_ROW_BYTES = 2048;
+/** What a contract created in a batch holds on the heap, with its map entries, about (measured on the simulator's stream). */
+const CONTRACT_HEAP_BYTES = 512;
 
-export const contractKey = (migrationId: number, contractId: string) => `${migrationId}/${contractId}`;
+/**
+ * Values by migration and contract id. Keyed by the contract id string itself, within a map per
+ * migration: a joined key would be a new string, built and hashed at every lookup.
+ */
+export class ContractMap<T> {
+  private readonly byMigration = new Map<number, Map<string, T>>();
+
+  get(migrationId: number, contractId: string): T | undefined {
+    return this.byMigration.get(migrationId)?.get(contractId);
+  }
+
+  set(migrationId: number, contractId: string, value: T): void {
+    let map = this.byMigration.get(migrationId);
+    if (!map) {
+      map = new Map();
+      this.byMigration.set(migrationId, map);
+    }
+    map.set(contractId, value);
+  }
+}
 
 export const slotOf = (recordTime: Micros): string => formatRecordTime(snapshotSlot(recordTime));
+
+/**
+ * Record times and snapshot slots as text, formatted once for the many rows that repeat them (an item's
+ * rows share its record time; slots are hours apart).
+ */
+class TimeTexts {
+  private time: Micros | undefined;
+  private timeText = '';
+  private slot: Micros | undefined;
+  private slotText = '';
+
+  of(t: Micros): string {
+    if (t !== this.time) {
+      this.time = t;
+      this.timeText = formatRecordTime(t);
+    }
+    return this.timeText;
+  }
+
+  slotOf(t: Micros): string {
+    const slot = snapshotSlot(t);
+    if (slot !== this.slot) {
+      this.slot = slot;
+      this.slotText = formatRecordTime(slot);
+    }
+    return this.slotText;
+  }
+}
 
 interface Delta {
   migrationId: number;
@@ -105,6 +154,29 @@ const RECORDED_CHOICES = new Map<string, RecordedChoice>([
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const isBase64 = (text: string): boolean => BASE64.test(text);
 
+const HASH_KEY = 'external_transaction_hash';
+
+/** The update without external_transaction_hash, written again. */
+function servedText(update: Update): string {
+  const { external_transaction_hash: _hash, ...served } = update as TransactionUpdate;
+  return JSON.stringify(served);
+}
+
+/**
+ * The update's two renderings as served, which leave out external_transaction_hash (a column). Texts the
+ * source kept are stored as received, the hash cut off where it is their last member (where Scan puts it);
+ * anything else is written again from the parsed item.
+ */
+function servedRenderings(item: CanonicalItem, texts: ItemTexts | undefined, hash: unknown): { compact: string; protobuf: string | null } {
+  const served = (text: string) => (hash === undefined ? text : withoutLastMember(text, HASH_KEY, hash));
+  const compactText = texts?.update === undefined ? undefined : served(texts.update);
+  const compact = compactText ?? servedText(item.update!);
+  if (texts?.updateProtobuf !== undefined) {
+    return { compact, protobuf: served(texts.updateProtobuf) ?? servedText(JSON.parse(texts.updateProtobuf) as Update) };
+  }
+  return { compact, protobuf: item.update_protobuf_json ? servedText(item.update_protobuf_json) : null };
+}
+
 function synchronizerOf(update: Update): string {
   if (isTransaction(update)) return update.synchronizer_id;
   return isAssign(update.event) ? update.event.target_synchronizer : update.event.source_synchronizer;
@@ -114,7 +186,7 @@ export class BatchPlanner {
   private readonly rows: BatchRows = {
     migrations: [],
     appended: new AppendedRows(),
-    contracts: [],
+    contracts: new CreatedContracts(),
     assignedContracts: [],
     archives: [],
     reassignments: [],
@@ -130,12 +202,13 @@ export class BatchPlanner {
   private readonly ranges = new Map<string, RangeRow & { min: Micros; max: Micros }>();
   private readonly hourly = new Map<string, HourlyCountRow>();
   /** Contracts created or assigned in this batch, by migration and contract id. */
-  private readonly fresh = new Map<string, ContractRow>();
+  private readonly fresh = new ContractMap<CreatedContract>();
   /** Fresh rows that came by assignment: the store counts their ACS deltas, knowing whether they are new. */
-  private readonly assigned = new Set<ContractRow>();
-  private readonly archiveOrigins = new Map<string, ItemOrigin>();
-  private readonly createOrigins = new Map<string, ItemOrigin>();
+  private readonly assigned = new Set<CreatedContract>();
+  private readonly archiveOrigins = new ContractMap<ItemOrigin>();
+  private readonly createOrigins = new ContractMap<ItemOrigin>();
   private readonly deltas = new Map<string, Delta>();
+  private readonly times = new TimeTexts();
   private last: StreamKey | undefined;
   /** The month of the last item, and the months of the batch so far. */
   private month: { migrationId: number; from: Micros; to: Micros } | undefined;
@@ -170,11 +243,12 @@ export class BatchPlanner {
   }
 
   /**
-   * About how much memory the batch holds: its encoded rows, and the contract rows
-   * (kept as objects until the batch ends, as a later item may archive them).
+   * About how much memory the batch holds: its encoded rows, and what it keeps on the heap of each
+   * contract it created (as a later item may archive or reassign them).
    */
   get bytes(): number {
-    return this.rows.appended.bytes + this.rows.contracts.length * CONTRACT_ROW_BYTES + this.blobBytes;
+    const contracts = this.rows.contracts;
+    return this.rows.appended.bytes + contracts.bytes + contracts.size * CONTRACT_HEAP_BYTES + this.blobBytes;
   }
 
   /** Plans one item; throws a SourceItemError, leaving the batch unusable, if it is bad. */
@@ -223,9 +297,9 @@ export class BatchPlanner {
     this.months.push({ migrationId: key.migrationId, recordTime: from });
   }
 
-  /** Adds a contract to (sign 1) or removes it from (sign -1) the ACS figures of a slot. */
-  private countDelta(contract: ContractRow, recordTime: Micros, sign: 1 | -1): void {
-    const slot = slotOf(recordTime);
+  /** Adds a contract created at `createdAt` to (sign 1), or removes it from (sign -1), the ACS figures of a slot. */
+  private countDelta(contract: CreatedContract, recordTime: Micros, sign: 1 | -1, createdAt?: Micros): void {
+    const slot = this.times.slotOf(recordTime);
     const key = `${contract.migration_id}/${slot}`;
     let d = this.deltas.get(key);
     if (!d) {
@@ -239,10 +313,7 @@ export class BatchPlanner {
       if (contract.amulet_locked) d.locked += amount;
       else d.unlocked += amount;
     }
-    if (sign > 0) {
-      const createdAt = parseTimestamp(contract.created_at);
-      if (d.maxCreatedAt === undefined || createdAt > d.maxCreatedAt) d.maxCreatedAt = createdAt;
-    }
+    if (createdAt !== undefined && (d.maxCreatedAt === undefined || createdAt > d.maxCreatedAt)) d.maxCreatedAt = createdAt;
   }
 
   private fail(source: SourceItem, reason: string, updateId?: string): never {
@@ -280,7 +351,7 @@ export class BatchPlanner {
     const synchronizer = item.update ? synchronizerOf(item.update) : item.verdict!.domain_id;
     const sideKey = {
       migration_id: key.migrationId,
-      record_time: formatRecordTime(key.recordTime),
+      record_time: this.times.of(key.recordTime),
       synchronizer_id: synchronizer,
       update_id: item.update?.update_id ?? item.verdict?.update_id ?? null,
     };
@@ -328,22 +399,12 @@ export class BatchPlanner {
       }
       this.time(source, update.effective_at, 'effective_at');
     }
-    const { external_transaction_hash, ...served } = update as TransactionUpdate;
-    // The served renderings leave out external_transaction_hash: texts that hold it are written again.
-    const texts = external_transaction_hash === undefined ? source.texts : undefined;
-    const compact = texts?.update ?? JSON.stringify(served);
-    let protobuf: string | null = texts?.updateProtobuf ?? null;
-    const protobufItem =
-      item.update_protobuf_json ??
-      (protobuf === null && source.texts?.updateProtobuf ? (JSON.parse(source.texts.updateProtobuf) as Update) : undefined);
-    if (protobuf === null && protobufItem) {
-      const { external_transaction_hash: _hash, ...servedProtobuf } = protobufItem as TransactionUpdate;
-      protobuf = JSON.stringify(servedProtobuf);
-    }
+    const external_transaction_hash = (update as TransactionUpdate).external_transaction_hash;
+    const { compact, protobuf } = servedRenderings(item, source.texts, external_transaction_hash);
     const row: UpdateRow = {
       update_id: update.update_id,
       migration_id: key.migrationId,
-      record_time: formatRecordTime(key.recordTime),
+      record_time: this.times.of(key.recordTime),
       synchronizer_id: synchronizerOf(update),
       kind: isTransaction(update) ? 'transaction' : isAssign(update.event) ? 'assignment' : 'unassignment',
       workflow_id: isTransaction(update) ? update.workflow_id : null,
@@ -373,8 +434,8 @@ export class BatchPlanner {
       this.applyTransaction(source, update, key, isImport);
     } else if (isAssign(update.event)) {
       const event = update.event;
-      const k = contractKey(key.migrationId, event.created_event.contract_id);
-      const known = this.fresh.get(k);
+      const contractId = event.created_event.contract_id;
+      const known = this.fresh.get(key.migrationId, contractId);
       if (known) {
         this.checkCounter(source, known, event.reassignment_counter);
         known.synchronizer_id = event.target_synchronizer;
@@ -386,11 +447,11 @@ export class BatchPlanner {
         contract.reassignment_counter = event.reassignment_counter;
         this.rows.assignedContracts.push(contract);
         this.assigned.add(contract);
-        this.fresh.set(k, contract);
+        this.fresh.set(key.migrationId, contractId, contract);
       }
     } else {
       const event = update.event;
-      const known = this.fresh.get(contractKey(key.migrationId, event.contract_id));
+      const known = this.fresh.get(key.migrationId, event.contract_id);
       if (known) {
         this.checkCounter(source, known, event.reassignment_counter);
         known.synchronizer_id = null;
@@ -427,7 +488,7 @@ export class BatchPlanner {
     }
   }
 
-  private checkCounter(source: SourceItem, contract: ContractRow, counter: number): void {
+  private checkCounter(source: SourceItem, contract: CreatedContract, counter: number): void {
     if (!Number.isSafeInteger(counter) || counter < contract.reassignment_counter) {
       this.fail(
         source,
@@ -448,7 +509,7 @@ export class BatchPlanner {
     const rangeKey = `${key.migrationId}/${synchronizerId}`;
     const range = this.ranges.get(rangeKey);
     if (!range) {
-      const t = formatRecordTime(key.recordTime);
+      const t = this.times.of(key.recordTime);
       this.ranges.set(rangeKey, {
         migration_id: key.migrationId,
         synchronizer_id: synchronizerId,
@@ -463,11 +524,11 @@ export class BatchPlanner {
     range.update_count += 1;
     if (key.recordTime < range.min) {
       range.min = key.recordTime;
-      range.min_record_time = formatRecordTime(key.recordTime);
+      range.min_record_time = this.times.of(key.recordTime);
     }
     if (key.recordTime > range.max) {
       range.max = key.recordTime;
-      range.max_record_time = formatRecordTime(key.recordTime);
+      range.max_record_time = this.times.of(key.recordTime);
     }
   }
 
@@ -483,7 +544,7 @@ export class BatchPlanner {
     key: StreamKey,
     recorded: RecordedChoice,
   ): void {
-    const at = { migration_id: key.migrationId, record_time: formatRecordTime(key.recordTime), update_id: tx.update_id, event_id: eventId };
+    const at = { migration_id: key.migrationId, record_time: this.times.of(key.recordTime), update_id: tx.update_id, event_id: eventId };
     let row: { vote: VoteResultRow } | { command: TransferCommandEventRow };
     try {
       if (qualifiedNameOf(event.template_id) !== recorded.qualifiedName) return;
@@ -518,6 +579,8 @@ export class BatchPlanner {
   /** Walks the tree in pre-order, so a create precedes the consumption of its contract. */
   private applyTransaction(source: SourceItem, tx: TransactionUpdate, key: StreamKey, isImport: boolean): void {
     const events = tx.events_by_id;
+    // One for the item's creates and archives: only errors read it.
+    const origin: ItemOrigin = { origin: source.origin, updateId: tx.update_id };
     const visited = new Set<string>();
     const stack = [...tx.root_event_ids].reverse();
     while (stack.length > 0) {
@@ -527,16 +590,17 @@ export class BatchPlanner {
       if (visited.has(id)) this.fail(source, `event id ${id} is referenced twice`);
       visited.add(id);
       if (event.event_type === 'created_event') {
-        const contract = this.contractRow(source, event, key, isImport ? null : tx.update_id);
-        contract.synchronizer_id = tx.synchronizer_id;
-        const k = contractKey(key.migrationId, event.contract_id);
-        if (this.fresh.has(k)) this.fail(source, `contract ${event.contract_id} is created twice in migration ${key.migrationId}`);
-        this.fresh.set(k, contract);
-        this.rows.contracts.push(contract);
-        this.createOrigins.set(k, { origin: source.origin, updateId: tx.update_id });
-        this.countDelta(contract, key.recordTime, 1);
+        const row = this.contractRow(source, event, key, isImport ? null : tx.update_id);
+        row.synchronizer_id = tx.synchronizer_id;
+        if (this.fresh.get(key.migrationId, event.contract_id)) {
+          this.fail(source, `contract ${event.contract_id} is created twice in migration ${key.migrationId}`);
+        }
+        const contract = this.rows.contracts.add(row);
+        this.fresh.set(key.migrationId, event.contract_id, contract);
+        this.createOrigins.set(key.migrationId, event.contract_id, origin);
+        this.countDelta(contract, key.recordTime, 1, parseTimestamp(row.created_at));
       } else if (event.event_type === 'exercised_event') {
-        if (event.consuming) this.archive(source, tx.update_id, event.contract_id, key);
+        if (event.consuming) this.archive(source, origin, event.contract_id, key);
         const recorded = isImport ? undefined : RECORDED_CHOICES.get(event.choice);
         if (recorded) this.recordExercise(source, tx, id, event, key, recorded);
         for (let i = (event.child_event_ids ?? []).length - 1; i >= 0; i--) stack.push(event.child_event_ids[i]!);
@@ -550,10 +614,10 @@ export class BatchPlanner {
     }
   }
 
-  private archive(source: SourceItem, updateId: string, contractId: string, key: StreamKey): void {
-    const recordTime = formatRecordTime(key.recordTime);
-    const k = contractKey(key.migrationId, contractId);
-    const known = this.fresh.get(k);
+  private archive(source: SourceItem, origin: ItemOrigin, contractId: string, key: StreamKey): void {
+    const { updateId } = origin;
+    const recordTime = this.times.of(key.recordTime);
+    const known = this.fresh.get(key.migrationId, contractId);
     if (known) {
       if (known.archived_in_update_id !== null) this.fail(source, `contract ${contractId} is archived twice`, updateId);
       known.archived_record_time = recordTime;
@@ -561,16 +625,16 @@ export class BatchPlanner {
       if (!this.assigned.has(known)) this.countDelta(known, key.recordTime, -1);
       return;
     }
-    if (this.archiveOrigins.has(k)) this.fail(source, `contract ${contractId} is archived twice`, updateId);
+    if (this.archiveOrigins.get(key.migrationId, contractId)) this.fail(source, `contract ${contractId} is archived twice`, updateId);
     const row: ArchiveRow = {
       migration_id: key.migrationId,
       contract_id: contractId,
       record_time: recordTime,
       update_id: updateId,
-      slot: slotOf(key.recordTime),
+      slot: this.times.slotOf(key.recordTime),
     };
     this.rows.archives.push(row);
-    this.archiveOrigins.set(k, { origin: source.origin, updateId });
+    this.archiveOrigins.set(key.migrationId, contractId, origin);
   }
 
   private contractRow(source: SourceItem, event: CreatedEvent, key: StreamKey, createdInUpdateId: string | null): ContractRow {
@@ -595,7 +659,7 @@ export class BatchPlanner {
       observers: event.observers,
       created_in_update_id: createdInUpdateId,
       created_event_id: createdInUpdateId === null ? null : event.event_id,
-      created_record_time: formatRecordTime(key.recordTime),
+      created_record_time: this.times.of(key.recordTime),
       archived_record_time: 'infinity',
       archived_in_update_id: null,
       synchronizer_id: null,

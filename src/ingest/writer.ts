@@ -22,7 +22,7 @@ import type { Db } from '../store/pool';
 import { ensureHistoryPartitions } from '../store/partitions';
 import { DuplicateContractError, DuplicateKeyError } from '../store/storage-errors';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
-import { BatchPlanner, contractKey, type BatchCounts, type Plan } from './batch-plan';
+import { BatchPlanner, type BatchCounts, type Plan } from './batch-plan';
 import { SourceItemError, type SourceItem } from './source';
 
 export interface AppliedBatch {
@@ -76,7 +76,7 @@ export async function markStoredItems(db: Db, planner: BatchPlanner, items: Sour
 
 function writeError(plan: Plan, err: unknown): unknown {
   if (err instanceof DuplicateContractError) {
-    const origin = plan.createOrigins.get(contractKey(err.migrationId, err.contractId));
+    const origin = plan.createOrigins.get(err.migrationId, err.contractId);
     return new SourceItemError(
       origin?.origin ?? plan.lastOrigin,
       origin?.updateId,
@@ -111,7 +111,7 @@ export async function commitPlan(db: Db, stream: string, plan: Plan, expectedPos
       const { unmatchedArchives } = await writeBatch(connection, plan.rows);
       const first = unmatchedArchives[0];
       if (first) {
-        const origin = plan.archiveOrigins.get(contractKey(first.migration_id, first.contract_id));
+        const origin = plan.archiveOrigins.get(first.migration_id, first.contract_id);
         throw new SourceItemError(
           origin?.origin ?? plan.lastOrigin,
           origin?.updateId,

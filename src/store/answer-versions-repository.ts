@@ -21,7 +21,7 @@ type WriteConnection = pg.ClientBase;
 
 /** What a batch writes to contracts (the writer's BatchRows). */
 interface ContractChanges {
-  contracts: readonly { package_name: string; qualified_name: string }[];
+  contracts: { templates(): readonly { package_name: string; qualified_name: string }[] };
   assignedContracts: readonly { package_name: string; qualified_name: string }[];
   archives: readonly { migration_id: number; contract_id: string; record_time: string }[];
   reassignments: readonly { migration_id: number; contract_id: string }[];
@@ -58,7 +58,7 @@ const MARK_BATCH_SQL = `with touched as (
  */
 export async function markChangedAnswers(connection: WriteConnection, rows: ContractChanges): Promise<void> {
   const families = new Set<AnswerFamily>();
-  for (const list of [rows.contracts, rows.assignedContracts]) {
+  for (const list of [rows.contracts.templates(), rows.assignedContracts]) {
     for (const c of list) {
       const family = familyOfTemplate(c.package_name, c.qualified_name);
       if (family) families.add(family);

@@ -9,6 +9,8 @@ import { CopyData } from './chunked-buffer';
 
 export type CopyValue = string | number | bigint | boolean | null | readonly string[] | readonly number[] | Buffer;
 
+const TAB = 0x09;
+const NEWLINE = 0x0a;
 const NEEDS_ESCAPE = /[\\\n\r\t]/;
 const ESCAPES = /[\\\n\r\t]/g;
 const ESCAPED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
@@ -41,6 +43,16 @@ export function copyField(value: CopyValue): string {
   return copyText(arrayLiteral(value));
 }
 
+/** Fields of a row, joined by tabs. */
+export function copyFields(values: readonly CopyValue[]): string {
+  // One string per row, written once: a write per field costs more than the concatenation.
+  let line = '';
+  for (let i = 0; i < values.length; i++) {
+    line += (i === 0 ? '' : '\t') + copyField(values[i]!);
+  }
+  return line;
+}
+
 /** Accumulates the rows of one table for one COPY, encoded as they are added. */
 export class CopyRows extends CopyData {
   constructor(
@@ -54,12 +66,21 @@ export class CopyRows extends CopyData {
     if (values.length !== this.columns.length) {
       throw new Error(`COPY ${this.table}: ${values.length} values for ${this.columns.length} columns`);
     }
-    // One string per row, written once: a write per field costs more than the concatenation.
-    let line = '';
-    for (let i = 0; i < values.length; i++) {
-      line += (i === 0 ? '' : '\t') + copyField(values[i]!);
-    }
-    this.out.text(`${line}\n`);
+    this.out.text(`${copyFields(values)}\n`);
+    this.rows += 1;
+  }
+
+  /**
+   * One row whose fields are encoded already (by copyField or copyFields): `head`, then `rest`, bytes
+   * of fields that rows encoded once share. Together they hold every column's value, in order.
+   */
+  addEncoded(head: string, rest: Buffer): void {
+    const o = this.out;
+    o.room(head.length * 3 + rest.length + 2);
+    o.used += o.chunk.write(head, o.used, 'utf8');
+    o.chunk[o.used++] = TAB;
+    o.used += rest.copy(o.chunk, o.used);
+    o.chunk[o.used++] = NEWLINE;
     this.rows += 1;
   }
 

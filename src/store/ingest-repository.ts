@@ -17,9 +17,10 @@ import { formatRecordTime, fromPgTimestamp, parseTimestamp, type Micros } from '
 import { markChangedBlobs } from './answer-versions-repository';
 import { BinaryCopyRows, type BinaryType } from './copy-binary';
 import type { CopyData } from './chunked-buffer';
+import { CONTRACT_COLUMNS, STAKEHOLDER_COLUMNS, type ContractRow, type CreatedContracts } from './contract-rows';
 import { CopyRows } from './copy-text';
 import { poolOf, type Db } from './pool';
-import type { ContractsTable, Database, UpdatesTable } from './schema';
+import type { Database, UpdatesTable } from './schema';
 import { typedStorageError } from './storage-errors';
 import { repositoryOperation } from './query-operation';
 
@@ -38,7 +39,8 @@ export type UpdateRow = Omit<
   payload: Buffer;
   payload_compact_length: number;
 };
-export type ContractRow = Omit<Selectable<ContractsTable>, 'ingest_seq' | 'created_slot'>;
+// ContractRow lives with the encoding of created contracts (contract-rows.ts).
+export type { ContractRow };
 
 /** An archive of a contract stored before the batch. */
 export interface ArchiveRow {
@@ -297,8 +299,8 @@ export interface BatchRows {
   migrations: MigrationRow[];
   /** Updates, verdicts, traffic and activity records, encoded. */
   appended: AppendedRows;
-  /** Creates: a contract id already present in the migration is bad input. */
-  contracts: ContractRow[];
+  /** Creates, encoded: a contract id already present in the migration is bad input. */
+  contracts: CreatedContracts;
   /** Contracts arriving by assignment, which the migration may already have. */
   assignedContracts: ContractRow[];
   archives: ArchiveRow[];
@@ -441,90 +443,6 @@ async function copy(connection: WriteConnection, rows: CopyData): Promise<void> 
   for (const chunk of rows.data()) stream.write(chunk);
   stream.end();
   await done;
-}
-
-const CONTRACT_COLUMNS = [
-  'migration_id',
-  'contract_id',
-  'template_id',
-  'package_name',
-  'qualified_name',
-  'create_arguments',
-  'created_at',
-  'signatories',
-  'observers',
-  'created_in_update_id',
-  'created_event_id',
-  'created_record_time',
-  'archived_record_time',
-  'archived_in_update_id',
-  'synchronizer_id',
-  'reassignment_counter',
-  'dso_party',
-  'amulet_owner',
-  'amulet_initial_amount',
-  'amulet_created_round',
-  'amulet_rate_per_round',
-  'amulet_locked',
-  'lock_holders',
-  'lock_expires_at',
-  'round_number',
-  'ans_name',
-  'ans_user',
-  'ans_expires_at',
-] as const satisfies readonly (keyof ContractRow)[];
-
-const STAKEHOLDER_COLUMNS = [
-  'migration_id',
-  'party',
-  'created_at',
-  'contract_id',
-  'package_name',
-  'qualified_name',
-  'created_record_time',
-  'archived_record_time',
-] as const;
-
-/** The parties of contract_stakeholders rows: each signatory or observer once. */
-function stakeholdersOf(c: Pick<ContractRow, 'signatories' | 'observers'>): string[] {
-  return c.observers.length === 0 ? [...new Set(c.signatories)] : [...new Set([...c.signatories, ...c.observers])];
-}
-
-/**
- * Whether a contract is in some ACS snapshot: archived after the first snapshot boundary at or
- * after its creation (migration 20261123_002). The stakeholder rows of others are never read.
- */
-function inSomeSnapshot(c: Pick<ContractRow, 'created_record_time' | 'archived_record_time'>): boolean {
-  return (
-    c.archived_record_time === 'infinity' || parseTimestamp(c.archived_record_time) > snapshotSlot(parseTimestamp(c.created_record_time))
-  );
-}
-
-/**
- * New contracts encoded for COPY into contracts, and their contract_stakeholders rows where the
- * contract is in some snapshot. Exported for the scale runs' history generator (bench/scale), which
- * writes its contracts exactly as the writer does.
- */
-export function contractCopies(contracts: ContractRow[]): { contracts: CopyRows; stakeholders: CopyRows } {
-  const rows = new CopyRows('contracts', CONTRACT_COLUMNS);
-  const stakeholders = new CopyRows('contract_stakeholders', STAKEHOLDER_COLUMNS);
-  for (const c of contracts) {
-    rows.add(CONTRACT_COLUMNS.map((k) => c[k]));
-    if (!inSomeSnapshot(c)) continue;
-    for (const party of stakeholdersOf(c)) {
-      stakeholders.add([
-        c.migration_id,
-        party,
-        c.created_at,
-        c.contract_id,
-        c.package_name,
-        c.qualified_name,
-        c.created_record_time,
-        c.archived_record_time,
-      ]);
-    }
-  }
-  return { contracts: rows, stakeholders };
 }
 
 const json = (rows: unknown[]) => JSON.stringify(rows);
@@ -758,7 +676,7 @@ export async function writeBatch(connection: WriteConnection, rows: BatchRows): 
   if (rows.reassignments.length) {
     await connection.query(REASSIGN_SQL, reassignParams(rows.reassignments));
   }
-  const created = contractCopies(rows.contracts);
+  const created = rows.contracts.copies();
   await copy(connection, created.contracts);
   await copy(connection, created.stakeholders);
   const deltas = [...rows.acsDeltas];

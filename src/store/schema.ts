@@ -50,7 +50,7 @@ export interface UpdatesTable {
   /** Text of rows written before payload existed (migration 20261123_001). */
   json_compact: string | null;
   json_protobuf: string | null;
-  /** Both renderings, deflated (store/update-payload.ts). */
+  /** Both renderings, compressed (store/update-payload.ts). */
   payload: Buffer | null;
   payload_compact_length: number | null;
   ingested_at: Generated<Timestamp>;

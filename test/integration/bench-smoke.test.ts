@@ -3,14 +3,16 @@
  * to its end and print every figure of both parts. It asserts nothing about
  * speed (machines here are shared and noisy); the figures are benchmarks'.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../src/internal/paths';
 import { adminUrl } from '../support/database/database';
 
-function runBench(args: string[]): Promise<{ code: number | null; output: string }> {
+function runBench(args: string[], script = 'dist/bench/run.js'): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(projectRoot, 'dist/bench/run.js'), ...args], {
+    const child = spawn(process.execPath, [path.join(projectRoot, script), ...args], {
       // The test's own server, as an external one: no second embedded PostgreSQL.
       env: { ...process.env, DATABASE_URL: adminUrl() },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -74,4 +76,32 @@ describe('npm run bench -- --tiny', () => {
       expect(output).toContain(figure);
     }
   }, 600_000);
+});
+
+describe('bench/ingest-cpu.ts', () => {
+  it('ingests one feed with each build given, taking turns, and prints the CPU and bytes per update of each', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-ingest-cpu-'));
+    try {
+      const feed = path.join(dir, 'feed.ndjson');
+      execFileSync(process.execPath, [
+        path.join(projectRoot, 'dist/src/cli.js'),
+        'simulate',
+        '--seed',
+        '7',
+        '--updates',
+        '100',
+        '--out',
+        feed,
+      ]);
+      // The same build twice: the comparison runs end to end, whatever the builds.
+      const { code, output } = await runBench(['--feed', feed, '--runs', '1', projectRoot, projectRoot], 'dist/bench/ingest-cpu.js');
+      if (code !== 0) throw new Error(`the comparison failed (${code}):\n${output}`);
+      expect(
+        output.match(/^run 1, .*: 100 network updates \(\+ \d+ import updates\), \d+ µs of worker CPU per update, \d+ bytes per update/gm),
+      ).toHaveLength(2);
+      expect(output).toMatch(/mean \d+ µs per update \(1\.00× the first\), \d+ bytes per update \(1\.000×\)/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });

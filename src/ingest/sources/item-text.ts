@@ -59,7 +59,8 @@ export function parseItemLine(line: string): { item: CanonicalItem; texts?: Item
     const text = line.slice(m.start, m.end);
     const as = MEMBER_TEXT[m.key];
     if (as === 'updateProtobuf') {
-      texts.updateProtobuf = text;
+      // A null rendering is no rendering, as for a parsed item.
+      if (text !== 'null') texts.updateProtobuf = text;
       continue;
     }
     const value = JSON.parse(text) as unknown;
@@ -68,4 +69,21 @@ export function parseItemLine(line: string): { item: CanonicalItem; texts?: Item
     if (as && value !== null) texts[as] = text;
   }
   return { item: item as unknown as CanonicalItem, texts };
+}
+
+/**
+ * The text of a JSON object in JSON.stringify's form without its last member,
+ * when that member is `key` with the string `value` and the key occurs nowhere
+ * else in the text; otherwise undefined. It is then what JSON.stringify writes
+ * for the object without that key.
+ */
+export function withoutLastMember(objectText: string, key: string, value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const keyText = `${JSON.stringify(key)}:`;
+  const member = `,${keyText}${JSON.stringify(value)}}`;
+  if (!objectText.endsWith(member)) return undefined;
+  const at = objectText.length - member.length;
+  // Inside a string a quote is escaped, so any other match of the key text is a key: a nested or repeated one.
+  if (objectText.indexOf(keyText) !== at + 1) return undefined;
+  return `${objectText.slice(0, at)}}`;
 }

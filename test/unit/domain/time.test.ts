@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import {
   IMPORT_RECORD_TIME,
   IMPORT_RECORD_TIME_ISO,
@@ -119,5 +120,70 @@ describe('timestamps', () => {
       '2025-02-12T02:00:00.123456789Z',
       '2025-02-12T02:00Z',
     ]);
+  });
+});
+
+describe('timestamps in UTC forms', () => {
+  // "YYYY-MM-DDTHH:MM:SS[.fraction]Z" has a reading of its own: it must agree with the general one, which
+  // reads the same text with the offset written as +00:00, and refuse what that refuses.
+  const outcome = (input: string): bigint | string => {
+    try {
+      return parseTimestamp(input);
+    } catch (err) {
+      if (err instanceof InvalidTimestampError) return 'refused';
+      throw err;
+    }
+  };
+  const general = (input: string) => outcome(input.replace(/Z$/, '+00:00'));
+  // The same instant as formatRecordTime writes it: six fractional digits, those beyond floored.
+  const sixDigits = (input: string) => {
+    const [whole, fraction = ''] = input.slice(0, -1).split('.');
+    return `${whole}.${fraction.padEnd(6, '0').slice(0, 6)}Z`;
+  };
+
+  it.each([
+    ['2025-03-10T14:22:05.123456Z', true],
+    ['2024-02-29T23:59:59.999999Z', true],
+    ['2023-02-29T00:00:00.000000Z', false],
+    ['2025-04-31T00:00:00.000000Z', false],
+    ['2025-12-31T24:00:00.000000Z', false],
+    ['2025-13-01T00:00:00.000000Z', false],
+    ['2025-00-10T00:00:00.000000Z', false],
+    ['2025-01-00T00:00:00.000000Z', false],
+    ['2025-01-01T00:60:00.000000Z', false],
+    ['2025-01-01T00:00:60.000000Z', false],
+    ['0001-01-01T00:00:00.000000Z', true],
+    ['9999-12-31T23:59:59.999999Z', true],
+    ['2025-01-01T00:00:00.00000aZ', false],
+    ['2025-01-01T00:00:00.0000-1Z', false],
+    ['2025-0a-01T00:00:00.000000Z', false],
+    ['0001-01-01T00:00:00Z', true],
+    ['2025-01-01T01:24:03.25758Z', true],
+    ['2025-01-01T01:24:03.2575819Z', true],
+    ['2025-01-01T01:24:03.123456789Z', true],
+    ['2025-01-01T01:24:03.1234567890Z', false],
+    ['2025-01-01T01:24:03.Z', false],
+    ['2025-01-01T01:24:03.1x3Z', false],
+  ])('%s reads as the general form does (valid: %s)', (input, valid) => {
+    expect(outcome(input)).toBe(general(input));
+    if (valid) expect(formatRecordTime(parseTimestamp(input))).toBe(sixDigits(input));
+    else expect(outcome(input)).toBe('refused');
+  });
+
+  it('agrees with the general form on any such text', () => {
+    // Each field from just below to just above its range, so that most texts are dates and some are not.
+    const field = (max: number, width: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(width, '0'));
+    const fields = [field(9999, 4), field(13, 2), field(32, 2), field(24, 2), field(60, 2), field(60, 2)] as const;
+    // No fraction, one to nine digits, or ten (which neither reading takes).
+    const fraction = fc.stringMatching(/^[0-9]{0,10}$/).map((digits) => (digits === '' ? '' : `.${digits}`));
+    fc.assert(
+      fc.property(...fields, fraction, (y, mo, d, h, mi, s, f) => {
+        const input = `${y}-${mo}-${d}T${h}:${mi}:${s}${f}Z`;
+        const read = outcome(input);
+        expect(read).toBe(general(input));
+        if (read !== 'refused') expect(formatRecordTime(read as bigint)).toBe(sixDigits(input));
+      }),
+      { seed: 20261126, numRuns: 5000 },
+    );
   });
 });

@@ -8,6 +8,7 @@ import type { CanonicalItem, TreeEvent } from '../../../src/domain/items';
 import { parseTimestamp } from '../../../src/domain/time';
 import { decodePayload } from '../../../src/store/update-payload';
 import { archived, created, DSO, reassignment, SYNC, transaction } from '../../support/items/hand-items';
+import { copyTextRows } from '../../support/store/copy-text-rows';
 
 const source = (items: CanonicalItem[], first = 1): SourceItem[] =>
   items.map((item, i) => ({ item, position: String(first + i), origin: `test:${first + i}` }));
@@ -42,6 +43,9 @@ function binaryRows(data: Buffer[]): (Buffer | null)[][] {
   return rows;
 }
 
+/** The contracts the batch creates, as their COPY rows (text; null for NULL). */
+const contractRows = (p: Plan) => copyTextRows(p.rows.contracts.copies().contracts);
+
 /** The stored texts of each planned update, in order. */
 const updateTexts = (p: Plan) =>
   binaryRows(p.rows.appended.updates.data()).map((row) => ({
@@ -57,8 +61,8 @@ describe('the batch planner', () => {
       transaction('u1', T('10:00:00'), [created('u1', 0, 'c1', '5.0')]),
       transaction('u2', T('10:00:01'), [archived('u2', 0, 'c1')]),
     ]);
-    expect(p.rows.contracts).toHaveLength(1);
-    expect(p.rows.contracts[0]).toMatchObject({
+    expect(contractRows(p)).toHaveLength(1);
+    expect(contractRows(p)[0]).toMatchObject({
       contract_id: 'c1',
       created_in_update_id: 'u1',
       created_event_id: 'u1:0',
@@ -67,7 +71,7 @@ describe('the batch planner', () => {
       archived_in_update_id: 'u2',
       amulet_owner: 'alice::1220',
       amulet_initial_amount: '5.0',
-      amulet_locked: false,
+      amulet_locked: 'f',
       synchronizer_id: SYNC,
     });
     expect(p.rows.archives).toEqual([]);
@@ -101,7 +105,7 @@ describe('the batch planner', () => {
     expect(p.rows.archives).toEqual([
       { migration_id: 0, contract_id: 'c-old', record_time: T('10:00:02'), update_id: 'u3', slot: '2025-01-01T12:00:00.000000Z' },
     ]);
-    expect(p.archiveOrigins.get('0/c-old')).toEqual({ origin: 'test:1', updateId: 'u3' });
+    expect(p.archiveOrigins.get(0, 'c-old')).toEqual({ origin: 'test:1', updateId: 'u3' });
   });
 
   it('counts the ACS deltas per slot: created and archived contracts, amulet sums, the highest created_at', () => {
@@ -159,7 +163,7 @@ describe('the batch planner', () => {
   it('makes a repeated update and an update stored already no-ops', () => {
     const u1 = transaction('u1', T('10:00:00'), [created('u1', 0, 'c1')]);
     const p = plan([u1, u1, transaction('u0', T('10:00:01'), [created('u0', 0, 'c0')])], ['u0']);
-    expect(p.rows.contracts.map((c) => c.contract_id)).toEqual(['c1']);
+    expect(contractRows(p).map((c) => c.contract_id)).toEqual(['c1']);
     expect({ items: p.items, updates: p.updates }).toEqual({ items: 3, updates: 1 });
   });
 
@@ -228,7 +232,7 @@ describe('the batch planner', () => {
       reassignment('r2', T('10:00:02'), 'unassign', 'c-old', 3),
       reassignment('r3', T('10:00:03'), 'assign', 'c-new', 2),
     ]);
-    expect(p.rows.contracts.map((c) => [c.contract_id, c.synchronizer_id, c.reassignment_counter])).toEqual([['c1', null, 1]]);
+    expect(contractRows(p).map((c) => [c.contract_id, c.synchronizer_id, c.reassignment_counter])).toEqual([['c1', null, '1']]);
     expect(p.rows.reassignments).toEqual([{ migration_id: 0, contract_id: 'c-old', synchronizer_id: null, reassignment_counter: 3 }]);
     expect(p.rows.assignedContracts.map((c) => [c.contract_id, c.synchronizer_id, c.reassignment_counter])).toEqual([['c-new', SYNC, 2]]);
     expect(p.counts.reassignments).toBe(3);
@@ -247,7 +251,10 @@ describe('the batch planner', () => {
     expect(p.rows.ranges).toEqual([]);
     expect(p.rows.hourlyCounts).toEqual([]);
     expect(p.counts).toMatchObject({ updates: 0, importUpdates: 2 });
-    expect(p.rows.contracts.every((c) => c.created_in_update_id === null && c.created_event_id === null)).toBe(true);
+    expect(contractRows(p).map((c) => [c.created_in_update_id, c.created_event_id])).toEqual([
+      [null, null],
+      [null, null],
+    ]);
   });
 
   it('writes verdict-only items (rejections) and counts them', () => {
@@ -294,6 +301,23 @@ describe('the batch planner', () => {
     expect(updateTexts(planner.finish())).toEqual([
       { updateId: 'u1', compactJson: texts.update, protobufJson: texts.updateProtobuf },
       { updateId: 'u2', compactJson: JSON.stringify(served), protobufJson: JSON.stringify({ ...served, p: 1 }) },
+    ]);
+  });
+
+  it('stores the texts of an update with its external hash as received, the hash cut off their end', () => {
+    const hashed = { ...transaction('u2', T('10:00:01'), []) };
+    (hashed.update as { external_transaction_hash?: string }).external_transaction_hash = 'ab12';
+    // Integer-like keys in received order: a parsed and written again text would reorder them.
+    const compact = '{"update_id":"u2","m":{"b":1,"10":2},"external_transaction_hash":"ab12"}';
+    const protobuf = '{"update_id":"u2","m":{"b":{"int64":"1"},"10":{"int64":"2"}},"external_transaction_hash":"ab12"}';
+    const planner = new BatchPlanner(undefined);
+    planner.add({ item: hashed, texts: { update: compact, updateProtobuf: protobuf }, position: '1', origin: 'test:1' });
+    expect(updateTexts(planner.finish())).toEqual([
+      {
+        updateId: 'u2',
+        compactJson: '{"update_id":"u2","m":{"b":1,"10":2}}',
+        protobufJson: '{"update_id":"u2","m":{"b":{"int64":"1"},"10":{"int64":"2"}}}',
+      },
     ]);
   });
 

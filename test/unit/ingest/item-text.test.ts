@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { parseItemLine } from '../../../src/ingest/sources/item-text';
+import { parseItemLine, withoutLastMember } from '../../../src/ingest/sources/item-text';
 
 describe('item lines', () => {
   const update = {
@@ -55,9 +55,39 @@ describe('item lines', () => {
     expect(Object.getPrototypeOf(item)).toBe(Object.prototype);
   });
 
+  it('keeps no text for a null protobuf rendering, as for a parsed item without one', () => {
+    const line = JSON.stringify({ update, update_protobuf_json: null });
+    expect(parseItemLine(line).texts).toEqual({ update: JSON.stringify(update) });
+  });
+
   it('keeps integer-like keys in the order received, which a parsed object would change', () => {
     const line = '{"update":{"m":{"b":1,"10":2,"2":3}}}';
     expect(parseItemLine(line).texts).toEqual({ update: '{"m":{"b":1,"10":2,"2":3}}' });
+  });
+});
+
+describe('an object text without its last member', () => {
+  const KEY = 'external_transaction_hash';
+
+  it('cuts the member off when it is the last and only occurrence of its key', () => {
+    expect(withoutLastMember('{"a":1,"external_transaction_hash":"ab12"}', KEY, 'ab12')).toBe('{"a":1}');
+    expect(withoutLastMember('{"a":"q\\"s","external_transaction_hash":"a\\"b"}', KEY, 'a"b')).toBe('{"a":"q\\"s"}');
+  });
+
+  it.each([
+    ['another value', '{"a":1,"external_transaction_hash":"ab12"}', 'cd34'],
+    ['not the last member', '{"external_transaction_hash":"ab12","a":1}', 'ab12'],
+    ['the only member', '{"external_transaction_hash":"ab12"}', 'ab12'],
+    ['a nested member of that key', '{"a":{"external_transaction_hash":"x"},"external_transaction_hash":"ab12"}', 'ab12'],
+    ['the key repeated', '{"external_transaction_hash":"x","external_transaction_hash":"ab12"}', 'ab12'],
+    ['a value that is not a string', '{"a":1,"external_transaction_hash":12}', 12],
+  ])('gives nothing for %s', (_name, text, value) => {
+    expect(withoutLastMember(text, KEY, value)).toBeUndefined();
+  });
+
+  it('keeps the key text inside a string value, where it is escaped', () => {
+    const text = JSON.stringify({ a: '"external_transaction_hash":"ab12"', external_transaction_hash: 'ab12' });
+    expect(withoutLastMember(text, KEY, 'ab12')).toBe(JSON.stringify({ a: '"external_transaction_hash":"ab12"' }));
   });
 });
 
@@ -85,7 +115,8 @@ describe('item lines, fuzzed', () => {
             // Equal to what the writer would otherwise write, except where a parsed object reorders integer-like keys.
             if (!/"\d+":/.test(text)) expect(text).toBe(JSON.stringify(parsed[member]));
           }
-          if (protobuf !== undefined) expect(texts.updateProtobuf).toBe(JSON.stringify(protobuf));
+          // A null rendering is no rendering: the writer then stores none, as for a parsed item.
+          if (protobuf !== undefined) expect(texts.updateProtobuf).toBe(protobuf === null ? undefined : JSON.stringify(protobuf));
         } else {
           expect(item).toEqual(parsed);
         }

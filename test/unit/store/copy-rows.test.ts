@@ -1,5 +1,5 @@
 import { BinaryCopyRows } from '../../../src/store/copy-binary';
-import { copyField, CopyRows } from '../../../src/store/copy-text';
+import { copyField, copyFields, CopyRows } from '../../../src/store/copy-text';
 
 describe('COPY text format', () => {
   it.each([
@@ -24,6 +24,21 @@ describe('COPY text format', () => {
     expect(Buffer.concat(rows.data()).toString('utf8')).toBe('x\t\\N\né\t1\n');
     expect(rows.size).toBe(2);
     expect(rows.statement()).toBe('copy t (a, b) from stdin');
+  });
+});
+
+describe('COPY text rows encoded in parts', () => {
+  it('writes the head, a tab, the bytes of the rest and a newline, as add would', () => {
+    const rest = Buffer.from(copyFields([1, 'a\tb', null]));
+    const parts = new CopyRows('t', ['p', 'x', 'y', 'z']);
+    const plain = new CopyRows('t', ['p', 'x', 'y', 'z']);
+    for (const party of ['alice', 'b\\ob']) {
+      parts.addEncoded(copyField(party), rest);
+      plain.add([party, 1, 'a\tb', null]);
+    }
+    expect(Buffer.concat(parts.data()).toString()).toBe('alice\t1\ta\\tb\t\\N\nb\\\\ob\t1\ta\\tb\t\\N\n');
+    expect(Buffer.concat(parts.data())).toEqual(Buffer.concat(plain.data()));
+    expect(parts.size).toBe(2);
   });
 });
 

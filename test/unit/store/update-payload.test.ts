@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import { decodePayload, encodePayload } from '../../../src/store/update-payload';
 
 describe('update payloads', () => {
@@ -18,5 +19,42 @@ describe('update payloads', () => {
     const protobuf = JSON.stringify({ list: { elements: ids.map((contractId) => ({ contractId })) } });
     const { payload } = encodePayload(compact, protobuf);
     expect(payload.length).toBeLessThan((compact.length + protobuf.length) / 4);
+  });
+
+  it('decodes each of a run of updates of very different sizes to its own texts', () => {
+    const text = (n: number, c: string) => JSON.stringify({ a: c.repeat(n) });
+    for (const [n, c] of [
+      [100_000, 'x'],
+      [3, 'y'],
+      [2_000_000, 'z'],
+      [10, 'é'],
+    ] as const) {
+      const { payload, compactLength } = encodePayload(text(n, c), text(n, c.toUpperCase()));
+      expect(decodePayload(payload, compactLength)).toEqual({ compactJson: text(n, c), protobufJson: text(n, c.toUpperCase()) });
+    }
+  });
+
+  const cases: [string, string, string | null][] = [
+    ['ASCII', '{"a":"1"}', '{"a":{"text":"1"}}'],
+    ['non-ASCII', '{"name":"Zoë 🌐"}', '{"name":{"text":"Zoë 🌐"}}'],
+    ['compact only', '{"a":"1"}', null],
+  ];
+
+  it.each(cases)('%s: a raw DEFLATE payload, as stored before Brotli, still decodes to its texts', (_name, compact, protobuf) => {
+    // What the writer stored until the codec changed: raw DEFLATE of both texts, level 1.
+    const payload = zlib.deflateRawSync(Buffer.from(protobuf === null ? compact : compact + protobuf, 'utf8'), { level: 1 });
+    expect(decodePayload(payload, Buffer.byteLength(compact))).toEqual({ compactJson: compact, protobufJson: protobuf });
+  });
+
+  it('writes Brotli after the marker byte 0x06, which no raw DEFLATE stream begins with', () => {
+    const { payload } = encodePayload('{"a":"1"}', '{"a":{"text":"1"}}');
+    expect(payload[0]).toBe(0x06);
+    expect(zlib.brotliDecompressSync(payload.subarray(1)).toString()).toBe('{"a":"1"}{"a":{"text":"1"}}');
+    // Block type 11 is reserved (RFC 1951, 3.2.3): inflating the payload as DEFLATE fails.
+    expect(() => zlib.inflateRawSync(payload)).toThrow();
+  });
+
+  it('refuses a payload whose first byte marks no known codec', () => {
+    expect(() => decodePayload(Buffer.from([0x0e, 1, 2, 3]), 1)).toThrow('update payload: unknown codec marker 0x0e');
   });
 });
