@@ -112,7 +112,7 @@ export function healthRoutes({ db, pool, metrics, migrationFiles, logger }: ApiC
   });
 
   router.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    res.type(metrics.registry.contentType).send(await metrics.scrape());
   });
 
   return router;
