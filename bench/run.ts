@@ -6,7 +6,7 @@
  *   npm run bench -- --quick       the same measures at small scale (under 5 minutes)
  *   npm run bench -- --tiny        a smoke run at tiny scale (CI)
  *   npm run bench -- --updates N   another ingest size
- *   npm run bench -- --only ingest|reads|simulator|mirror
+ *   npm run bench -- --only ingest|reads|simulator|mirror|beside
  *   npm run bench -- --server embedded|external   one server only
  *
  * Every part runs on the embedded PostgreSQL (in a temporary folder) and, when
@@ -19,6 +19,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/internal/config';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/store/embedded-postgres';
 import { createPool } from '../src/store/pool';
+import { BESIDE_SETTINGS, formatBesideReport, runBesideBench } from './beside-bench';
 import { formatIngestReport, runIngestBench } from './ingest-bench';
 import { formatMirrorReport, runMirrorBench } from './mirror-bench';
 import { formatReadBenchReport, runReadBench } from './read-bench';
@@ -52,7 +53,7 @@ function planFrom(args: string[]): Plan {
   const updates = value('--updates') === undefined ? defaults.updates : Number(value('--updates'));
   if (!Number.isSafeInteger(updates) || updates < 1) throw new Error(`--updates needs a positive integer, got ${value('--updates')}`);
   const only = value('--only');
-  const all = ['simulator', 'ingest', 'reads', 'mirror'];
+  const all = ['simulator', 'ingest', 'reads', 'mirror', 'beside'];
   if (only !== undefined && !all.includes(only)) throw new Error(`--only takes one of ${all.join(', ')}`);
   return {
     scale,
@@ -127,6 +128,12 @@ async function main(): Promise<void> {
       if (plan.parts.has('mirror')) {
         log(`mirror on ${server.name}:`);
         log(formatMirrorReport(server.name, await runMirrorBench({ adminUrl: server.adminUrl, updates: plan.mirrorUpdates, log })));
+      }
+      if (plan.parts.has('beside')) {
+        log(`API beside ingestion on ${server.name}:`);
+        log(
+          formatBesideReport(server.name, await runBesideBench({ adminUrl: server.adminUrl, settings: BESIDE_SETTINGS[plan.scale], log })),
+        );
       }
       if (plan.parts.has('reads')) {
         log(`reads on ${server.name}:`);

@@ -24,7 +24,7 @@ function runBench(args: string[]): Promise<{ code: number | null; output: string
 }
 
 describe('npm run bench -- --tiny', () => {
-  it('runs the ingest, mirror and read parts to the end and prints every figure with its baseline', async () => {
+  it('runs the ingest, mirror, read and beside parts to the end and prints every figure with its baseline', async () => {
     const { code, output } = await runBench(['--tiny', '--server', 'external']);
     if (code !== 0) throw new Error(`the benchmark failed (${code}):\n${output}`);
     for (const figure of [
@@ -43,6 +43,10 @@ describe('npm run bench -- --tiny', () => {
       'start on an empty data folder',
       'N = 1 (failover source)',
       'threshold 2 (attested)',
+      'API beside ingestion on',
+      'ingest under load / idle',
+      'serve + ingest processes',
+      'peak RSS of the service',
     ]) {
       expect(output).toContain(figure);
     }
