@@ -6,7 +6,7 @@
  *   npm run bench -- --quick       the same measures at small scale (under 5 minutes)
  *   npm run bench -- --tiny        a smoke run at tiny scale (CI)
  *   npm run bench -- --updates N   another ingest size
- *   npm run bench -- --only ingest|reads|simulator|mirror|hot
+ *   npm run bench -- --only ingest|reads|simulator|mirror|hot|beside
  *   npm run bench -- --server embedded|external   one server only
  *   npm run bench -- --only scale  the stream ingested into an empty database and on top of a large
  *                                  generated history (bench/scale-bench.ts); only when asked for. Its
@@ -26,6 +26,7 @@ import path from 'node:path';
 import { loadConfig } from '../src/internal/config';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/store/embedded-postgres';
 import { createPool } from '../src/store/pool';
+import { BESIDE_SETTINGS, formatBesideReport, runBesideBench } from './beside-bench';
 import { formatIngestReport, runIngestBench } from './ingest-bench';
 import { formatHotAnswersReport, runHotAnswersBench } from './hot-answers-bench';
 import { formatMirrorReport, runMirrorBench } from './mirror-bench';
@@ -110,7 +111,7 @@ function planFrom(args: string[]): Plan {
   const updates = value('--updates') === undefined ? defaults.updates : Number(value('--updates'));
   if (!Number.isSafeInteger(updates) || updates < 1) throw new Error(`--updates needs a positive integer, got ${value('--updates')}`);
   const only = value('--only');
-  const all = ['simulator', 'ingest', 'reads', 'mirror', 'hot'];
+  const all = ['simulator', 'ingest', 'reads', 'mirror', 'hot', 'beside'];
   // The scale part fills tens of gigabytes: it runs only when asked for.
   if (only !== undefined && ![...all, 'scale'].includes(only)) throw new Error(`--only takes one of ${[...all, 'scale'].join(', ')}`);
   return {
@@ -207,6 +208,12 @@ async function main(): Promise<void> {
           await admin.query(`drop database if exists ${name} with (force)`);
           await admin.end();
         }
+      }
+      if (plan.parts.has('beside')) {
+        log(`API beside ingestion on ${server.name}:`);
+        log(
+          formatBesideReport(server.name, await runBesideBench({ adminUrl: server.adminUrl, settings: BESIDE_SETTINGS[plan.scale], log })),
+        );
       }
       if (plan.parts.has('reads')) {
         log(`reads on ${server.name}:`);

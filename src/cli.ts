@@ -19,7 +19,7 @@ import { writeNdjson } from './simulator';
 const USAGE = `Usage: scan-indexer <command> [options]
 
 Commands:
-  start              run the API and the ingestion worker (what npm start runs)
+  start              run the API and the ingestion worker, in a thread of its own (what npm start runs)
   serve              run the API only
   ingest             run the ingestion worker only (with /livez, /readyz, /status, /metrics)
   migrate            apply pending database migrations and exit
@@ -66,7 +66,8 @@ async function simulate(args: string[]): Promise<number> {
 /** Runs until a signal (or the worker stops, for `ingest`); resolves with the exit code. */
 async function runService(command: 'start' | 'serve' | 'ingest', config: Config, logger: Logger, shutdown: Shutdown): Promise<number> {
   const exit = new Promise<number>((resolve) => shutdown.installSignalHandlers(resolve));
-  const served = await serve(config, logger, shutdown, { api: command !== 'ingest', worker: command !== 'serve' });
+  const worker = command === 'start' ? 'thread' : command === 'ingest' ? 'inline' : 'none';
+  const served = await serve(config, logger, shutdown, { api: command !== 'ingest', worker });
   served.worker?.done.then(
     (result) => {
       logger.info(result, 'the ingestion source has ended');

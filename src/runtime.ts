@@ -1,7 +1,8 @@
 /**
  * The composition root: resolves the database (DATABASE_URL, or the embedded
- * default), migrates it, and starts the API and the ingestion worker, all torn
- * down by one shutdown path (worker first, then HTTP, pool, database).
+ * default), migrates it, and starts the API and the ingestion worker (in a
+ * worker thread for `start`), all torn down by one shutdown path (worker
+ * first, then HTTP, pool, database).
  */
 import type pg from 'pg';
 import { createApp } from './api/app';
@@ -18,12 +19,14 @@ import { createSimulatorSource } from './ingest/sources/simulator-source';
 import { ConfigError, scanSourceThreshold, type Config } from './internal/config';
 import type { Logger } from './internal/logger';
 import { createMetrics, type Metrics } from './internal/metrics';
+import { lowerThreadPriority } from './internal/priority';
 import type { Shutdown } from './internal/shutdown';
 import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgresHandle } from './store/embedded-postgres';
 import { migrate, readMigrationFiles } from './store/migrator';
 import { createDb, createPool, observeQueries, type Db } from './store/pool';
 import { openReadReplicas, type ReadReplicas } from './store/read-replicas';
 import { replicaLabel } from './internal/metrics';
+import { startWorkerThread } from './worker-thread/host';
 
 export const EMBEDDED_DATABASE_NAME = 'scan_indexer';
 
@@ -45,6 +48,11 @@ export async function openDatabase(config: Config, logger: Logger, shutdown: Shu
     url = await ensureDatabase(embedded.url, EMBEDDED_DATABASE_NAME);
     logger.info({ dataDir: embedded.dataDir, port: embedded.port }, 'embedded PostgreSQL started');
   }
+  return { ...connectDatabase(url, config, shutdown), embedded };
+}
+
+/** A pool on a database that is already there (the worker thread of `start` opens its own). */
+export function connectDatabase(url: string, config: Config, shutdown: Shutdown): Omit<OpenDatabase, 'embedded'> {
   const pool = createPool({
     connectionString: url,
     max: config.databasePoolSize,
@@ -52,7 +60,7 @@ export async function openDatabase(config: Config, logger: Logger, shutdown: Shu
   });
   const db = createDb(pool);
   shutdown.add('database pool', () => db.destroy());
-  return { url, pool, db, embedded };
+  return { url, pool, db };
 }
 
 /** Opens and migrates the database; `applied` names the migrations this call applied. */
@@ -248,8 +256,12 @@ function banner(url: string, database: OpenDatabase, withApi: boolean, webUi: bo
 export interface ServeOptions {
   /** Serve the Scan, ledger and validator interfaces (false: health, status and metrics only). */
   api: boolean;
-  /** Run the ingestion worker in this process. */
-  worker: boolean;
+  /**
+   * Where the ingestion worker runs: not in this process (`serve`), on its event loop (`ingest`), or in a
+   * worker thread of its own (`start`: the API and the worker then each have an event loop, and can each
+   * use a core, instead of taking turns on one).
+   */
+  worker: 'none' | 'inline' | 'thread';
 }
 
 export interface Served {
@@ -318,10 +330,20 @@ export async function serve(config: Config, logger: Logger, shutdown: Shutdown, 
   );
   const server = await listen(app, config.host, config.port);
   shutdown.add('HTTP server', () => server.close(config.shutdownTimeoutMs));
-  const worker = options.worker
-    ? startWorker(database, createConfiguredSource(config, logger, metrics), { config, logger, metrics, shutdown })
-    : undefined;
-  logger.info({ url: server.url, source: options.worker ? config.source : null }, 'listening');
+  let worker: RunningWorker | undefined;
+  if (options.worker === 'inline') {
+    worker = startWorker(database, createConfiguredSource(config, logger, metrics), { config, logger, metrics, shutdown });
+  } else if (options.worker === 'thread') {
+    // A bad source setting stops start-up here, as it does in `ingest`, rather than later in the thread.
+    createConfiguredSource(config, logger);
+    worker = startWorkerThread(database.url, { config, logger, metrics, shutdown });
+  }
+  if (options.worker === 'thread') {
+    // After the worker thread and the embedded PostgreSQL have started: both would inherit this thread's value.
+    const priority = lowerThreadPriority(config.nice.api);
+    if (priority.outcome !== 'unchanged') logger.info({ part: 'API', ...priority }, 'CPU priority');
+  }
+  logger.info({ url: server.url, source: options.worker === 'none' ? null : config.source, worker: options.worker }, 'listening');
   process.stdout.write(banner(server.url, database, options.api, config.webUi, ledgerAuth?.devToken));
   return { server, worker };
 }

@@ -138,7 +138,7 @@ export function healthRoutes(context: ApiContext): Router {
   });
 
   router.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    res.type(metrics.registry.contentType).send(await metrics.scrape());
   });
 
   return router;

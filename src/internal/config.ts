@@ -23,6 +23,8 @@ const optionalString = z.string().transform((s) => (s === '' ? undefined : s));
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().min(1);
 const nonNegativeInt = z.coerce.number().int().min(0);
+/** A nice value that needs no privilege: 0 (unchanged) up to 19 (yields the most). */
+const nice = z.coerce.number().int().min(0).max(19);
 const bool = z.enum(['true', 'false']).transform((s) => s === 'true');
 const csv = z.string().transform((s) =>
   s
@@ -116,7 +118,8 @@ export const knobs = {
     secret: true,
   },
   DATABASE_POOL_SIZE: {
-    description: 'Maximum number of connections in the PostgreSQL pool of one process (the worker holds one for its lock).',
+    description:
+      'Maximum number of connections in one PostgreSQL pool: one pool per process, two in `start` (the API, and the worker thread; the worker holds one connection for its lock).',
     default: '10',
     expects: 'an integer of at least 2',
     schema: z.coerce.number().int().min(2),
@@ -456,6 +459,20 @@ export const knobs = {
     expects: 'an integer of at least 1',
     schema: positiveInt,
   },
+  API_NICE: {
+    description:
+      'Nice value (0 to 19) of the API in `start`, on Linux: its main thread, while the worker thread keeps INGEST_NICE. When both want the CPU (a backfill under heavy reads), a higher value leaves more of it to ingestion and answers slower; while the worker idles (live ingestion) it only yields to other busy programs of the machine. `serve` and `ingest` processes are weighed by what runs them (nice, cpu_shares, CPU requests).',
+    default: '5',
+    expects: 'an integer from 0 to 19',
+    schema: nice,
+  },
+  INGEST_NICE: {
+    description:
+      'Nice value (0 to 19) of the ingestion worker thread of `start`, on Linux. Above API_NICE, readers can starve ingestion; for machines where ingestion is a background job.',
+    default: '0',
+    expects: 'an integer from 0 to 19',
+    schema: nice,
+  },
   LEDGER_PARTICIPANT_ID: {
     description:
       'Participant id returned by GET /v2/parties/participant-id; without LEDGER_AUTH_AUDIENCE, ledger tokens bound to a participant must name this one.',
@@ -686,6 +703,8 @@ export interface Config {
     /** Days of history kept before the newest record time; undefined: all of it. */
     readonly retentionDays: number | undefined;
   };
+  /** Nice values of the two threads of `start` (src/internal/priority.ts); 0 leaves a thread's priority alone. */
+  readonly nice: { readonly api: number; readonly ingest: number };
   /** Per-client rate limits and the bound on expensive requests (src/api/fair-access/). */
   readonly fairAccess: {
     /** RATE_LIMIT_ENABLED: false mounts no limiter at all. */
@@ -830,6 +849,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       stopAtEnd: get('INGEST_STOP_AT_END'),
       retentionDays: get('HISTORY_RETENTION'),
     }),
+    nice: Object.freeze({ api: get('API_NICE'), ingest: get('INGEST_NICE') }),
     fairAccess: Object.freeze({
       enabled: get('RATE_LIMIT_ENABLED'),
       trustedProxies: Object.freeze(get('TRUSTED_PROXIES')),

@@ -2,7 +2,16 @@
  * Every metric of the service in one registry, with the project prefix, base
  * units and bounded labels (route templates, never raw paths or ids).
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import {
+  AggregatorRegistry,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  collectDefaultMetrics,
+  type MetricObjectWithValues,
+  type MetricValue,
+} from 'prom-client';
 
 export const METRIC_PREFIX = 'scan_indexer_';
 
@@ -36,9 +45,17 @@ export interface SourceHealth {
   lastOkAt: number | null;
 }
 
-export function createMetrics() {
+/** The metrics of another registry (a worker thread's), as prom-client's JSON form. */
+export type ScrapeSource = () => Promise<MetricObjectWithValues<MetricValue<string>>[]>;
+
+/**
+ * `processMetrics: false` leaves out Node's process metrics, for a second registry in the same process (the
+ * worker thread of `start`), whose series are merged into the first at scrape time (`addScrapeSource`).
+ */
+export function createMetrics(options: { processMetrics?: boolean } = {}) {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  const scrapeSources: ScrapeSource[] = [];
   /** Newest ingested record time (ms) per synchronizer and migration, for the lag computed at scrape time. */
   const newestRecordTimes = new Map<string, { synchronizer_id: string; migration_id: string; ms: number }>();
   const pools: PoolCounts[] = [];
@@ -300,6 +317,16 @@ export function createMetrics() {
       registers: [registry],
     }),
     registry,
+    /** Adds another registry's series to this one's scrapes (summed where both have a series). */
+    addScrapeSource(source: ScrapeSource): void {
+      scrapeSources.push(source);
+    },
+    /** The text exposition of /metrics: this registry, plus the series of each scrape source. */
+    async scrape(): Promise<string> {
+      if (scrapeSources.length === 0) return registry.metrics();
+      const parts = await Promise.all([registry.getMetricsAsJSON(), ...scrapeSources.map((source) => source())]);
+      return AggregatorRegistry.aggregate(parts).metrics();
+    },
     httpRequestDuration: new Histogram({
       name: `${METRIC_PREFIX}http_request_duration_seconds`,
       help: 'HTTP request duration by method, route template and status code.',

@@ -26,7 +26,7 @@ function runBench(args: string[], script = 'dist/bench/run.js'): Promise<{ code:
 }
 
 describe('npm run bench -- --tiny', () => {
-  it('runs the ingest, mirror, read and hot-answer parts to the end and prints every figure with its baseline', async () => {
+  it('runs the ingest, mirror, read, hot-answer and beside parts to the end and prints every figure with its baseline', async () => {
     const { code, output } = await runBench(['--tiny', '--server', 'external']);
     if (code !== 0) throw new Error(`the benchmark failed (${code}):\n${output}`);
     for (const figure of [
@@ -49,6 +49,10 @@ describe('npm run bench -- --tiny', () => {
       'hot open-and-issuing-mining-rounds req/s',
       'hot proxy transfer-factory req/s',
       'hot-answer goals met',
+      'API beside ingestion on',
+      'ingest under load / idle',
+      'serve + ingest processes',
+      'peak RSS of the service',
     ]) {
       expect(output).toContain(figure);
     }

@@ -77,6 +77,16 @@ describe('configuration', () => {
     expect(offenders).toEqual([]);
   });
 
+  it("lowers the API's priority in start by default, not the worker's, and takes only nice values that need no privilege", () => {
+    expect(loadConfig({}).nice).toEqual({ api: 5, ingest: 0 });
+    expect(loadConfig({ API_NICE: '0', INGEST_NICE: '19' }).nice).toEqual({ api: 0, ingest: 19 });
+    for (const bad of ['-1', '20', '2.5', 'low']) {
+      expect(() => loadConfig({ INGEST_NICE: bad })).toThrow(
+        new ConfigError(`Invalid configuration: INGEST_NICE="${bad}": expected an integer from 0 to 19.`),
+      );
+    }
+  });
+
   it('the scan source threshold: f+1 of the URLs by default, or as set', () => {
     const urls = (n: number) => Array.from({ length: n }, (_, i) => `http://scan-${i}:8080`).join(',');
     const threshold = (env: Record<string, string>) => scanSourceThreshold(loadConfig(env));
