@@ -83,7 +83,7 @@ export function decodePayload(payload: Buffer, compactLength: number): DecodedPa
  * a reader serves one, and the other is never turned into a string.
  */
 export function decodePayloadPart(payload: Buffer, compactLength: number, part: 'compact' | 'protobuf'): string | null {
-  const text = zlib.inflateRawSync(payload);
+  const text = decompressPayload(payload);
   if (part === 'compact') return text.toString('utf8', 0, compactLength);
   return text.length > compactLength ? text.toString('utf8', compactLength) : null;
 }

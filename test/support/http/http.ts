@@ -47,7 +47,7 @@ export async function startTestApi(
   } = {},
 ): Promise<TestApi> {
   // Tests configure the service the way operators do: through its environment schema.
-  const config: Config = loadConfig({ LOG_LEVEL: 'silent', ...GENEROUS_LIMITS, ...options.env });
+  const config: Config = loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...GENEROUS_LIMITS, ...options.env });
   const app = createApp(
     {
       config,

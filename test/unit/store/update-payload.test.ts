@@ -1,5 +1,5 @@
 import zlib from 'node:zlib';
-import { decodePayload, encodePayload } from '../../../src/store/update-payload';
+import { decodePayload, decodePayloadPart, encodePayload } from '../../../src/store/update-payload';
 
 describe('update payloads', () => {
   it.each([
@@ -52,6 +52,15 @@ describe('update payloads', () => {
     expect(zlib.brotliDecompressSync(payload.subarray(1)).toString()).toBe('{"a":"1"}{"a":{"text":"1"}}');
     // Block type 11 is reserved (RFC 1951, 3.2.3): inflating the payload as DEFLATE fails.
     expect(() => zlib.inflateRawSync(payload)).toThrow();
+  });
+
+  it.each(cases)('%s: each rendering alone decodes from both codecs, as readers ask for one', (_name, compact, protobuf) => {
+    const brotli = encodePayload(compact, protobuf);
+    const deflate = zlib.deflateRawSync(Buffer.from(protobuf === null ? compact : compact + protobuf, 'utf8'), { level: 1 });
+    for (const payload of [brotli.payload, deflate]) {
+      const length = Buffer.byteLength(compact);
+      expect([decodePayloadPart(payload, length, 'compact'), decodePayloadPart(payload, length, 'protobuf')]).toEqual([compact, protobuf]);
+    }
   });
 
   it('refuses a payload whose first byte marks no known codec', () => {
