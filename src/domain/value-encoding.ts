@@ -102,7 +102,3 @@ export function toProtobufJson(v: DamlValue): Json {
       return { enum: { constructor: v.tag } };
   }
 }
-
-export function encodeDamlValue(v: DamlValue, encoding: DamlValueEncoding): Json {
-  return encoding === 'compact_json' ? toCompactJson(v) : toProtobufJson(v);
-}

@@ -101,8 +101,6 @@ export class ContractMap<T> {
   }
 }
 
-export const slotOf = (recordTime: Micros): string => formatRecordTime(snapshotSlot(recordTime));
-
 /**
  * Record times and snapshot slots as text, formatted once for the many rows that repeat them (an item's
  * rows share its record time; slots are hours apart).

@@ -189,5 +189,3 @@ export function createBlobMirror(options: BlobMirrorOptions) {
 
   return { round };
 }
-
-export type BlobMirror = ReturnType<typeof createBlobMirror>;

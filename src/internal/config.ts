@@ -635,8 +635,7 @@ export const knobs = {
 } satisfies Record<string, Knob>;
 
 /** The route groups limited apart, each with its own RATE_LIMIT_* knob. */
-export const ROUTE_GROUPS = ['scan', 'scan-proxy', 'registry', 'indexer', 'streaming', 'ledger'] as const;
-export type RouteGroup = (typeof ROUTE_GROUPS)[number];
+export type RouteGroup = 'scan' | 'scan-proxy' | 'registry' | 'indexer' | 'streaming' | 'ledger';
 
 export type KnobName = keyof typeof knobs;
 type KnobValue<K extends KnobName> = z.output<(typeof knobs)[K]['schema']>;

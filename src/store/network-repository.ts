@@ -65,7 +65,7 @@ export const setNetworkFact = repositoryOperation(
   },
 );
 
-/** network_facts keys of the LSU facts; values are the JSON written by the setters below. */
+/** network_facts keys of the LSU facts (no source records them yet); values are JSON objects of the fields below, times as timestamps. */
 export const LSU_FACT = 'lsu';
 export const ROLL_FORWARD_LSU_FACT = 'roll_forward_lsu';
 
@@ -81,8 +81,6 @@ export interface RollForwardLsu {
   currentPhysicalSynchronizerId: string;
   successorPhysicalSynchronizerId: string;
 }
-
-type Stored<T> = { [K in keyof T]: T[K] extends Micros ? string : T[K] };
 
 function readFact<T>(key: string, value: unknown, times: (keyof T)[], ids: (keyof T)[]): T {
   const bad = () => new Error(`network fact '${key}' has an unexpected shape: ${JSON.stringify(value)}`);
@@ -111,14 +109,6 @@ export const findLsuAnnouncement = repositoryOperation('findLsuAnnouncement', as
   return readFact<LsuAnnouncement>(LSU_FACT, value, ['topologyFreezeTime', 'upgradeTime'], ['successorPhysicalSynchronizerId']);
 });
 
-/** Records (or with null clears) the LSU announcement; for sources that learn it (an upstream Scan, a participant). */
-export const setLsuAnnouncement = repositoryOperation(
-  'setLsuAnnouncement',
-  async function setLsuAnnouncement(db: Db, lsu: Stored<LsuAnnouncement> | null): Promise<void> {
-    await setNetworkFact(db, LSU_FACT, lsu);
-  },
-);
-
 /** The roll-forward LSU a source recorded, if any (configuration takes precedence; see network-routes). */
 export const findRollForwardLsu = repositoryOperation('findRollForwardLsu', async function findRollForwardLsu(db: Db): Promise<
   RollForwardLsu | undefined
@@ -132,10 +122,3 @@ export const findRollForwardLsu = repositoryOperation('findRollForwardLsu', asyn
     ['currentPhysicalSynchronizerId', 'successorPhysicalSynchronizerId'],
   );
 });
-
-export const setRollForwardLsu = repositoryOperation(
-  'setRollForwardLsu',
-  async function setRollForwardLsu(db: Db, lsu: Stored<RollForwardLsu> | null): Promise<void> {
-    await setNetworkFact(db, ROLL_FORWARD_LSU_FACT, lsu);
-  },
-);

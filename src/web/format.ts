@@ -39,11 +39,6 @@ export function duration(seconds: number): string {
   return `${Math.round(seconds / 86400)} days`;
 }
 
-/** Microseconds as a duration ("600000000" → "10 min"). */
-export function micros(us: string): string {
-  return duration(Number(us) / 1e6);
-}
-
 /** An instant one microsecond after the given RFC 3339 time, for exclusive bounds. */
 export function microAfter(time: string): string {
   const match = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?Z$/.exec(time);

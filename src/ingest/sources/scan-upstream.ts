@@ -99,13 +99,6 @@ export interface ReceivedEventsPage {
   disorderAt?: string;
 }
 
-export interface ImportPage {
-  items: SourceItem[];
-  full: boolean;
-  /** The id of the last import update, or the one asked after when there was none. */
-  lastId: string;
-}
-
 export interface UpstreamReaderOptions {
   pageSize: number;
   wantProtobuf: boolean;
