@@ -64,7 +64,7 @@ export interface Layout {
   cli?: string;
 }
 
-export const LAYOUTS: readonly Layout[] = [
+const LAYOUTS: readonly Layout[] = [
   { name: 'start (worker thread, API_NICE=5: the default)', processes: [{ command: 'start' }] },
   { name: 'start, API_NICE=0 (equal priority)', processes: [{ command: 'start', env: { API_NICE: '0' } }] },
   { name: 'serve + ingest processes', processes: [{ command: 'ingest' }, { command: 'serve' }] },
@@ -85,7 +85,7 @@ export const BESIDE_SETTINGS: Record<'full' | 'quick' | 'tiny', BesideSettings> 
 };
 
 /** One run of one layout. */
-export interface BesideRun {
+interface BesideRun {
   layout: string;
   idleItemsPerSecond: number;
   loadItemsPerSecond: number;

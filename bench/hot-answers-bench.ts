@@ -28,7 +28,7 @@ import { migrate } from '../src/store/migrator';
 import { createDb, createPool } from '../src/store/pool';
 import type { BaselineRoute } from './hot-baseline-server';
 
-export type HotScale = 'full' | 'quick' | 'tiny';
+type HotScale = 'full' | 'quick' | 'tiny';
 
 export interface HotAnswersOptions {
   /** An empty database; the benchmark migrates it and fills it. */
@@ -48,7 +48,7 @@ interface Side {
   failures: number;
 }
 
-export interface HotAnswerRow {
+interface HotAnswerRow {
   operation: string;
   /** Bytes of the answer's body. */
   bodyBytes: number;
@@ -346,7 +346,7 @@ export async function runHotAnswersBench(options: HotAnswersOptions): Promise<Ho
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-export const hotGoals = (row: HotAnswerRow) => ({
+const hotGoals = (row: HotAnswerRow) => ({
   throughput: row.api.rps >= 0.8 * row.baseline.rps && row.api.failures === 0,
   p99: row.api.p99 <= 1.2 * row.baseline.p99 && row.api.failures === 0,
 });

@@ -240,7 +240,7 @@ async function copyFeed(url: string, updates: number): Promise<{ seconds: number
   });
 }
 
-export async function tableSizes(url: string): Promise<{ database: number; tables: Record<string, number> }> {
+async function tableSizes(url: string): Promise<{ database: number; tables: Record<string, number> }> {
   return withPool(url, async (pool) => {
     const db = await pool.query<{ size: string }>('select pg_database_size(current_database())::text as size');
     // A partitioned table's size is that of its partitions.

@@ -63,7 +63,7 @@ export interface ReadBenchOptions {
   apiLogLevel?: string;
 }
 
-export interface MeasureRow {
+interface MeasureRow {
   /** Short name, e.g. "S4 req/s". */
   measure: string;
   figure: number;

@@ -160,10 +160,10 @@ function prng(seed: number): () => number {
 const sha = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 const partyId = (name: string) => `${name}::1220${sha(`party ${name}`)}`;
 
-export function ownerParty(i: number): string {
+function ownerParty(i: number): string {
   return partyId(`readbench-owner-${String(i).padStart(6, '0')}`);
 }
-export const HEAVY_PARTY = partyId('readbench-heavy');
+const HEAVY_PARTY = partyId('readbench-heavy');
 const PROVIDERS = Array.from({ length: 10 }, (_, i) => partyId(`readbench-provider-${i}`));
 
 const HOUR_MICROS = 3_600_000_000;
@@ -401,7 +401,7 @@ async function count(pool: pg.Pool, sql: string): Promise<number> {
   return Number(rows[0]!.n);
 }
 
-export async function datasetCounts(pool: pg.Pool): Promise<Record<string, number>> {
+async function datasetCounts(pool: pg.Pool): Promise<Record<string, number>> {
   return {
     updates: await count(pool, 'select count(*) as n from updates'),
     contracts: await count(pool, 'select count(*) as n from contracts'),

@@ -56,7 +56,7 @@ export interface ScaleBenchOptions {
   log: (line: string) => void;
 }
 
-export interface IngestRun extends WorkerFigures {
+interface IngestRun extends WorkerFigures {
   /** Database growth over the run, per network update. */
   databaseBytesPerUpdate: number;
   databaseBytesBefore: number;
@@ -176,7 +176,7 @@ export async function runScaleBench(o: ScaleBenchOptions): Promise<ScaleBenchRep
   }
 }
 
-export function formatBuild(b: BuildReport): string {
+function formatBuild(b: BuildReport): string {
   const c = b.counts;
   const t = b.times;
   const totalBytes = b.sizes.reduce((n, s) => n + s.tableBytes + s.indexBytes, 0);

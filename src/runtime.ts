@@ -28,7 +28,7 @@ import { openReadReplicas, type ReadReplicas } from './store/read-replicas';
 import { replicaLabel } from './internal/metrics';
 import { startWorkerThread } from './worker-thread/host';
 
-export const EMBEDDED_DATABASE_NAME = 'scan_indexer';
+const EMBEDDED_DATABASE_NAME = 'scan_indexer';
 
 export interface OpenDatabase {
   url: string;
@@ -38,7 +38,7 @@ export interface OpenDatabase {
 }
 
 /** Connects to DATABASE_URL, or starts the embedded PostgreSQL; cleanups go to `shutdown`. */
-export async function openDatabase(config: Config, logger: Logger, shutdown: Shutdown): Promise<OpenDatabase> {
+async function openDatabase(config: Config, logger: Logger, shutdown: Shutdown): Promise<OpenDatabase> {
   let url = config.databaseUrl;
   let embedded: EmbeddedPostgresHandle | undefined;
   if (!url) {
@@ -273,7 +273,7 @@ export interface Served {
  * The API's reads on the streaming replicas of DATABASE_READ_URLS, watched and routed
  * (src/store/read-replicas.ts); undefined without them.
  */
-export function openConfiguredReadReplicas(
+function openConfiguredReadReplicas(
   config: Config,
   database: OpenDatabase,
   context: { logger: Logger; metrics: Metrics; shutdown: Shutdown },

@@ -40,7 +40,7 @@ const BUILT_FILL = 90;
 const MIN_MEASURED_INDEX_BYTES = 512 * 1024;
 
 /** The same history's density over `updates` updates ending where the large one ends. */
-export function sampleSpec(spec: HistorySpec, updates: number): HistorySpec {
+function sampleSpec(spec: HistorySpec, updates: number): HistorySpec {
   const n = Math.min(updates, spec.updates);
   const span = ((spec.end - spec.start) * BigInt(n)) / BigInt(spec.updates);
   return { ...spec, updates: n, start: spec.end - span };

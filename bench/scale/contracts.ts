@@ -35,7 +35,7 @@ export interface Cast {
   validators: readonly string[];
 }
 
-export interface ContractDraft {
+interface ContractDraft {
   template: TemplateRef;
   args: DamlRecord;
   signatories: string[];

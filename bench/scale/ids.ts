@@ -11,7 +11,7 @@
  */
 
 /** murmur3's 32-bit finalizer: a bijection of unsigned 32-bit integers. */
-export function fmix32(x: number): number {
+function fmix32(x: number): number {
   let h = x >>> 0;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);

@@ -55,13 +55,13 @@ export type IndexBuild = 'during' | 'after';
  * Makes the partitions the history's record times fall into, for every month from `from` to `to`,
  * with the store's function the writer uses to make them ahead of ingestion.
  */
-export async function prepareHistoryPartitions(db: Db, migrationId: number, from: Micros, to: Micros): Promise<void> {
+async function prepareHistoryPartitions(db: Db, migrationId: number, from: Micros, to: Micros): Promise<void> {
   const months: { migrationId: number; recordTime: Micros }[] = [];
   for (let month = startOfMonth(from); month <= to; month = startOfMonth(month, 1)) months.push({ migrationId, recordTime: month });
   await ensureHistoryPartitions(db, months);
 }
 
-export interface BuildTimes {
+interface BuildTimes {
   /** Generating and copying the rows. */
   rowsSeconds: number;
   indexSeconds: number;

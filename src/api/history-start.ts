@@ -11,7 +11,7 @@ import { readHistoryStart } from '../store/partitions';
 const startsAt = (start: Micros) =>
   `this indexer keeps history from ${formatDateTime(start)} on: what came before was dropped by its retention policy`;
 
-export const historyGone = (start: Micros) => new HttpError(410, `The requested history is no longer available: ${startsAt(start)}.`);
+const historyGone = (start: Micros) => new HttpError(410, `The requested history is no longer available: ${startsAt(start)}.`);
 
 /**
  * Refuses a read of the history strictly after `from` (undefined: from the beginning) when

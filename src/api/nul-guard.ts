@@ -6,7 +6,7 @@
 import type { RequestHandler } from 'express';
 import { badRequest } from '../internal/errors';
 
-export const NUL_MESSAGE = 'Text in the request must not contain NUL characters (\\u0000).';
+const NUL_MESSAGE = 'Text in the request must not contain NUL characters (\\u0000).';
 
 function hasNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\u0000');

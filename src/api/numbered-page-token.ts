@@ -15,7 +15,7 @@ import type { Db } from '../store/pool';
 import { PageTokenError, requestDigest, type PositionTokens, type TokenScope } from './page-token';
 
 /** How long a numeric token stays valid: long enough to page through any snapshot. */
-export const NUMBERED_TOKEN_RETENTION_SECONDS = 24 * 60 * 60;
+const NUMBERED_TOKEN_RETENTION_SECONDS = 24 * 60 * 60;
 /** How often a process deletes expired positions, at most. */
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 

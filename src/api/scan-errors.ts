@@ -10,15 +10,15 @@ import { DatabaseBusyError } from '../store/pool';
 import { PageTokenError } from './page-token';
 
 /** The Scan app's message for unexpected failures (HttpErrorHandler). */
-export const UNEXPECTED_ERROR = 'An unexpected error occurred.';
-export const ROUTE_NOT_FOUND = 'The requested resource could not be found.';
+const UNEXPECTED_ERROR = 'An unexpected error occurred.';
+const ROUTE_NOT_FOUND = 'The requested resource could not be found.';
 /** PostgreSQL's query_canceled, which the statement timeout raises. */
 const QUERY_CANCELED = '57014';
-export const REQUEST_TOO_SLOW = 'The request took longer than this server allows and was stopped; narrow it or try again later.';
+const REQUEST_TOO_SLOW = 'The request took longer than this server allows and was stopped; narrow it or try again later.';
 /** While the database cannot be reached. */
-export const DATABASE_UNAVAILABLE = 'The database is unavailable at the moment; try again shortly.';
+const DATABASE_UNAVAILABLE = 'The database is unavailable at the moment; try again shortly.';
 /** While every database connection is in use for longer than a request may wait (DATABASE_WAIT_MS). */
-export const SERVER_BUSY = 'The server is busy at the moment; try again shortly.';
+const SERVER_BUSY = 'The server is busy at the moment; try again shortly.';
 
 /**
  * Retry-After (seconds) of the 503s that say "try again": a busy server soon has a connection free;
@@ -28,11 +28,11 @@ const RETRY_AFTER_BUSY_SECONDS = 1;
 const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 
 /** An error message longer than this is cut in its middle: messages may echo input, which may be megabytes. */
-export const MAX_ERROR_MESSAGE = 1000;
+const MAX_ERROR_MESSAGE = 1000;
 const KEPT_TAIL = 200;
 
 /** The message, or its head and tail around an ellipsis, so that the fixed text after an echoed value survives. */
-export function boundedMessage(message: string): string {
+function boundedMessage(message: string): string {
   if (message.length <= MAX_ERROR_MESSAGE) return message;
   return `${message.slice(0, MAX_ERROR_MESSAGE - KEPT_TAIL - 1)}…${message.slice(-KEPT_TAIL)}`;
 }

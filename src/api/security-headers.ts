@@ -14,7 +14,7 @@ const HELMET_OPTIONS: Parameters<typeof helmet>[0] = {
 };
 
 /** The headers helmet sets (name and value, in its order), and those it removes. */
-export function helmetHeaders(options = HELMET_OPTIONS): { set: [string, string][]; removed: string[] } {
+function helmetHeaders(options = HELMET_OPTIONS): { set: [string, string][]; removed: string[] } {
   const set: [string, string][] = [];
   const removed: string[] = [];
   const recorder = {

@@ -6,7 +6,7 @@
 
 export type Decimal10 = bigint;
 
-export const DECIMAL_SCALE = 10_000_000_000n;
+const DECIMAL_SCALE = 10_000_000_000n;
 
 const DECIMAL_PATTERN = /^(-)?(\d+)(?:\.(\d{1,10}))?$/;
 

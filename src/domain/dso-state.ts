@@ -42,12 +42,12 @@ function pairs(template: string, value: Json | undefined, path: string[]): [Json
   return v as [Json, Json][];
 }
 
-export interface SvSummary {
+interface SvSummary {
   party: string;
   name: string;
 }
 
-export interface UpgradeSchedule {
+interface UpgradeSchedule {
   time: Micros;
   migrationId: number;
 }
@@ -104,7 +104,7 @@ export function readSvNodeState(payload: Json): SvNodeStateFacts {
  * The Scan app's listFromSvNodeStates: items taken from every SvNodeState,
  * grouped by synchronizer id, groups sorted by id, items in node-state order.
  */
-export function groupBySynchronizer<T>(items: { synchronizerId: string; item: T }[]): { synchronizerId: string; items: T[] }[] {
+function groupBySynchronizer<T>(items: { synchronizerId: string; item: T }[]): { synchronizerId: string; items: T[] }[] {
   const groups = new Map<string, T[]>();
   for (const { synchronizerId, item } of items) {
     let group = groups.get(synchronizerId);

@@ -109,9 +109,9 @@ export interface ReassignmentUpdate {
 
 export type Update = TransactionUpdate | ReassignmentUpdate;
 
-export type VerdictResult = 'VERDICT_RESULT_UNSPECIFIED' | 'VERDICT_RESULT_ACCEPTED' | 'VERDICT_RESULT_REJECTED';
+type VerdictResult = 'VERDICT_RESULT_UNSPECIFIED' | 'VERDICT_RESULT_ACCEPTED' | 'VERDICT_RESULT_REJECTED';
 
-export interface Quorum {
+interface Quorum {
   parties: string[];
   threshold: number;
 }

@@ -75,7 +75,7 @@ function refersTo(ref: IdentifierRef, template: EventTemplate): boolean {
 }
 
 /** The known interface an interface reference names, if any (see ledger-interfaces.ts). */
-export function knownInterface(ref: IdentifierRef): KnownInterface | undefined {
+function knownInterface(ref: IdentifierRef): KnownInterface | undefined {
   return KNOWN_INTERFACES.find(
     (i) =>
       i.qualifiedName === ref.qualifiedName &&

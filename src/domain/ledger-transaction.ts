@@ -50,14 +50,14 @@ export interface StoredTransaction {
   contracts: ReadonlyMap<string, StoredContract>;
 }
 
-export interface JsInterfaceView {
+interface JsInterfaceView {
   interfaceId: string;
   viewStatus: { code: number; message: string; details: never[] };
   viewValue: null;
   implementationPackageId: string;
 }
 
-export interface JsCreatedEvent {
+interface JsCreatedEvent {
   offset: number;
   nodeId: number;
   contractId: string;
@@ -76,7 +76,7 @@ export interface JsCreatedEvent {
   acsDelta: boolean;
 }
 
-export interface JsArchivedEvent {
+interface JsArchivedEvent {
   offset: number;
   nodeId: number;
   contractId: string;
@@ -86,7 +86,7 @@ export interface JsArchivedEvent {
   implementedInterfaces: string[];
 }
 
-export interface JsExercisedEvent {
+interface JsExercisedEvent {
   offset: number;
   nodeId: number;
   contractId: string;

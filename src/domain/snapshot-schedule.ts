@@ -6,7 +6,7 @@
  */
 import type { Micros } from './time';
 
-export const SNAPSHOT_PERIOD: Micros = 3n * 3600n * 1_000_000n;
+const SNAPSHOT_PERIOD: Micros = 3n * 3600n * 1_000_000n;
 const HOUR: Micros = 3600n * 1_000_000n;
 
 const floorDiv = (a: bigint, b: bigint) => (a >= 0n ? a / b : -((-a + b - 1n) / b));

@@ -151,7 +151,7 @@ function parseIsoTimestamp(input: string): Micros {
 
 /** Like parseTimestamp but returns undefined instead of throwing. */
 /** The latest instant the store (and Java's Instant range Scan validates against) is used with. */
-export const LATEST_TIMESTAMP: Micros = 253402300799999999n; // 9999-12-31T23:59:59.999999Z
+const LATEST_TIMESTAMP: Micros = 253402300799999999n; // 9999-12-31T23:59:59.999999Z
 
 /** Like parseTimestamp, but also refuses instants outside 0001-01-01 … 9999-12-31 (UTC), which PostgreSQL cannot store. */
 export function parseStorableTimestamp(input: string): Micros {

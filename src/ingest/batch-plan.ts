@@ -84,7 +84,7 @@ const CONTRACT_HEAP_BYTES = 512;
  * Values by migration and contract id. Keyed by the contract id string itself, within a map per
  * migration: a joined key would be a new string, built and hashed at every lookup.
  */
-export class ContractMap<T> {
+class ContractMap<T> {
   private readonly byMigration = new Map<number, Map<string, T>>();
 
   get(migrationId: number, contractId: string): T | undefined {

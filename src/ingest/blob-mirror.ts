@@ -84,7 +84,7 @@ const PER_PARTY: readonly { template: TemplateKey; path: (payload: Record<string
 ];
 
 /** Every `{contract_id, created_event_blob}` with a non-empty blob anywhere in a JSON answer. */
-export function blobsIn(body: unknown, into: Map<string, string> = new Map()): Map<string, string> {
+function blobsIn(body: unknown, into: Map<string, string> = new Map()): Map<string, string> {
   if (Array.isArray(body)) {
     for (const element of body) blobsIn(element, into);
   } else if (typeof body === 'object' && body !== null) {

@@ -16,7 +16,7 @@ import type { SourceItem } from './source';
 import { itemKey, keyOfCheckpoint, type AppliedBatch } from './writer';
 
 /** Which of these update and verdict ids are stored. */
-export type StoredLookup = (updateIds: string[], verdictIds: string[]) => Promise<{ updates: Set<string>; verdicts: Set<string> }>;
+type StoredLookup = (updateIds: string[], verdictIds: string[]) => Promise<{ updates: Set<string>; verdicts: Set<string> }>;
 
 export interface PipelineOptions {
   items: AsyncIterable<SourceItem>;

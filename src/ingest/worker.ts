@@ -40,7 +40,7 @@ export interface WorkerResult {
 }
 
 /** The writer lock's connection failed (the database went away): the worker stops writing at once. */
-export class WriterLockLostError extends Error {
+class WriterLockLostError extends Error {
   constructor(options?: { cause?: unknown }) {
     super('lost the writer lock', options);
     this.name = 'WriterLockLostError';

@@ -62,7 +62,7 @@ export function itemKey(item: CanonicalItem): StreamKey | undefined {
  * Tells the planner which of these items are stored already. Only items at or
  * before `storedMax` can be: the single writer stores items in stream order.
  */
-export async function markStoredItems(db: Db, planner: BatchPlanner, items: SourceItem[], storedMax: StreamKey | undefined): Promise<void> {
+async function markStoredItems(db: Db, planner: BatchPlanner, items: SourceItem[], storedMax: StreamKey | undefined): Promise<void> {
   if (!storedMax) return;
   const maybe = items.filter((i) => {
     const key = itemKey(i.item);

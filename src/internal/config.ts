@@ -637,7 +637,7 @@ export const knobs = {
 /** The route groups limited apart, each with its own RATE_LIMIT_* knob. */
 export type RouteGroup = 'scan' | 'scan-proxy' | 'registry' | 'indexer' | 'streaming' | 'ledger';
 
-export type KnobName = keyof typeof knobs;
+type KnobName = keyof typeof knobs;
 type KnobValue<K extends KnobName> = z.output<(typeof knobs)[K]['schema']>;
 
 export interface Config {

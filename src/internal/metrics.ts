@@ -13,7 +13,7 @@ import {
   type MetricValue,
 } from 'prom-client';
 
-export const METRIC_PREFIX = 'scan_indexer_';
+const METRIC_PREFIX = 'scan_indexer_';
 
 /** What the pool gauges read at scrape time (pg.Pool has these counts). */
 export interface PoolCounts {

@@ -32,7 +32,7 @@ export interface Holding {
   away: boolean;
 }
 
-export interface LockSpec {
+interface LockSpec {
   readonly holders: readonly string[];
   readonly expiresAt: Micros;
   readonly context: string;

@@ -28,7 +28,7 @@ const DISCLOSED_TEMPLATE_IDS = new Set(
 );
 
 /** Whether contracts of the template get a blob. */
-export const isDisclosedTemplate = (templateId: string): boolean => DISCLOSED_TEMPLATE_IDS.has(templateId);
+const isDisclosedTemplate = (templateId: string): boolean => DISCLOSED_TEMPLATE_IDS.has(templateId);
 
 function field(tag: number, bytes: Buffer): Buffer {
   const length: number[] = [];
@@ -41,7 +41,7 @@ function field(tag: number, bytes: Buffer): Buffer {
 }
 
 /** The blob of one created event: about 0.4 to 1.2 KB (AmuletRules, whose configuration is large, about 3 KB). */
-export function createdEventBlob(event: Pick<CreatedEvent, 'contract_id' | 'template_id'>): string {
+function createdEventBlob(event: Pick<CreatedEvent, 'contract_id' | 'template_id'>): string {
   const seed = createHash('sha256').update(event.contract_id).digest();
   const size = event.template_id === TEMPLATES.amuletRules.templateId ? 3000 : 400 + (seed.readUInt16BE(0) % 800);
   const chunks: Buffer[] = [];

@@ -32,7 +32,10 @@ export interface SubmissionInfo {
   readonly externallySigned?: boolean;
 }
 
-/** The sibling subsystems, each added by its own module (`declare module './context'`). */
+/**
+ * The sibling subsystems, each added by its own module (`declare module './context'`).
+ * @public (exported for those augmentations, which knip does not count as uses)
+ */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by module augmentation
 export interface Subsystems {}
 

@@ -45,7 +45,7 @@ function ratePerRoundValue(rate: Decimal10): DamlRecord {
 }
 
 /** Splice.Fees.ExpiringAmount */
-export const expiringAmount = (initialAmount: Decimal10, createdRound: number, ratePerRound: Decimal10): DamlRecord =>
+const expiringAmount = (initialAmount: Decimal10, createdRound: number, ratePerRound: Decimal10): DamlRecord =>
   V.record({
     initialAmount: V.numeric(initialAmount),
     createdAt: roundValue(createdRound),

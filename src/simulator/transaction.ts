@@ -17,7 +17,7 @@ import type { Ledger, LedgerContract } from './ledger';
 import type { TemplateRef } from './templates';
 import { formatDateTime, formatInstant, formatRecordTime } from './time-format';
 
-export interface CreateNode {
+interface CreateNode {
   readonly kind: 'create';
   readonly contract: LedgerContract;
   /** The create arguments in compact_json. */

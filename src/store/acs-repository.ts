@@ -93,7 +93,7 @@ interface ContractRow {
   observers: string[];
 }
 
-export function toActiveContract(r: ContractRow): ActiveContract {
+function toActiveContract(r: ContractRow): ActiveContract {
   return {
     createdInUpdateId: r.created_in_update_id,
     contractId: r.contract_id,
@@ -109,10 +109,10 @@ export function toActiveContract(r: ContractRow): ActiveContract {
 export const afterKey = (after: CreationKey | undefined): RawBuilder<unknown> =>
   after ? sql`and (created_at, contract_id) > (${ts(after.createdAt)}, ${after.contractId})` : sql``;
 
-export const activeAt = (at: Micros): RawBuilder<unknown> => sql`created_record_time <= ${ts(at)} and archived_record_time > ${ts(at)}`;
+const activeAt = (at: Micros): RawBuilder<unknown> => sql`created_record_time <= ${ts(at)} and archived_record_time > ${ts(at)}`;
 
 /** Contracts in some snapshot: the predicate of the partial ACS indexes. */
-export const IN_SOME_SNAPSHOT = sql`archived_record_time > created_slot`;
+const IN_SOME_SNAPSHOT = sql`archived_record_time > created_slot`;
 
 /** The archive time of an active contract, as a page column (the active partition's indexes do not hold it). */
 export const ACTIVE = sql`'infinity'::timestamptz as archived_record_time`;
@@ -129,7 +129,7 @@ export const archivedAfter = (at: Micros): RawBuilder<unknown> =>
  * Above this many contracts archived since a snapshot, pages at it walk the
  * history in creation order rather than read every contract archived since.
  */
-export const RECENT_ARCHIVES_LIMIT = 20_000;
+const RECENT_ARCHIVES_LIMIT = 20_000;
 
 /** What bounds the pages at a snapshot (from its row and the writer's per-slot counts). */
 export interface SnapshotBounds {

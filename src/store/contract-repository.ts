@@ -25,7 +25,7 @@ const CURRENT_MIGRATION = sql<number>`(select max(migration_id) from migrations)
 const BLOB_OF_C = sql<string>`coalesce((select b.blob from contract_blobs b where b.contract_id = c.contract_id), '')`;
 
 /** The Scan app's store answers at most this many contracts per list (its default limit). */
-export const LIVE_LIST_LIMIT = 1000;
+const LIVE_LIST_LIMIT = 1000;
 
 function liveOf(db: Db, template: TemplateKey) {
   return db

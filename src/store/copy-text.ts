@@ -16,7 +16,7 @@ const ESCAPES = /[\\\n\r\t]/g;
 const ESCAPED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** A text value with COPY's four special characters escaped. */
-export function copyText(value: string): string {
+function copyText(value: string): string {
   return NEEDS_ESCAPE.test(value) ? value.replace(ESCAPES, (c) => ESCAPED[c]!) : value;
 }
 

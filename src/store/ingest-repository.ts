@@ -75,7 +75,7 @@ export interface VerdictRow {
   json: string;
 }
 
-export interface EventSideRow {
+interface EventSideRow {
   migration_id: number;
   record_time: string;
   synchronizer_id: string;

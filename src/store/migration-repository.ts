@@ -4,7 +4,7 @@ import { fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 
-export interface RecordTimeRange {
+interface RecordTimeRange {
   synchronizerId: string;
   min: Micros;
   max: Micros;

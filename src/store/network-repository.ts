@@ -44,7 +44,7 @@ export const findLastMigrationId = repositoryOperation('findLastMigrationId', as
   return row?.max === null || row?.max === undefined ? undefined : Number(row.max);
 });
 
-export const getNetworkFact = repositoryOperation('getNetworkFact', async function getNetworkFact(db: Db, key: string): Promise<unknown> {
+const getNetworkFact = repositoryOperation('getNetworkFact', async function getNetworkFact(db: Db, key: string): Promise<unknown> {
   const row = await db.selectFrom('network_facts').select('value').where('key', '=', key).executeTakeFirst();
   return row ? (JSON.parse(row.value) as unknown) : undefined;
 });
@@ -66,8 +66,8 @@ export const setNetworkFact = repositoryOperation(
 );
 
 /** network_facts keys of the LSU facts (no source records them yet); values are JSON objects of the fields below, times as timestamps. */
-export const LSU_FACT = 'lsu';
-export const ROLL_FORWARD_LSU_FACT = 'roll_forward_lsu';
+const LSU_FACT = 'lsu';
+const ROLL_FORWARD_LSU_FACT = 'roll_forward_lsu';
 
 /** The next logical synchronizer upgrade announced on the current synchronizer (Scan: from its participant). */
 export interface LsuAnnouncement {

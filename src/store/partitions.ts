@@ -49,7 +49,7 @@ export const ensureHistoryPartitions = repositoryOperation(
 );
 
 /** Forgets what ensureHistoryPartitions knows of this database (after partitions were dropped). */
-export function forgetEnsuredPartitions(db: Db): void {
+function forgetEnsuredPartitions(db: Db): void {
   ensuredMonths.delete(db);
 }
 

@@ -10,7 +10,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 const current = new AsyncLocalStorage<string>();
 
 /** Queries run outside any named operation count under this name. */
-export const UNNAMED_OPERATION = 'other';
+const UNNAMED_OPERATION = 'other';
 
 export function repositoryOperation<A extends unknown[], R>(name: string, work: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
   return (...args: A) => current.run(name, () => work(...args));

@@ -21,7 +21,7 @@ import {
 } from './replica-repository';
 
 /** What a replica is, as /status reports it; only `in_use` serves requests. */
-export type ReplicaCondition = 'starting' | 'unavailable' | 'not_a_standby' | 'other_cluster' | 'lagging' | 'in_use';
+type ReplicaCondition = 'starting' | 'unavailable' | 'not_a_standby' | 'other_cluster' | 'lagging' | 'in_use';
 
 export interface ReplicaState {
   /** Position in DATABASE_READ_URLS, from 0: the metric label. */
@@ -41,7 +41,7 @@ export interface ReplicaState {
   lastError: string | null;
 }
 
-export interface ReplicaEndpoint {
+interface ReplicaEndpoint {
   host: string;
   /** A connection of the monitor's own (one client, short timeouts), not the pool requests use. */
   db: Db;

@@ -10,7 +10,7 @@ type Int8 = number;
 type Numeric = ColumnType<string, string, string>;
 type WithDefault<T> = ColumnType<T, T | undefined, T>;
 
-export interface MigrationsTable {
+interface MigrationsTable {
   migration_id: Int8;
   last_import_update_id: string | null;
   complete: WithDefault<boolean>;
@@ -18,7 +18,7 @@ export interface MigrationsTable {
   first_seen_at: Generated<Timestamp>;
 }
 
-export interface MigrationSynchronizersTable {
+interface MigrationSynchronizersTable {
   migration_id: Int8;
   synchronizer_id: string;
   min_record_time: Timestamp;
@@ -27,13 +27,13 @@ export interface MigrationSynchronizersTable {
 }
 
 /** Updates per migration and UTC hour of record time, import updates left out (the writer keeps it). */
-export interface UpdateCountsByHourTable {
+interface UpdateCountsByHourTable {
   migration_id: Int8;
   hour: Timestamp;
   update_count: Int8;
 }
 
-export type UpdateKind = 'transaction' | 'assignment' | 'unassignment';
+type UpdateKind = 'transaction' | 'assignment' | 'unassignment';
 
 export interface UpdatesTable {
   update_id: string;
@@ -92,7 +92,7 @@ export interface ContractsTable {
 }
 
 /** Derived from contracts by the writer: one row per stakeholder of each contract. */
-export interface ContractStakeholdersTable {
+interface ContractStakeholdersTable {
   migration_id: Int8;
   party: string;
   created_at: Timestamp;
@@ -103,9 +103,9 @@ export interface ContractStakeholdersTable {
   archived_record_time: Timestamp;
 }
 
-export type VerdictResult = 'VERDICT_RESULT_UNSPECIFIED' | 'VERDICT_RESULT_ACCEPTED' | 'VERDICT_RESULT_REJECTED';
+type VerdictResult = 'VERDICT_RESULT_UNSPECIFIED' | 'VERDICT_RESULT_ACCEPTED' | 'VERDICT_RESULT_REJECTED';
 
-export interface VerdictsTable {
+interface VerdictsTable {
   update_id: string;
   migration_id: Int8;
   record_time: Timestamp;
@@ -121,7 +121,7 @@ export interface VerdictsTable {
   ingested_at: Generated<Timestamp>;
 }
 
-export interface TrafficSummariesTable {
+interface TrafficSummariesTable {
   migration_id: Int8;
   record_time: Timestamp;
   synchronizer_id: string;
@@ -130,7 +130,7 @@ export interface TrafficSummariesTable {
   json: string;
 }
 
-export interface AppActivityRecordsTable {
+interface AppActivityRecordsTable {
   migration_id: Int8;
   record_time: Timestamp;
   synchronizer_id: string;
@@ -139,7 +139,7 @@ export interface AppActivityRecordsTable {
   json: string;
 }
 
-export interface AcsSnapshotsTable {
+interface AcsSnapshotsTable {
   migration_id: Int8;
   record_time: Timestamp;
   contract_count: Int8;
@@ -150,7 +150,7 @@ export interface AcsSnapshotsTable {
 }
 
 /** What the writer added to the ACS figures per migration and snapshot slot. */
-export interface AcsDeltasTable {
+interface AcsDeltasTable {
   migration_id: Int8;
   slot: Timestamp;
   contract_count: Int8;
@@ -160,7 +160,7 @@ export interface AcsDeltasTable {
   archived_count: Int8;
 }
 
-export interface IngestCheckpointsTable {
+interface IngestCheckpointsTable {
   stream: string;
   position: string;
   migration_id: Int8 | null;
@@ -169,20 +169,20 @@ export interface IngestCheckpointsTable {
   updated_at: Generated<Timestamp>;
 }
 
-export interface NetworkFactsTable {
+interface NetworkFactsTable {
   key: string;
   value: string;
   updated_at: Generated<Timestamp>;
 }
 
-export interface ApiSecretsTable {
+interface ApiSecretsTable {
   name: string;
   secret: Buffer;
   created_at: Generated<Timestamp>;
 }
 
 /** Positions behind numeric page tokens (migration 20261124_004). */
-export interface PagePositionsTable {
+interface PagePositionsTable {
   id: Generated<Int8>;
   operation: string;
   request_digest: string;
@@ -192,19 +192,19 @@ export interface PagePositionsTable {
 }
 
 /** The version of each answer family, set by the writer (migration 20261126_020). */
-export interface AnswerVersionsTable {
+interface AnswerVersionsTable {
   family: string;
   version: string;
 }
 
 /** Created-event blobs, by contract id (migration 20261124_003). */
-export interface ContractBlobsTable {
+interface ContractBlobsTable {
   contract_id: string;
   /** Base64, as the source gave it. */
   blob: string;
 }
 
-export interface VoteResultsTable {
+interface VoteResultsTable {
   migration_id: Int8;
   record_time: Timestamp;
   update_id: string;
@@ -219,7 +219,7 @@ export interface VoteResultsTable {
   ingest_seq: Generated<Int8>;
 }
 
-export interface TransferCommandEventsTable {
+interface TransferCommandEventsTable {
   migration_id: Int8;
   record_time: Timestamp;
   update_id: string;
@@ -234,7 +234,7 @@ export interface TransferCommandEventsTable {
 }
 
 /** Token buckets shared by API replicas (RATE_LIMIT_STORE=postgres); written by SQL in rate-limit-repository.ts. */
-export interface RateLimitBucketsTable {
+interface RateLimitBucketsTable {
   bucket: string;
   tokens: number;
   granted: number;
@@ -242,7 +242,7 @@ export interface RateLimitBucketsTable {
   full_at: Timestamp;
 }
 
-export interface SchemaMigrationsTable {
+interface SchemaMigrationsTable {
   name: string;
   checksum: string;
   applied_at: Generated<Timestamp>;

@@ -62,7 +62,7 @@ export interface StoredJsonColumns {
   json_protobuf: string | null;
 }
 
-export const STORED_JSON_COLUMNS = sql`u.payload, u.payload_compact_length, u.json_compact, u.json_protobuf`;
+const STORED_JSON_COLUMNS = sql`u.payload, u.payload_compact_length, u.json_compact, u.json_protobuf`;
 
 /**
  * The update's JSON in `encoding`; null when protobuf_json was asked for and the
@@ -293,7 +293,7 @@ export interface EventKey extends StreamKey {
   updateId: string;
 }
 
-export function compareEventKeys(a: EventKey, b: EventKey): number {
+function compareEventKeys(a: EventKey, b: EventKey): number {
   const byStream = compareStreamKeys(a, b);
   if (byStream !== 0) return byStream;
   if (a.synchronizerId !== b.synchronizerId) return a.synchronizerId < b.synchronizerId ? -1 : 1;

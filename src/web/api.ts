@@ -45,8 +45,8 @@ async function call<T>(method: Method, path: string, body?: unknown): Promise<T>
   return json as T;
 }
 
-export const get = <T>(path: string): Promise<T> => call<T>('GET', path);
-export const post = <T>(path: string, body: unknown): Promise<T> => call<T>('POST', path, body);
+const get = <T>(path: string): Promise<T> => call<T>('GET', path);
+const post = <T>(path: string, body: unknown): Promise<T> => call<T>('POST', path, body);
 
 const SCAN = '/api/scan';
 const INDEXER = '/api/indexer/v0';
@@ -65,7 +65,7 @@ export interface ContractWithState<P = Record<string, unknown>> {
   domain_id: string | null;
 }
 
-export interface TransferConfig {
+interface TransferConfig {
   createFee: { fee: string };
   holdingFee: { rate: string };
   transferFee: { initialRate: string; steps: { _1: string; _2: string }[] };
@@ -75,13 +75,13 @@ export interface TransferConfig {
   maxNumOutputs: string;
   maxNumLockHolders: string;
 }
-export interface OpenRoundPayload {
+interface OpenRoundPayload {
   round: { number: string };
   amuletPrice: string;
   opensAt: string;
   targetClosesAt: string;
 }
-export interface SvInfo {
+interface SvInfo {
   name: string;
   joinedAsOfRound: { number: string };
   svRewardWeight: string;
@@ -146,7 +146,7 @@ export interface HistoryUpdate {
   event?: { submitter?: string; source_synchronizer?: string; target_synchronizer?: string; contract_id?: string };
   external_transaction_hash?: string;
 }
-export interface Verdict {
+interface Verdict {
   verdict_result: string;
   finalization_time: string;
   submitting_parties: string[];
@@ -194,7 +194,7 @@ export interface AnsEntry {
   expires_at: string | null;
 }
 
-export interface Vote {
+interface Vote {
   sv: string;
   accept: boolean;
   reason: { url: string; body: string };

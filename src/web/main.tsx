@@ -20,7 +20,7 @@ const VIEWS = [
 ] as const;
 
 /** The view the address names, following it as it changes. */
-export function useRoute(): Route {
+function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(location.hash));
   useEffect(() => {
     const changed = () => setRoute(parseRoute(location.hash));

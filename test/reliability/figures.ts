@@ -17,8 +17,7 @@ export const SCALE: Scale = process.env.RELIABILITY_SCALE === 'full' ? 'full' : 
 export const atScale = <T>(ci: T, full: T): T => (SCALE === 'full' ? full : ci);
 
 /** Where figures go: one JSON line each (the reporter runs in another process). */
-export const FIGURES_FILE =
-  process.env.RELIABILITY_FIGURES_FILE ?? path.join(os.tmpdir(), `scan-indexer-reliability-${process.ppid}.ndjson`);
+const FIGURES_FILE = process.env.RELIABILITY_FIGURES_FILE ?? path.join(os.tmpdir(), `scan-indexer-reliability-${process.ppid}.ndjson`);
 
 export interface Figure {
   /** The part of the suite (crash safety, fuzzed input, …). */

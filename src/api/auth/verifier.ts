@@ -28,13 +28,13 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload, 
 import { ConfigError, type Config } from '../../internal/config';
 
 /** Seconds of clock skew tolerated on exp and nbf. */
-export const CLOCK_LEEWAY_SECONDS = 5;
+const CLOCK_LEEWAY_SECONDS = 5;
 /** How long JWKS keys are cached (Canton caches them for 5 minutes). */
-export const JWKS_CACHE_MS = 5 * 60_000;
+const JWKS_CACHE_MS = 5 * 60_000;
 /** Prefix of Canton's participant audience (AuthServiceJWTPayload). */
-export const PARTICIPANT_AUDIENCE_PREFIX = 'https://daml.com/jwt/aud/participant/';
+const PARTICIPANT_AUDIENCE_PREFIX = 'https://daml.com/jwt/aud/participant/';
 /** The scope of Canton's scope-based tokens. */
-export const LEDGER_API_SCOPE = 'daml_ledger_api';
+const LEDGER_API_SCOPE = 'daml_ledger_api';
 
 /** The audience a token addressed to this participant carries when no audience is configured. */
 export function participantAudience(participantId: string): string {

@@ -14,7 +14,7 @@ export interface Bucket {
 }
 
 /** Whole seconds to wait, at least 1, until a bucket holding `tokens` has one (Retry-After). */
-export function secondsUntilToken(tokens: number, perSecond: number): number {
+function secondsUntilToken(tokens: number, perSecond: number): number {
   return Math.max(1, Math.ceil((1 - tokens) / perSecond));
 }
 

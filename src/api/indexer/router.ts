@@ -17,10 +17,10 @@ import { MAX_PAGE_SIZE } from '../page-limit';
 import { pageTokensFor, pageTokensWithKey, type TokenScope } from '../page-token';
 import { parseInput } from '../validation';
 
-export const DEFAULT_SNAPSHOTS_PAGE_SIZE = 100;
-export const DEFAULT_HOURS = 24;
+const DEFAULT_SNAPSHOTS_PAGE_SIZE = 100;
+const DEFAULT_HOURS = 24;
 /** A week of hours. */
-export const MAX_HOURS = 168;
+const MAX_HOURS = 168;
 
 /** An optional integer query parameter within min..max, given once. */
 const queryIntegerIn = (min: number, max: number) => {

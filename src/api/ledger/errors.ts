@@ -48,9 +48,9 @@ export class UndecodableRequest extends Error {
 const INVALID_ARGUMENTS = 'The submitted request has invalid arguments: ';
 
 /** Canton cuts a cause at 512 characters and marks the cut with "..." (ErrorCode.truncateCause, §5.1). */
-export const MAX_CAUSE_LENGTH = 512;
+const MAX_CAUSE_LENGTH = 512;
 
-export function truncateCause(cause: string): string {
+function truncateCause(cause: string): string {
   return cause.length > MAX_CAUSE_LENGTH ? `${cause.slice(0, MAX_CAUSE_LENGTH)}...` : cause;
 }
 

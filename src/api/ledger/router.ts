@@ -17,7 +17,7 @@ import { checkUpdateId, decodeTransactionByIdBody, requestedReadRights, validate
  * The version we answer as: Canton 3.4, the last line with transaction-by-id
  * as served here (`@canton-network/core-ledger-client` accepts 3.4 and 3.5).
  */
-export const LEDGER_API_VERSION = '3.4.12';
+const LEDGER_API_VERSION = '3.4.12';
 
 const VERSION_BODY = {
   version: LEDGER_API_VERSION,

@@ -83,7 +83,7 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 }
 
 /** How much of a wrong value the message echoes: enough to recognise it, never the whole body. */
-export const MAX_ECHOED_VALUE = 200;
+const MAX_ECHOED_VALUE = 200;
 
 const cut = (text: string) => (text.length > MAX_ECHOED_VALUE ? `${text.slice(0, MAX_ECHOED_VALUE)}…` : text);
 

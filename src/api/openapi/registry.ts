@@ -64,7 +64,7 @@ const badRequest = json(ref('ErrorResponse'), 'Bad request.');
 
 const notFound = json(ref('ErrorResponse'), 'Not found.');
 
-export const registryMetadataPaths = {
+const registryMetadataPaths = {
   '/info': {
     get: {
       summary: 'The registry admin (the DSO party) and the registry-wide APIs.',
@@ -99,7 +99,7 @@ const post = (summary: string, request: string, response: string, parameters: Sc
 const choiceContext = (what: string, param: string, choice: string) =>
   post(`The choice context to ${choice} ${what}.`, 'GetChoiceContextRequest', 'ChoiceContext', [pathParam(param)]);
 
-export const registryTransferPaths = {
+const registryTransferPaths = {
   '/transfer-instruction/v1/transfer-factory': post(
     'The transfer factory (ExternalPartyAmuletRules), the kind of transfer, and the choice context for TransferFactory_Transfer.',
     'GetFactoryRequest',

@@ -98,7 +98,7 @@ export interface DsoInfo {
 }
 
 /** The live DsoRules and its facts, or the Scan app's 404. */
-export async function dsoRules(db: Db): Promise<{ contract: StoredContract; facts: DsoRulesFacts }> {
+async function dsoRules(db: Db): Promise<{ contract: StoredContract; facts: DsoRulesFacts }> {
   const contract = await rulesContract(db, SPLICE.dsoRules, notFound('No active DsoRules contract'));
   return { contract, facts: readDsoRules(payloadOf(contract)) };
 }
@@ -170,15 +170,13 @@ export const featuredApps = (db: Db) => listLiveContracts(db, SPLICE.featuredApp
 export const featuredAppRight = (db: Db, provider: string) => findFeaturedAppRight(db, provider);
 
 /** The receiver's live TransferPreapproval (ScanStore.lookupTransferPreapprovalByParty), if any. */
-export const transferPreapproval = (db: Db, receiver: string) =>
-  findLiveContractOfParty(db, SPLICE.transferPreapproval, 'receiver', receiver);
+const transferPreapproval = (db: Db, receiver: string) => findLiveContractOfParty(db, SPLICE.transferPreapproval, 'receiver', receiver);
 
 /** The sender's live TransferCommandCounter (ScanStore.lookupTransferCommandCounterByParty), if any. */
-export const transferCommandCounter = (db: Db, sender: string) =>
-  findLiveContractOfParty(db, SPLICE.transferCommandCounter, 'sender', sender);
+const transferCommandCounter = (db: Db, sender: string) => findLiveContractOfParty(db, SPLICE.transferCommandCounter, 'sender', sender);
 
 /** The live UnclaimedDevelopmentFundCoupons, in ingestion order (at most the Scan store's 1000). */
-export const unclaimedDevelopmentFundCoupons = (db: Db) => listLiveContracts(db, SPLICE.unclaimedDevelopmentFundCoupon);
+const unclaimedDevelopmentFundCoupons = (db: Db) => listLiveContracts(db, SPLICE.unclaimedDevelopmentFundCoupon);
 
 /** GET transfer-preapprovals/by-party/{party}, on Scan and the scan-proxy alike (same body, same 404). */
 export async function transferPreapprovalBody(db: Db, partyText: string): Promise<JsonBody> {

@@ -35,7 +35,7 @@ const recordTimeMatch = z
   .nullish()
   .transform((m) => m ?? 'exact');
 
-export const SnapshotSelection = {
+const SnapshotSelection = {
   migration_id: int64,
   record_time: dateTime,
   record_time_match: recordTimeMatch,

@@ -138,7 +138,7 @@ export interface Element<K, T> {
 /** One upstream's answer to the page request: its elements in key order, or its failure. */
 export type Answer<K, T> = { ok: true; elements: Element<K, T>[] } | { ok: false; reason: string };
 
-export type Outcome =
+type Outcome =
   { kind: 'agreed' } | { kind: 'disagreed'; hash: string | null; expected: string | null } | { kind: 'pending' } | { kind: 'silent' };
 
 export interface Decision<K, T> {

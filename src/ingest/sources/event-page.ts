@@ -83,7 +83,7 @@ export function updateIdOf(raw: unknown): string | undefined {
 }
 
 /** The parts of an element that its content hash covers, besides the protobuf rendering of its update. */
-export interface EventParts {
+interface EventParts {
   update: Part;
   verdict: Part;
   trafficSummary: Part;

@@ -177,7 +177,7 @@ function EventDetail({ updateId }: { updateId: string }) {
 }
 
 /** An update with its event tree, verdict and traffic, as /v0/events serves them. */
-export function UpdateDetail({ item }: { item: EventItem }) {
+function UpdateDetail({ item }: { item: EventItem }) {
   const u = item.update;
   return (
     <article class="update-card" aria-label={`Update ${u?.update_id ?? item.verdict?.finalization_time ?? ''}`}>

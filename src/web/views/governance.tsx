@@ -6,7 +6,7 @@ import { ExternalLink, Section, Show, useLoad } from '../components';
 const RESULTS_STEP = 20;
 
 /** The action a vote request asks for, by its innermost tag: "ARC_DsoRules / SRARC_GrantFeaturedAppRight". */
-export function actionName(action: VoteRequestPayload['action']): string {
+function actionName(action: VoteRequestPayload['action']): string {
   const inner = Object.values(action.value).find((v): v is { tag: string } => typeof v === 'object' && v !== null && 'tag' in v);
   return inner ? `${action.tag} / ${inner.tag}` : action.tag;
 }

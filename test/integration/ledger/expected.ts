@@ -6,7 +6,7 @@
 import type { CanonicalItem, CreatedEvent, TransactionUpdate, TreeEvent } from '../../../src/domain/items';
 
 export const HOLDING_PACKAGE_ID = '718a0f77e505a8de22f188bd4c87fe74101274e9d4cb1bfac7d09aec7158d35b';
-export const HOLDING = `${HOLDING_PACKAGE_ID}:Splice.Api.Token.HoldingV1:Holding`;
+const HOLDING = `${HOLDING_PACKAGE_ID}:Splice.Api.Token.HoldingV1:Holding`;
 const HOLDING_IMPLEMENTATIONS = ['splice-amulet/Splice.Amulet:Amulet', 'splice-amulet/Splice.Amulet:LockedAmulet'];
 
 /** What one reader's filter does with a template: undefined = no match. */
@@ -46,7 +46,7 @@ export interface Reading {
 }
 
 /** Java Instant.toString of a Scan timestamp. */
-export function instant(iso: string): string {
+function instant(iso: string): string {
   const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?Z$/.exec(iso)!;
   const digits = (m[2] ?? '').replace(/0+$/, '');
   if (digits === '') return `${m[1]}Z`;

@@ -13,7 +13,7 @@ import { simulatedItems } from '../../support/items/simulated-network';
 
 export type Encoding = 'compact_json' | 'protobuf_json';
 
-export const IMPORT_TIME = '0001-01-01T00:00:00.000000Z';
+const IMPORT_TIME = '0001-01-01T00:00:00.000000Z';
 
 /** Enough updates for external hashes, reassignments, rejections and app activity in both migrations. */
 export function historyItems(): CanonicalItem[] {

@@ -10,7 +10,7 @@ import { projectRoot } from '../../../src/internal/paths';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
-export function chromiumPath(): string {
+function chromiumPath(): string {
   const found = CANDIDATES.find((p): p is string => p !== undefined && p !== '' && fs.existsSync(p));
   if (!found) throw new Error('No Chromium found: install Debian\'s "chromium" package (apt-get install chromium), or set CHROMIUM_PATH.');
   return found;
@@ -32,7 +32,7 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-export const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
+const WIDTHS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
 export type WidthName = keyof typeof WIDTHS;
 
 export interface WatchedPage {
@@ -52,7 +52,7 @@ export async function openPage(browser: Browser, width: WidthName): Promise<Watc
 }
 
 /** Where the screenshots go: test artifacts, kept out of git. */
-export const SCREENSHOT_DIR = path.join(projectRoot, 'test-artifacts', 'screenshots');
+const SCREENSHOT_DIR = path.join(projectRoot, 'test-artifacts', 'screenshots');
 
 export async function screenshot(page: Page, name: string, width: WidthName): Promise<string> {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });

@@ -87,7 +87,7 @@ function copyDataFolder(from: string, to: string, top = true): void {
   }
 }
 
-export interface PostgresNode {
+interface PostgresNode {
   readonly name: string;
   readonly port: number;
   readonly dataDir: string;

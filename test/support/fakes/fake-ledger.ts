@@ -9,7 +9,7 @@ import { startFakeServer, type FakeServer } from './fake-server';
 
 export const PARTY = 'scan-reader::1220d2b4f6a8c0e1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1';
 export const SYNC = 'global-domain::1220b1431ef217342db44d516bb9befde802be7d8899637d290895fa58880f19accc';
-export const OTHER_SYNC = 'private-sync::1220c8d3f0b1a2e4d5c6b7a8f9e0d1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0';
+const OTHER_SYNC = 'private-sync::1220c8d3f0b1a2e4d5c6b7a8f9e0d1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0';
 const AMULET = '3ca1343ab26b453d38c8adb70dca5f1ead8440c42b59b68f070786955cbf9ec1:Splice.Amulet:Amulet';
 const RULES = '3ca1343ab26b453d38c8adb70dca5f1ead8440c42b59b68f070786955cbf9ec1:Splice.AmuletRules:AmuletRules';
 

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-export type Fault =
+type Fault =
   | { status: number; body?: unknown; headers?: Record<string, string> }
   /** Never answer (the client's timeout must fire). */
   | 'hang'

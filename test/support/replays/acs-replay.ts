@@ -130,7 +130,7 @@ export interface Holding {
 }
 
 const SCALE = 10_000_000_000n;
-export function units(text: string): bigint {
+function units(text: string): bigint {
   const m = /^(-)?(\d+)(?:\.(\d+))?$/.exec(text);
   if (!m) throw new Error(`not a decimal: ${text}`);
   const v = BigInt(m[2]!) * SCALE + BigInt((m[3] ?? '').padEnd(10, '0').slice(0, 10));
@@ -163,7 +163,7 @@ export function holdingOf(c: ReplayedContract): Holding | undefined {
 }
 
 /** min(initial, (round − created) × rate): rates have ten digits, so the product is exact. */
-export function fee(h: Holding, round: bigint): bigint {
+function fee(h: Holding, round: bigint): bigint {
   const accrued = (round - h.createdRound) * h.rate;
   return accrued < h.initial ? accrued : h.initial;
 }

@@ -3,7 +3,7 @@
 import type { CanonicalItem } from '../../../src/domain/items';
 import { generateItems, type SimulatorOptions } from '../../../src/simulator/index';
 
-export const SAMPLE_OPTIONS: SimulatorOptions = {
+const SAMPLE_OPTIONS: SimulatorOptions = {
   seed: 'unit-tests',
   updates: 2000,
   migrations: 3,
