@@ -1,5 +1,5 @@
 // ESLint with typescript-eslint's type-aware rules; formatting is Prettier's (eslint-config-prettier
-// turns the overlapping style rules off). `npm run lint` runs this, Prettier and the layering rules.
+// turns the overlapping style rules off). `npm run lint` runs this, Prettier, the layering rules and knip.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
