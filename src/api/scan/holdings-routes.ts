@@ -79,8 +79,7 @@ export function holdingsRoutes(context: ApiContext, tokens: PageTokens): Router 
 /** What makes a holdings summary expensive (also behind the validator's proxy). */
 export const SUMMARY_COST: CostRule = { parties: 'owner_party_ids' };
 
-/** S1, also forwarded unchanged by the validator's scan-proxy (/v0/scan-proxy/holdings/summary). */
-/** POST /v1/holdings/summary: totals per owner at a snapshot, without fees (also the validator proxy's v1 path). */
+/** S2, POST /v1/holdings/summary: totals per owner at a snapshot, without fees (also the validator proxy's v1 path). */
 export function holdingsSummaryV1(db: Db): RequestHandler {
   return async (req, res) => {
     const body = parseInput(SummaryRequestV1, req.body, 'body');
@@ -104,6 +103,7 @@ export function holdingsSummaryV1(db: Db): RequestHandler {
   };
 }
 
+/** S1, also forwarded unchanged by the validator's scan-proxy (/v0/scan-proxy/holdings/summary). */
 export function holdingsSummaryV0(db: Db): RequestHandler {
   return async (req, res) => {
     const body = parseInput(SummaryRequestV0, req.body, 'body');
