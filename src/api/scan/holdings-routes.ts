@@ -1,5 +1,5 @@
 /**
- * Holdings at announced snapshots (reference splice-scan.md §4.7, §6):
+ * Holdings at announced snapshots (docs/interfaces.md, "Scan: holdings"):
  *   S1  POST /v0/holdings/summary                 (with holding fees; deprecated)
  *   S2  POST /v1/holdings/summary
  *   S3  POST /v2/holdings/state                   (also served at the older /v0/holdings/state)
@@ -65,7 +65,7 @@ export function holdingsRoutes(context: ApiContext, tokens: PageTokens): Router 
   const current = holdingsState('holdings-state', HoldingsStateRequest, tokens);
   const heavyPage = heavyRequest(context, { pageSize: 'page_size', parties: 'owner_party_ids' });
   router.post('/v2/holdings/state', heavyPage, current);
-  // The older path of the same operation (reference §6.1), answered in the v2 shape.
+  // The older path of the same operation (older Splice scan.yaml), answered in the v2 shape.
   router.post('/v0/holdings/state', heavyPage, current);
   router.post(
     '/v1/holdings/state',
@@ -124,7 +124,7 @@ export function holdingsSummaryV0(db: Db): RequestHandler {
     }
     const snapshot = atOrBefore ?? (await exactSnapshotOrFail(db, body.migration_id, body.record_time));
     const totals = await holdingsTotals(db, body.migration_id, snapshot, owners, round);
-    // The spec: record_time and migration_id are the request's (the Scan app reports the snapshot's time).
+    // scan.yaml: record_time and migration_id are the request's (the Scan app reports the snapshot's time).
     sendJson(res, {
       record_time: formatDateTime(body.record_time),
       migration_id: body.migration_id,
