@@ -1,4 +1,4 @@
-/** The page size rule of the Scan app and its validator proxy: Limit.DefaultMaxPageSize and PageLimit.tryCreate (reference §1.2). */
+/** The page size rule of the Scan app and its validator proxy: Limit.DefaultMaxPageSize and PageLimit.tryCreate (Splice Limit.scala). */
 import { badRequest } from '../internal/errors';
 
 export const MAX_PAGE_SIZE = 1000;

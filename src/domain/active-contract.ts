@@ -1,12 +1,12 @@
 /**
- * The ActiveContract item of the ACS and holdings-state responses (reference
- * splice-scan.md §4.7), rendered as JSON text so that the stored compact_json
+ * The ActiveContract item of the ACS and holdings-state responses (scan.yaml
+ * ActiveContract), rendered as JSON text so that the stored compact_json
  * create arguments go out verbatim, never parsed and re-serialised.
  *
  * Keys in the order of the Scan app's generated encoder:
  * created_in_update_id (null for contracts imported into the migration by
  * import updates), contract_id, template_id, package_name, create_arguments
- * (compact_json), created_at (date-time, format 3 of §1.4), signatories and
+ * (compact_json), created_at (date-time, timestamp form 3 of docs/interfaces.md), signatories and
  * observers (sorted ascending).
  */
 import { formatDateTime, type Micros } from './time';

@@ -1,6 +1,6 @@
 /**
  * The one rendering of live contracts for the Scan and validator interfaces
- * (reference splice-scan.md §7): `Contract`, `ContractWithState` and
+ * (common-external.yaml; docs/interfaces.md, "Scan: contract-backed state"): `Contract`, `ContractWithState` and
  * `AnsEntry`, keys in the order of the Scan app's OpenAPI document, absent
  * optionals as `null` (its generated encoders print nulls).
  *
@@ -32,7 +32,7 @@ export interface StoredContract {
   synchronizerId: string | null;
 }
 
-/** `Contract`: created_at is a Daml timestamp string (ISO_INSTANT, §1.4 format 4). */
+/** `Contract`: created_at is a Daml timestamp string (ISO_INSTANT, timestamp form 4 of docs/interfaces.md). */
 export function contractJson(c: StoredContract): JsonBody {
   return {
     template_id: c.templateId,
@@ -66,7 +66,7 @@ export interface AnsEntryView {
   expiresAt: Micros | null;
 }
 
-/** `AnsEntry`: expires_at is an OpenAPI date-time (§1.4 format 3). */
+/** `AnsEntry`: expires_at is an OpenAPI date-time (timestamp form 3 of docs/interfaces.md). */
 export function ansEntryJson(e: AnsEntryView): JsonBody {
   return {
     contract_id: e.contractId,

@@ -2,7 +2,7 @@
  * Network facts the Scan app reads from the DSO's own contracts (compact_json
  * payloads): the SVs and the scheduled synchronizer upgrade from DsoRules, the
  * scan URLs from the SV node states, and the ANS entries the DSO provides
- * without a contract (reference splice-scan.md §7.4–7.6).
+ * without a contract (docs/interfaces.md, "Scan: contract-backed state").
  */
 import type { AnsEntryView } from './contract-json';
 import type { Json } from './json';
@@ -116,7 +116,7 @@ function groupBySynchronizer<T>(items: { synchronizerId: string; item: T }[]): {
     .map((synchronizerId) => ({ synchronizerId, items: groups.get(synchronizerId) ?? [] }));
 }
 
-/** S13 (reference §7.5, ScanStore.listDsoScans): one entry per SvNodeState and synchronizer with a scan. */
+/** S13 (ScanStore.listDsoScans): one entry per SvNodeState and synchronizer with a scan. */
 export function groupDsoScans(nodeStates: SvNodeStateFacts[]): { synchronizerId: string; scans: ScanInfo[] }[] {
   return groupBySynchronizer(
     nodeStates.flatMap((state) =>

@@ -1,6 +1,6 @@
 /**
  * The holding fee of an amulet, as Scan's holdings summary computes it
- * (reference splice-scan.md §6.2, Splice `SpliceUtil.holdingFee`):
+ * (Splice `SpliceUtil.holdingFee`; docs/interfaces.md, "Scan: holdings"):
  *
  *   fee(amulet, R) = min(initialAmount, roundHalfEven10((R − createdAt.number) × ratePerRound.rate))
  *
@@ -37,7 +37,7 @@ export interface HoldingsTotals {
   feesLocked: Decimal10;
 }
 
-/** The v0 summary figures of one owner (§6.2 step 5), in key order. */
+/** The v0 summary figures of one owner (as Splice's HoldingsSummary folds them), in key order. */
 export function summaryFigures(t: HoldingsTotals) {
   return {
     total_unlocked_coin: t.unlocked,

@@ -1,8 +1,8 @@
 /**
  * The canonical item: what every source (simulator, file, scan, ledger)
  * produces and the ingestion writer consumes. It is one element of the Scan
- * `POST /v0/events` response (reference splice-scan.md §4.4), with the update
- * in the v2 update JSON (§3.3), plus one optional extra field:
+ * `POST /v0/events` response (docs/interfaces.md, "Scan: events"), with the update
+ * in the v2 update JSON (scan.yaml UpdateHistoryItemV2), plus one optional extra field:
  *
  *   {
  *     "update":               TransactionUpdate | ReassignmentUpdate | null,   compact_json values
@@ -16,7 +16,7 @@
  * The first four keys, in this order, are the item exactly as `/v0/events`
  * serves it with daml_value_encoding=compact_json. `update_protobuf_json`
  * repeats the update with `create_arguments`, `choice_argument` and
- * `exercise_result` in protobuf_json (§1.5); every other key and value is
+ * `exercise_result` in protobuf_json (docs/interfaces.md, "Scan: value encodings"); every other key and value is
  * identical. Sources that only have one encoding (an NDJSON dump of a real
  * Scan) omit it. The writer stores both renderings and strips the extra field
  * before serving (see `servedEventItem`). Simulator items render it on first

@@ -1,5 +1,5 @@
 /**
- * Event formats of the ledger interface (reference ledger-api.md §2.2–2.3):
+ * Event formats of the ledger interface (docs/interfaces.md, "Ledger API: transaction by id"):
  * which parties read, with which cumulative filters, and what a filter
  * matches. Pure; the HTTP layer decodes requests into these types.
  */

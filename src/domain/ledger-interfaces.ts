@@ -14,7 +14,7 @@
  * Interface views are not computed either: that needs the Daml engine. A
  * requested view is returned with a non-OK `viewStatus` (gRPC UNIMPLEMENTED)
  * and a null `viewValue`, the shape Canton uses for a view it failed to
- * compute (reference ledger-api.md §2.5).
+ * compute (Canton JsSchema, JsInterfaceView).
  */
 import { SPLICE, type TemplateKey } from './splice-contracts';
 

@@ -1,10 +1,10 @@
 /**
  * A stored Scan-shaped transaction as the ledger interface serves it to a
- * reader: a `JsTransaction` (reference ledger-api.md §2.4–2.6) holding only the
+ * reader: a `JsTransaction` (Canton JsSchema; docs/interfaces.md, "Ledger API: transaction by id") holding only the
  * events the event format makes visible, or undefined when none is (which the
- * API answers as UPDATE_NOT_FOUND, §2.7). Pure.
+ * API answers as UPDATE_NOT_FOUND). Pure.
  *
- * Visibility (§2.3), from what a Scan update records:
+ * Visibility (transaction_filter.proto, event.proto), from what a Scan update records:
  * - stakeholders of a contract are the signatories and observers of its
  *   create: in this transaction, or else as stored in the ACS (`contracts`);
  * - informees of a node: a create's stakeholders; an exercise's acting

@@ -1,5 +1,5 @@
 /**
- * When ACS snapshots are announced (reference splice-scan.md §5): on UTC hours
+ * When ACS snapshots are announced (Splice ScanStorageConfig, AcsSnapshotTriggerBase): on UTC hours
  * divisible by 3; the first of a migration at the first such boundary strictly
  * after the hour of its first non-import update; then every 3 hours, for as
  * long as the migration's record times have reached the boundary.

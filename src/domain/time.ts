@@ -1,6 +1,6 @@
 /**
  * Microsecond instants and the four timestamp renderings of the Scan API
- * (reference splice-scan.md §1.4). Instants are bigint microseconds since the
+ * (docs/interfaces.md, "Scan: JSON rendering and timestamps"). Instants are bigint microseconds since the
  * Unix epoch so they never pass through a JS Date, which holds milliseconds.
  */
 

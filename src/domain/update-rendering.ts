@@ -1,6 +1,6 @@
 /**
  * Rendering of stored update-history JSON into Scan answers by text
- * concatenation (reference splice-scan.md §3.2–3.3, §4.4): the stored v2 item
+ * concatenation (docs/interfaces.md, "Scan: update history", "Scan: events"): the stored v2 item
  * is served verbatim, never parsed and rebuilt.
  *
  * - `external_transaction_hash` is kept out of the stored JSON; it is the last

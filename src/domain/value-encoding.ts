@@ -1,5 +1,5 @@
 /**
- * The two `daml_value_encoding`s of Scan (reference splice-scan.md §1.5),
+ * The two `daml_value_encoding`s of Scan (docs/interfaces.md, "Scan: value encodings"),
  * rendered from the typed model in daml-value.ts.
  *
  * compact_json: the Daml JSON API encoding. Int64 and Numeric are strings,

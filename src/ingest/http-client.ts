@@ -9,7 +9,7 @@
  * status is the caller's mistake or a misconfiguration and fails at once.
  *
  * A 503 gets special treatment: Scan answers it while it is still backfilling
- * its history (reference splice-scan.md §1.3), which can last hours, so by
+ * its history (HttpScanHandler.confirmBackfillingIsCompleteThen), which can last hours, so by
  * default it is waited out without an attempt limit.
  */
 import { setTimeout as delay } from 'node:timers/promises';
@@ -115,7 +115,7 @@ function describe(err: unknown): string {
 
 const defaultSleep = (ms: number, signal: AbortSignal): Promise<void> => delay(ms, undefined, { signal });
 
-/** Retry-After is either delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
+/** Retry-After is either delay-seconds or an HTTP date (RFC 9110, section 10.2.3). */
 export function parseRetryAfter(value: string | null): number | undefined {
   if (value === null || value.trim() === '') return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;

@@ -1,6 +1,6 @@
 /**
  * Created-event blobs for the simulated contracts that wallets and validators
- * disclose when they submit (reference clients.md): the rules, the open and
+ * disclose when they submit (docs/interfaces.md, "Token-standard registry"): the rules, the open and
  * issuing rounds, featured-app rights, transfer preapprovals, command
  * counters and locked amulets (which the registry discloses to settle them). A real blob is the participant's serialised contract instance;
  * ours is opaque but shaped like one: a protobuf message whose first field is

@@ -21,7 +21,7 @@ declare module './context' {
   }
 }
 
-/** Scan renders the offset of every reassignment as this constant (reference §3.2). */
+/** Scan renders the offset of every reassignment as this constant (ScanHttpEncodings.makeConsistentAcrossSvs; docs/interfaces.md, "Scan: update history"). */
 
 export class Reassignments {
   private pendingAssigns = 0;

@@ -1,6 +1,6 @@
 /**
  * The Splice templates the simulated network uses, with their package names
- * (reference splice-scan.md §2). Template ids carry a package id; ours are
+ * (Splice's Daml models; docs/interfaces.md, "Scan: templates"). Template ids carry a package id; ours are
  * fixed hashes of the package name and version, so they are the same for
  * every seed, as real package ids are for every network.
  */

@@ -61,7 +61,7 @@ export const snapshotAtOrBefore = repositoryOperation(
 
 /**
  * The earliest of: the first snapshot of the migration strictly after `after`,
- * and the first snapshot of any later migration regardless of time (reference §5.2).
+ * and the first snapshot of any later migration regardless of time (Splice AcsSnapshotStore.lookupSnapshotAfter).
  */
 export const firstSnapshotAfter = repositoryOperation(
   'firstSnapshotAfter',

@@ -1,4 +1,4 @@
-/** Per-migration facts (Scan migration-info, reference splice-scan.md §4.6). */
+/** Per-migration facts (Scan migration-info; docs/interfaces.md, "Scan: migration info"). */
 import { sql } from 'kysely';
 import { fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';

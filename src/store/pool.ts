@@ -54,7 +54,11 @@ export function createPool(options: PoolOptions): pg.Pool {
   // Every read is an index range by design. A sequential scan is only ever the planner's choice for a
   // table it believes empty, such as next month's partition, made ahead of its rows; one such scan
   // turns an ordered page over partitions into a sort of everything after its cursor.
-  const settings = ['-c TimeZone=UTC', '-c DateStyle=ISO', '-c enable_seqscan=off'];
+  // With sequential scans off, a plan that still has one (a table of a few rows, such as
+  // answer_versions) costs PostgreSQL's disable cost of 1e10, far past jit_above_cost: the server
+  // would JIT-compile a sub-millisecond statement for about a second, each time. Short index ranges
+  // never gain from JIT.
+  const settings = ['-c TimeZone=UTC', '-c DateStyle=ISO', '-c enable_seqscan=off', '-c jit=off'];
   if (options.statementTimeoutMs) settings.push(`-c statement_timeout=${options.statementTimeoutMs}`);
   const pool = new pg.Pool({
     connectionString: options.connectionString,

@@ -1,5 +1,5 @@
 /**
- * All SQL of the update-history endpoints (reference splice-scan.md §3, §4.1–4.4):
+ * All SQL of the update-history endpoints (docs/interfaces.md, "Scan: update history"):
  * updates, verdicts, traffic summaries and app-activity records read back as
  * the JSON text the writer stored, never parsed here. Every list is a keyset
  * page on (migration_id, record_time, synchronizer_id, update_id) over an
@@ -347,7 +347,7 @@ export const listEvents = repositoryOperation(
   },
 );
 
-/** True while some migration is not yet held in full (Scan's backfilling gate, §1.3). */
+/** True while some migration is not yet held in full (Scan's backfilling gate, HttpScanHandler.confirmBackfillingIsCompleteThen). */
 export const historyIncomplete = repositoryOperation('historyIncomplete', async function historyIncomplete(db: Db): Promise<boolean> {
   const { rows } = await sql<{ incomplete: boolean }>`
     select exists (select 1 from migrations where not complete) as incomplete`.execute(db);

@@ -19,7 +19,7 @@ import { ANONYMOUS, AuthFailure, authSettingsFromConfig, createTokenVerifier, ty
  */
 export type AuthMode = { kind: 'verify'; verifier: TokenVerifier } | { kind: 'disabled' } | { kind: 'unconfigured' };
 
-/** Writes the refusal; bodies must not explain the failure (reference ledger-api.md §6.6). */
+/** Writes the refusal; bodies must not explain the failure (Canton's AuthServiceJWT and Authorizer; docs/interfaces.md, "Ledger API: authentication"). */
 type RejectAuth = (res: Response, failure: AuthFailure) => void;
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9._~+/=-]+)[ ]*$/i;

@@ -1,6 +1,6 @@
 /**
  * Bearer-token authentication with `jose`, the way a Canton participant
- * checks user tokens (reference ledger-api.md §6.2–6.4):
+ * checks user tokens (docs/interfaces.md, "Ledger API: authentication"):
  * - keys: HS256 with a shared secret (testing), RS256/ES256/ES512 with one
  *   PEM public key or certificate (the key type sets the algorithm), or the
  *   keys of a JWKS URL (cached, selected by the `kid` the token must carry);
@@ -10,7 +10,7 @@
  *   LEDGER_AUTH_MAX_TOKEN_LIFETIME_SECONDS away (a token that never expires,
  *   or practically never, is refused, like Canton's max-token-lifetime does);
  *   `exp`, `nbf` and `iat` are checked with a small leeway (none in the future); the audience as Canton's
- *   AuthServiceJWT reads it (§6.2): with a configured audience, `aud` must
+ *   AuthServiceJWT reads it (AuthServiceJWTPayload): with a configured audience, `aud` must
  *   contain it; without one, the token must be either a participant-audience
  *   token (`aud` is exactly one `https://daml.com/jwt/aud/participant/<id>`)
  *   or a scope token (`scope` or `scp` holds `daml_ledger_api`; a single
@@ -102,7 +102,7 @@ export function readPublicKey(pem: string): { key: KeyObject; alg: AsymmetricAlg
 
 /**
  * Without a configured audience, whether the payload is a token for this
- * participant by Canton's rule (§6.2, AuthServiceJWTPayload.readPayload):
+ * participant by Canton's rule (AuthServiceJWTPayload.readPayload):
  * `aud` may hold one value only; a participant audience binds the token to
  * that participant; otherwise `daml_ledger_api` must be in the scope, and a
  * single `aud` value is read as the participant id. Throws AuthFailure.

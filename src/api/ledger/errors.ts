@@ -1,7 +1,7 @@
 /**
- * Errors of the ledger interface in Canton's shapes (reference ledger-api.md
- * §5): the JSON `LedgerError` (JsCantonError) with all ten keys, and the
- * `400 text/plain` of requests that do not decode (§5.5).
+ * Errors of the ledger interface in Canton's shapes (docs/interfaces.md,
+ * "Ledger API: errors"): the JSON `LedgerError` (JsCantonError) with all ten keys, and the
+ * `400 text/plain` of requests that do not decode (tapir's DefaultDecodeFailureHandler).
  */
 import crypto from 'node:crypto';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
@@ -21,7 +21,7 @@ export interface LedgerErrorBody {
   definiteAnswer: boolean | null;
 }
 
-/** A Canton error with its category (§5.2); the body is rendered per request (trace id, participant). */
+/** A Canton error with its category (ErrorCategory); the body is rendered per request (trace id, participant). */
 export class LedgerApiError extends Error {
   constructor(
     readonly status: number,
@@ -47,7 +47,7 @@ export class UndecodableRequest extends Error {
 
 const INVALID_ARGUMENTS = 'The submitted request has invalid arguments: ';
 
-/** Canton cuts a cause at 512 characters and marks the cut with "..." (ErrorCode.truncateCause, §5.1). */
+/** Canton cuts a cause at 512 characters and marks the cut with "..." (ErrorCode.truncateCause). */
 const MAX_CAUSE_LENGTH = 512;
 
 function truncateCause(cause: string): string {
@@ -82,7 +82,7 @@ export const ledgerErrors = {
     new LedgerApiError(404, 'UPDATE_NOT_FOUND', 11, 5, 'Update not found, or not visible.', {}, [['ErrorResource(UPDATE_ID)', updateId]]),
 };
 
-/** Categories Canton marks retryable, with its retry delay of one second (§5.2). */
+/** Categories Canton marks retryable, with its retry delay of one second (ErrorCategory). */
 const RETRYABLE_CATEGORIES = new Set([1, 2, 3, 12]);
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
@@ -112,7 +112,7 @@ export function renderLedgerError(req: Request, participantId: string, err: Ledg
 }
 
 /**
- * 401 and 403 as Canton redacts them (§6.6): code "NA", no detail. An unknown
+ * 401 and 403 as Canton redacts them (BaseError.RedactedMessage): code "NA", no detail. An unknown
  * user gets Canton's `ledger_api_error` context, which says no more than that.
  */
 export function rejectAuth(res: Response, failure: AuthFailure): void {
@@ -132,7 +132,7 @@ export function rejectAuth(res: Response, failure: AuthFailure): void {
   res.status(failure.status).json(body);
 }
 
-/** Unknown paths under /v2: pekko-http's plain 404 (§5.5). */
+/** Unknown paths under /v2: pekko-http's plain 404. */
 export const ledgerNotFound: RequestHandler = (_req, res) => {
   res.status(404).type('text/plain').send('The requested resource could not be found.');
 };
@@ -184,7 +184,7 @@ export function ledgerErrorHandler(participantId: string): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    // Canton's catch-all (§5.3): LEDGER_API_INTERNAL_ERROR, redacted like every category-4 error.
+    // Canton's catch-all in its JSON layer (docs/interfaces.md, "Ledger API: errors"): LEDGER_API_INTERNAL_ERROR, redacted like every category-4 error.
     const tid = traceIdOf(req);
     res.status(500).json({
       code: 'NA',

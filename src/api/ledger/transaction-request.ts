@@ -1,6 +1,6 @@
 /**
  * The body of POST /v2/updates/transaction-by-id, in two steps as Canton
- * handles it (reference ledger-api.md §1, §2.1–2.2, §5.5):
+ * handles it (JsUpdateService, CirceRelaxedCodec; docs/interfaces.md, "Ledger API: transaction by id"):
  * 1. decoding, lenient like Canton's relaxed codec (missing fields take
  *    defaults, unknown fields are ignored); JSON that does not parse or has a
  *    wrong type is an UndecodableRequest (400 text/plain);
@@ -32,7 +32,7 @@ const VARIANTS = {
 type Variant = keyof typeof VARIANTS;
 type IdentifierFilter = { [K in Variant]: { kind: K } & z.output<(typeof VARIANTS)[K]> }[Variant];
 
-/** A one-key object naming the variant (reference §1). */
+/** A one-key object naming the variant (docs/interfaces.md, "Ledger API: wire conventions"). */
 const identifierFilter = z.record(z.string(), z.unknown()).transform((obj, ctx): IdentifierFilter => {
   const keys = Object.keys(obj);
   const key = keys[0] as Variant;
@@ -97,7 +97,7 @@ function echo(value: unknown): string {
   }
 }
 
-/** circe's messages as tapir reports them (§5.5), for the first problem. */
+/** circe's messages as tapir reports them (its DefaultDecodeFailureHandler), for the first problem. */
 function describe(issue: z.core.$ZodIssue, input: unknown): string {
   const at = issue.path.length ? ` at '${cut(pathText(issue.path))}'` : '';
   if (issue.code === 'invalid_type') {
@@ -168,7 +168,7 @@ function cumulative(input: FiltersInput, where: string): Filters {
 }
 
 export interface TransactionByIdRequest {
-  /** Validated later than the format: Canton checks rights before the id (reference §2.8). */
+  /** Validated later than the format: Canton checks rights before the id (UpdateServiceAuthorization). */
   updateId: string;
   format: TransactionFormat;
 }
@@ -191,7 +191,7 @@ function checkRequestForm(body: Body): void {
 
 /**
  * The read rights a decoded request needs, taken from its raw format before the
- * format is validated: Canton checks claims first (reference §2.8), so a caller
+ * format is validated: Canton checks claims first (UpdateServiceAuthorization.getUpdateById), so a caller
  * without the rights gets 403 even for a request that is otherwise malformed.
  */
 export function requestedReadRights(body: Body): { parties: string[]; anyParty: boolean } {
@@ -231,11 +231,11 @@ export function validateTransactionByIdBody(body: Body): TransactionByIdRequest 
   };
 }
 
-/** An update id as Canton 3.4+ parses it (§1): a SHA-256 multihash in hex, "1220" and 64 hex digits. */
+/** An update id as Canton 3.4+ parses it (UpdateServiceRequestValidator.validateUpdateById): a SHA-256 multihash in hex, "1220" and 64 hex digits. */
 const UPDATE_ID = /^1220[0-9a-fA-F]{64}$/;
 
 /**
- * The update id, checked after rights as Canton does (§2.1, §2.8): "" is
+ * The update id, checked after rights as Canton does (UpdateServiceRequestValidator, UpdateServiceAuthorization): "" is
  * MISSING_FIELD; anything but a SHA-256 multihash is INVALID_ARGUMENT. Canton
  * says "Failed to parse hex string" when the text is not hex; for hex that is
  * no SHA-256 multihash (e.g. `ab`) its message depends on the bytes, so ours

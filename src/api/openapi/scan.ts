@@ -84,7 +84,7 @@ const holdingsState = (summary: string, after: Schema, response: string) => ({
   responses: { '200': json(ref(response)), ...errors(400, 404, 500) },
 });
 
-/** S1; the validator's scan-proxy forwards it unchanged. */
+/** S2; the validator's scan-proxy forwards it unchanged (its /v1 path). */
 export const holdingsSummaryV1 = {
   summary: 'S2: holdings per owner at a snapshot. Any number of contracts.',
   requestBody: jsonBody(object({ ...snapshotSelection, owner_party_ids: array(str(), { minItems: 1 }) }, ['record_time_match'])),
@@ -94,6 +94,7 @@ export const holdingsSummaryV1 = {
   },
 };
 
+/** S1; the validator's scan-proxy forwards it unchanged (its /v0 path). */
 export const holdingsSummaryV0 = {
   summary: 'S1: holdings per owner at a snapshot, with holding fees (deprecated: use /v1/holdings/summary).',
   deprecated: true,

@@ -1,5 +1,5 @@
 /**
- * The ACS at announced snapshots (reference splice-scan.md §4.7, §5):
+ * The ACS at announced snapshots (docs/interfaces.md, "Scan: ACS snapshots"):
  *       POST /v0/state/acs, /v2/state/acs         (v2 shape: ActiveContract items, string token; the
  *                                                 newest Splice serves only the /v2 path)
  *       POST /v1/state/acs                        (the same with an int64 token, as older Splice had it)

@@ -1,5 +1,5 @@
 /**
- * Holdings at announced snapshots (reference splice-scan.md §4.7, §6):
+ * Holdings at announced snapshots (docs/interfaces.md, "Scan: holdings"):
  *   S1  POST /v0/holdings/summary                 (with holding fees; deprecated)
  *   S2  POST /v1/holdings/summary
  *   S3  POST /v2/holdings/state                   (also served at the older /v0/holdings/state)
@@ -65,7 +65,7 @@ export function holdingsRoutes(context: ApiContext, tokens: PageTokens): Router 
   const current = holdingsState('holdings-state', HoldingsStateRequest, tokens);
   const heavyPage = heavyRequest(context, { pageSize: 'page_size', parties: 'owner_party_ids' });
   router.post('/v2/holdings/state', heavyPage, current);
-  // The older path of the same operation (reference §6.1), answered in the v2 shape.
+  // The older path of the same operation (older Splice scan.yaml), answered in the v2 shape.
   router.post('/v0/holdings/state', heavyPage, current);
   router.post(
     '/v1/holdings/state',
@@ -79,8 +79,7 @@ export function holdingsRoutes(context: ApiContext, tokens: PageTokens): Router 
 /** What makes a holdings summary expensive (also behind the validator's proxy). */
 export const SUMMARY_COST: CostRule = { parties: 'owner_party_ids' };
 
-/** S1, also forwarded unchanged by the validator's scan-proxy (/v0/scan-proxy/holdings/summary). */
-/** POST /v1/holdings/summary: totals per owner at a snapshot, without fees (also the validator proxy's v1 path). */
+/** S2, POST /v1/holdings/summary: totals per owner at a snapshot, without fees (also the validator proxy's v1 path). */
 export function holdingsSummaryV1(db: Db): RequestHandler {
   return async (req, res) => {
     const body = parseInput(SummaryRequestV1, req.body, 'body');
@@ -104,6 +103,7 @@ export function holdingsSummaryV1(db: Db): RequestHandler {
   };
 }
 
+/** S1, also forwarded unchanged by the validator's scan-proxy (/v0/scan-proxy/holdings/summary). */
 export function holdingsSummaryV0(db: Db): RequestHandler {
   return async (req, res) => {
     const body = parseInput(SummaryRequestV0, req.body, 'body');
@@ -124,7 +124,7 @@ export function holdingsSummaryV0(db: Db): RequestHandler {
     }
     const snapshot = atOrBefore ?? (await exactSnapshotOrFail(db, body.migration_id, body.record_time));
     const totals = await holdingsTotals(db, body.migration_id, snapshot, owners, round);
-    // The spec: record_time and migration_id are the request's (the Scan app reports the snapshot's time).
+    // scan.yaml: record_time and migration_id are the request's (the Scan app reports the snapshot's time).
     sendJson(res, {
       record_time: formatDateTime(body.record_time),
       migration_id: body.migration_id,

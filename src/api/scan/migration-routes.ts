@@ -1,4 +1,4 @@
-/** S6 migration info (reference splice-scan.md §4.6). */
+/** S6 migration info (docs/interfaces.md, "Scan: migration info"). */
 import { Router } from 'express';
 import { z } from 'zod';
 import { formatDateTime } from '../../domain/time';

@@ -1,6 +1,6 @@
 /**
  * Network state from the DSO's live contracts and from network facts
- * (reference splice-scan.md §7): S9 closed rounds, S10 vote requests, S11 LSU,
+ * (Splice ScanStore; docs/interfaces.md, "Scan: contract-backed state"): S9 closed rounds, S10 vote requests, S11 LSU,
  * S12 roll-forward LSU, S13 scans, S14 migration schedule, S15 last migration
  * id, S16 DSO party id; vote requests by tracking id, vote results (from the
  * history), amulet price votes; and /v0/dso-sequencers,

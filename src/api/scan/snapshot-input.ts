@@ -1,7 +1,7 @@
 /**
  * Requests that name an ACS snapshot (holdings, /v0/state/acs): their zod
  * schemas, and the lists of parties and templates they carry, checked with
- * the Scan app's messages (reference splice-scan.md §1.2, §4.7, §6).
+ * the Scan app's messages (docs/interfaces.md, "Scan: errors and limits").
  */
 import type { Request } from 'express';
 import { z } from 'zod';
@@ -10,7 +10,7 @@ import { badRequest } from '../../internal/errors';
 import type { TemplateRef } from '../../store/acs-repository';
 import { int64 } from './params';
 
-/** The newest Scan's bound on request lists (§1.2). */
+/** The newest Scan's bound on request lists (HttpRequestLimits in HttpScanHandler). */
 const MAX_LIST_ITEMS = 1000;
 
 const DATE_TIME_MESSAGE = 'expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z';
@@ -70,7 +70,7 @@ export const SnapshotAfterQuery = z.object({ after: dateTime, migration_id: quer
 
 const PARTY_ID = /^\S{1,255}::\S{1,255}$/;
 
-/** HttpRequestLimits.maxSizeOrFail, then nonEmptyOrFail when required (§1.2); party ids checked; duplicates dropped. */
+/** HttpRequestLimits.maxSizeOrFail, then nonEmptyOrFail when required (HttpScanHandler); party ids checked; duplicates dropped. */
 export function partyList(field: string, parties: string[], required: boolean): string[] {
   if (parties.length > MAX_LIST_ITEMS) {
     throw badRequest(`Expected '${field}' to contain at most ${MAX_LIST_ITEMS} items, but contained ${parties.length}.`);

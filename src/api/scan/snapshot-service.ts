@@ -1,7 +1,7 @@
 /**
  * Choosing the ACS snapshot a request names, and paging over it: the snapshot
- * services shared by the holdings and ACS routes (reference splice-scan.md
- * §4.7, §6). A request names a snapshot by migration_id, record_time and
+ * services shared by the holdings and ACS routes (Splice
+ * AcsSnapshotStore; docs/interfaces.md, "Scan: ACS snapshots"). A request names a snapshot by migration_id, record_time and
  * record_time_match (exact: an announced snapshot; at_or_before: the newest
  * one at or before the time). A page token holds the snapshot of the first
  * page, so that every page reads the same snapshot even if a newer one is
@@ -30,7 +30,7 @@ export type Match = 'exact' | 'at_or_before';
 const exactMissing = (migrationId: number, t: Micros) =>
   notFound(`Failed to find ACS snapshot for migration id ${migrationId} at ${formatInstant(t)}`);
 
-/** at_or_before: the newest snapshot at or before the time, or the 404 of §4.7 quoting the request's time. */
+/** at_or_before: the newest snapshot at or before the time, or Scan's 404 quoting the request's time. */
 export async function snapshotAtOrBeforeOrFail(db: Db, migrationId: number, recordTime: Micros, quoted: Quoted): Promise<Micros> {
   // Snapshots are announced in order, so a replica holding one at or after the time chooses as the
   // primary would; otherwise the primary chooses (one key lookup), and the reads at the chosen
@@ -42,7 +42,7 @@ export async function snapshotAtOrBeforeOrFail(db: Db, migrationId: number, reco
   return snapshot;
 }
 
-/** exact: the time must be an announced snapshot, or the 404 of §4.7. */
+/** exact: the time must be an announced snapshot, or Scan's 404. */
 export async function exactSnapshotOrFail(db: Db, migrationId: number, recordTime: Micros): Promise<Micros> {
   needPosition({ kind: 'snapshot', migrationId, recordTime });
   if (!(await snapshotExists(db, migrationId, recordTime))) {
@@ -92,8 +92,8 @@ export async function pagePosition<T extends string | number>(
 
 /**
  * `{"record_time", "migration_id", "created_events", "next_page_token"}`; the token is set iff the
- * page is full (§4.7). `recordTime` is what the response reports: the request's time for S3 (the
- * spec: "echo"), the snapshot's for /v0/state/acs (the Scan app).
+ * page is full (as Scan sets it). `recordTime` is what the response reports: the request's time for S3 (the
+ * description in scan.yaml), the snapshot's for /v0/state/acs (the Scan app).
  */
 export async function sendPage<T extends string | number>(
   res: Response,

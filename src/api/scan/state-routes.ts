@@ -161,7 +161,7 @@ export function stateRoutes(context: ApiContext): Router {
   // Every live round keyed by contract id, in ascending round order; a round the client has cached is sent without its contract.
   router.post('/v0/open-and-issuing-mining-rounds', async (req, res) => {
     const body = parseInput(RoundsRequest, req.body, 'body');
-    // The newest Scan's bound on request lists (HttpRequestLimits, reference §1.2).
+    // The newest Scan's bound on request lists (HttpRequestLimits in HttpScanHandler).
     for (const [field, ids] of Object.entries(body)) {
       if (ids.length > MAX_CACHED_IDS)
         throw badRequest(`Expected '${field}' to contain at most ${MAX_CACHED_IDS} items, but contained ${ids.length}.`);

@@ -1,5 +1,5 @@
 /**
- * Update history (reference splice-scan.md §3, §4.1–4.4, §8):
+ * Update history (docs/interfaces.md, "Scan: update history", "Scan: events"):
  *   S4  GET  /v2/updates/hash/{hash}
  *   S5  GET  /v0/events/{update_id}
  *   S7  POST /v0/history/bulk/checksums            (501: no bulk storage)
@@ -102,7 +102,7 @@ const fullOrFromPrimary = <T>(limit: number, read: () => Promise<T[]>): Promise<
 const BACKFILLING_MESSAGE =
   'This scan instance has not yet replicated all data. This process can take an extended period of time to complete. Wait until replication is complete, or connect to a different scan instance.';
 
-/** The backfilling gate of the list endpoints (§1.3). */
+/** The backfilling gate of the list endpoints (HttpScanHandler.confirmBackfillingIsCompleteThen). */
 async function confirmHistoryComplete(context: ApiContext): Promise<void> {
   if (await historyIncomplete(context.db)) throw new HttpError(503, BACKFILLING_MESSAGE);
 }
@@ -243,7 +243,7 @@ export function updateRoutes(context: ApiContext): Router {
   });
 
   router.post('/v0/history/bulk/checksums', () => {
-    // The interface lists 501: this indexer has no bulk storage (§8).
+    // The interface lists 501: this indexer has no bulk storage (scan.yaml).
     throw new HttpError(501, 'Bulk storage is not configured');
   });
 

@@ -1,6 +1,6 @@
 /**
- * The validator scan-proxy, mounted at /api/validator (reference
- * splice-scan.md §7.3, §7.4; Splice scan-proxy.yaml). A validator answers these from its BFT
+ * The validator scan-proxy, mounted at /api/validator (Splice
+ * scan-proxy.yaml, HttpScanProxyHandler; docs/interfaces.md, "Validator scan-proxy"). A validator answers these from its BFT
  * connection to the SVs' scans; we answer them from our own ACS, in the
  * shapes the validator serves.
  *

@@ -1,6 +1,6 @@
 /**
- * Converts JSON Ledger API v2 updates (reference ledger-api.md §2.4–2.6, §7.4,
- * §7.5) into the canonical update (splice-scan.md §3.3), the way Scan renders
+ * Converts JSON Ledger API v2 updates (docs/interfaces.md,
+ * "Ledger API: reading updates") into the canonical update ("Scan: update history"), the way Scan renders
  * what its participant gives it (ScanHttpEncodings, "V1" consistent mode):
  *
  * - Event ids are `<update_id>:<n>`, numbered in pre-order from the roots.
@@ -43,7 +43,7 @@ import {
   type JsonObject,
 } from './shape';
 
-/** What Scan prints for offsets in consistent mode: LegacyOffset of 1 (splice-scan.md §3.2). */
+/** What Scan prints for offsets in consistent mode: LegacyOffset of 1 (ScanHttpEncodings). */
 export const CONSISTENT_REASSIGNMENT_OFFSET = '000000000000000001';
 
 /** One element of the `POST /v2/updates` answer, converted. */
@@ -66,8 +66,8 @@ export class LedgerConversionError extends Error {
 
 /**
  * Reads the one variant of a sealed JSON API type (`{"Variant": …}`). The API
- * wraps some variants in `{"value": …}` and not others (ledger-api.md §1);
- * both forms are accepted so a server that differs from the reference on one
+ * wraps some variants in `{"value": …}` and not others (Canton JsSchema.scala);
+ * both forms are accepted so a server that differs from Canton 3.5's schemas on one
  * type still converts.
  */
 function variant(value: unknown, path: string): { name: string; body: JsonObject; path: string } {

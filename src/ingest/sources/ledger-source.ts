@@ -1,11 +1,11 @@
 /**
- * The `ledger` source: a Canton participant's JSON Ledger API v2 (reference
- * ledger-api.md §7). It reads the ledger-effects update stream of one party
+ * The `ledger` source: a Canton participant's JSON Ledger API v2 (docs/interfaces.md,
+ * "Ledger API: reading updates"). It reads the ledger-effects update stream of one party
  * by offset and converts each transaction and reassignment into the
  * canonical item (ledger-conversion.ts). The participant has no verdicts,
  * traffic summaries or app-activity records, so those are null.
  *
- * Paging (§7.9): learn the ledger end, then ask for (offset, end] at most
+ * Paging: learn the ledger end, then ask for (offset, end] at most
  * `pageSize` elements at a time. With `endInclusive` set and no idle timeout
  * the server answers only once the range is complete or the limit is
  * reached, so a short answer means the range is exhausted, even if the
@@ -69,7 +69,7 @@ export function createLedgerSource(options: LedgerSourceOptions): Source {
   const pageSize = options.pageSize ?? 200;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const logger = options.logger.child({ source: 'ledger', url: base });
-  // 409 and 503 are what the ledger API answers for contention and overload (§7.9); a provider's token may have just expired.
+  // 409 and 503 are what the ledger API answers for contention and overload; a provider's token may have just expired.
   const retryStatuses = [409, ...(typeof options.token === 'function' ? [401] : [])];
   const http = createHttpClient(logger, { ...options.http, retryStatuses: [...(options.http?.retryStatuses ?? []), ...retryStatuses] });
   const token = options.token;

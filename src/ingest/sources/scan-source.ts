@@ -1,7 +1,7 @@
 /**
  * The `scan` source: mirrors one or more upstream Scan instances (or other
- * scan-indexers) through `POST /api/scan/v0/events` (reference
- * splice-scan.md §4.4), whose elements already are canonical items.
+ * scan-indexers) through `POST /api/scan/v0/events` (docs/interfaces.md,
+ * "Scan: events"), whose elements already are canonical items.
  *
  * Paging and why nothing is skipped or repeated. Scan returns the events
  * strictly after `after = (M, T)`: those of migration M with record time

@@ -320,7 +320,7 @@ describe('ledger authentication', () => {
         anyParty,
         { updateId: TX.update_id, requestingParties: [BOB] },
         { ...byParties(BOB), updateId: UNKNOWN_ID },
-        // Rights are checked on the raw format, before it is validated (Canton, reference §2.8).
+        // Rights are checked on the raw format, before it is validated (Canton's UpdateServiceAuthorization).
         { ...byParties(BOB), updateId: 'not-hex' },
         { updateId: TX.update_id, transactionFormat: { eventFormat: { filtersByParty: { [BOB]: { cumulative: [] } } } } },
         {

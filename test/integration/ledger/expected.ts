@@ -1,6 +1,6 @@
 /**
  * Expected transaction-by-id bodies, computed from the simulator's items
- * alone: the rules of reference ledger-api.md §2.3–2.5 written out again
+ * alone: the rules of docs/interfaces.md ("Ledger API: transaction by id") written out again
  * here, independently of src/domain/ledger-*.ts.
  */
 import type { CanonicalItem, CreatedEvent, TransactionUpdate, TreeEvent } from '../../../src/domain/items';

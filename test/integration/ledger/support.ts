@@ -51,7 +51,7 @@ const context = (category: number, extra: Record<string, string> = {}) => ({
   tid: TRACE_ID,
 });
 
-/** The redacted 401/403 body of reference §6.6: only the gRPC code (and, for an unknown user, a context key) differ. */
+/** The redacted 401/403 body (BaseError.RedactedMessage): only the gRPC code (and, for an unknown user, a context key) differ. */
 function securitySensitive(grpcCodeValue: number, context: Record<string, string> = {}) {
   return {
     code: 'NA',

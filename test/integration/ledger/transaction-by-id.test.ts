@@ -427,7 +427,7 @@ describe('POST /v2/updates/transaction-by-id', () => {
         ],
         [{ updateId: 'not-hex', requestingParties: [P] }, expectedErrors.invalidArgument('Failed to parse hex string: not-hex')],
         [{ updateId: 'abc', requestingParties: [P] }, expectedErrors.invalidArgument('Failed to parse hex string: abc')],
-        // Hex, but no SHA-256 multihash ("1220" + 64 hex digits, reference §1): Canton cannot parse it either.
+        // Hex, but no SHA-256 multihash ("1220" + 64 hex digits, UpdateServiceRequestValidator): Canton cannot parse it either.
         ...['ab', `1220${'ab'.repeat(31)}`, `1220${'ab'.repeat(33)}`, `1221${'ab'.repeat(32)}`].map((id): [unknown, object] => [
           { updateId: id, requestingParties: [P] },
           expectedErrors.invalidArgument(`Invalid update id ${id}: expected a SHA-256 multihash, 1220 followed by 64 hex digits`),

@@ -132,7 +132,7 @@ describe('holdings on a simulated network', () => {
       owner_party_ids: owners,
     });
     expect(res.status).toBe(200);
-    // record_time echoes the request (the spec), while the figures are those of the resolved snapshot.
+    // record_time echoes the request (scan.yaml), while the figures are those of the resolved snapshot.
     const echoed = dateTime(later.replace('+00:00', 'Z'));
     expect(echoed).not.toBe(dateTime(snap.time));
     expect(res.json).toEqual({
@@ -659,7 +659,7 @@ describe('holdings on a hand-built network', () => {
         owner_party_ids: [BOB],
         ...(after ? { after } : {}),
       });
-    // The response echoes the request's record_time (the spec; the Scan app reports the snapshot's).
+    // The response echoes the request's record_time (scan.yaml; the Scan app reports the snapshot's).
     const first = await ask();
     expect(first.json).toMatchObject({ record_time: '2025-01-01T07:00:00Z', created_events: [{ contract_id: '00l1' }] });
     // 06:00 is announced once ingestion passes it; b1 (03:30) is in it but not in the 03:00 snapshot.

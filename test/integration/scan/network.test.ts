@@ -37,8 +37,8 @@ function svsOf(rules: LiveContract): { party: string; name: string }[] {
   return pairs(arg(rules, 'svs')).map(([party, info]) => ({ party: party as string, name: (info as { name: string }).name }));
 }
 
-/** `/v0/scans` computed from the reference's description (§7.5). */
-/** S13 by reference §7.5: every live SvNodeState in ingestion order, one entry per scan it configures. */
+/** `/v0/scans` computed from ScanStore.listDsoScans's rule. */
+/** S13 as ScanStore.listDsoScans builds it: every live SvNodeState in ingestion order, one entry per scan it configures. */
 function expectedScans(items: CanonicalItem[]): unknown {
   const r = replay(items);
   const states = ofTemplate(r, 'Splice.DSO.SvState:SvNodeState');

@@ -39,7 +39,7 @@ interface Entry {
   expires_at: string | null;
 }
 
-/** The reference's algorithm (§7.4), on the replayed ACS. */
+/** Scan's algorithm (docs/interfaces.md, "Scan: contract-backed state"), on the replayed ACS. */
 function expectedEntries(items: CanonicalItem[], now: string, pageSize: number, prefix = '', acronym = 'cns'): { entries: Entry[] } {
   const r = replay(items);
   const contracts = ofTemplate(r, 'Splice.Ans:AnsEntry')

@@ -1,6 +1,6 @@
 /**
  * A fake participant JSON Ledger API serving `GET /v2/state/ledger-end` and
- * `POST /v2/updates` (ledger-api.md §7) from a list of update-stream
+ * `POST /v2/updates` (docs/interfaces.md, "Ledger API: reading updates") from a list of update-stream
  * elements, with the server's rules: bearer token required, elements in
  * (beginExclusive, endInclusive] cut at `limit`, an end after the ledger end
  * refused. Elements are built by hand in the JSON API's shape.

@@ -1,6 +1,6 @@
 /**
  * A fake upstream Scan serving `POST /api/scan/v0/events` from a list of
- * canonical items with Scan's paging rules (splice-scan.md §4.4): elements
+ * canonical items with Scan's paging rules (docs/interfaces.md, "Scan: events"): elements
  * strictly after (M, T) are those of migration M after T and all of later
  * migrations; only the first `visible` items exist yet (Scan's cap), and a
  * rendering is chosen by daml_value_encoding. Import updates (record time

@@ -3,8 +3,8 @@
  * migration, for tests that compute expected API answers without our
  * repository code: creates add, consuming exercises remove, assignments add
  * or move, unassignments leave the contract in flight (synchronizer null).
- * Also small renderers of the timestamp formats, written from the reference
- * (splice-scan.md §1.4), not from src/domain/time.ts.
+ * Also small renderers of the timestamp formats, written from the rules in
+ * docs/interfaces.md ("Scan: JSON rendering and timestamps"), not from src/domain/time.ts.
  */
 import type { CanonicalItem, CreatedEvent } from '../../../src/domain/items';
 import type { Json } from '../../../src/domain/json';
@@ -125,14 +125,14 @@ function split(iso: string): { base: string; micros: string } {
   return { base: m[1]!, micros: (m[2] ?? '').padEnd(6, '0') };
 }
 
-/** §1.4 format 4 (Daml Timestamp / ISO_INSTANT): fraction in groups of three, none when zero. */
+/** Timestamp form 4 (Daml Timestamp / ISO_INSTANT): fraction in groups of three, none when zero. */
 export function isoInstant(iso: string): string {
   const { base, micros } = split(iso);
   if (micros === '000000') return `${base}Z`;
   return `${base}.${micros.endsWith('000') ? micros.slice(0, 3) : micros}Z`;
 }
 
-/** §1.4 format 3 (OpenAPI date-time): trailing zeros of the fraction stripped. */
+/** Timestamp form 3 (OpenAPI date-time): trailing zeros of the fraction stripped. */
 export function dateTime(iso: string): string {
   const { base, micros } = split(iso);
   const fraction = micros.replace(/0+$/, '');

@@ -9,7 +9,7 @@ const fee = (initialAmount: string, createdRound: number | bigint, rate: string,
     ),
   );
 
-describe('holding fee (reference §6.2)', () => {
+describe('holding fee (SpliceUtil.holdingFee)', () => {
   it('is rounds elapsed times the rate, with ten fractional digits', () => {
     expect(fee('1250.5', 24500, '0.0038051800', 24513)).toBe('0.0494673400');
     expect(fee('100', 1, '0.0000190259', 2)).toBe('0.0000190259');
@@ -26,7 +26,7 @@ describe('holding fee (reference §6.2)', () => {
   });
 
   it('is negative, not clamped at zero, for an amulet created after the round', () => {
-    // The reference example: a locked amulet of round 24520 summarised as of 24513.
+    // A locked amulet of round 24520 summarised as of 24513.
     expect(fee('300', 24520, '0.0038051800', 24513)).toBe('-0.0266362600');
   });
 
@@ -43,7 +43,7 @@ describe('holding fee (reference §6.2)', () => {
 });
 
 describe('summary figures', () => {
-  it('totals and available coin follow the reference fold', () => {
+  it('totals and available coin follow the Scan fold (HoldingsSummary)', () => {
     const d = parseDecimal;
     const f = summaryFigures({ unlocked: d('1250.5'), locked: d('300'), feesUnlocked: d('0.25'), feesLocked: d('-0.0266362600') });
     expect(Object.fromEntries(Object.entries(f).map(([k, v]) => [k, formatDecimal(v)]))).toEqual({

@@ -1,6 +1,6 @@
 /**
  * The ledger source's conversion, on a transaction tree written by hand in
- * the shape the JSON Ledger API prints (ledger-api.md §2.5, §2.6, §7.4): an
+ * the shape the JSON Ledger API prints (Canton JsSchema): an
  * AmuletRules_Transfer reached through TransferPreapproval_Send, with input
  * archives, output creates and reward coupons. Node ids have gaps where the
  * ledger has nodes the API does not show (fetches of rounds and rules), and

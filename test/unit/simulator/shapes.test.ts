@@ -1,6 +1,6 @@
 /**
- * Every emitted item against the shapes of spec/interfaces.md and reference
- * splice-scan.md §1.4, §2, §3.3, §4.4: fields, key order, id and timestamp
+ * Every emitted item against the shapes of Splice's scan.yaml and docs/interfaces.md
+ * ("Scan: JSON rendering and timestamps", "Scan: templates", "Scan: update history", "Scan: events"): fields, key order, id and timestamp
  * formats, sorted parties, decimals, and the Daml field names of payloads.
  */
 
@@ -228,7 +228,7 @@ function isSortedUnique(list: readonly string[]): boolean {
   return list.every((p, i) => i === 0 || (list[i - 1] as string) < p);
 }
 
-/** Daml field names of the payloads the API reads (reference §2 and the Splice Daml sources). */
+/** Daml field names of the payloads the API reads (the Splice Daml models). */
 const PAYLOAD_FIELDS: Record<string, string[]> = {
   Amulet: ['dso', 'owner', 'amount'],
   LockedAmulet: ['amulet', 'lock'],

@@ -1,6 +1,6 @@
 /**
  * protobuf_json against compact_json: hand-written expectations for each Daml
- * type (reference §1.5), and a structural comparison of both renderings of
+ * type (docs/interfaces.md, "Scan: value encodings"), and a structural comparison of both renderings of
  * every simulated update that relies only on the rules, not on the encoder.
  */
 
