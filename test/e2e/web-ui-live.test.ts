@@ -60,6 +60,13 @@ describe('web UI during live ingestion', () => {
     const { url, firstLine } = await bannerUrl(child, 30_000);
     expect(firstLine).toBe(`  Web UI           ${url}/`);
 
+    // The banner comes before the worker's first batch: until then the network has no update, and the
+    // page's question for the migration's ranges is a 404 that the browser reports as a console error.
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
+      if ((await request(url, 'POST', '/api/scan/v0/backfilling/migration-info', { migration_id: 0 })).status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
     browser = await launchBrowser();
     const { page, problems } = await openPage(browser, 'desktop');
     await page.goto(`${url}/#/activity`);

@@ -45,7 +45,8 @@ export async function openPage(browser: Browser, width: WidthName): Promise<Watc
   const page = await browser.newPage({ viewport: WIDTHS[width], timezoneId: 'UTC', locale: 'en-GB' });
   const problems: string[] = [];
   page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    // With the resource's address, when the message is about one (a failed load names no URL itself).
+    if (m.type() === 'error') problems.push(`console: ${m.text()}${m.location().url ? ` (${m.location().url})` : ''}`);
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   return { page, problems };
