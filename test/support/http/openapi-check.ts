@@ -1,0 +1,160 @@
+/**
+ * Every response a test gets from the server, checked against the served OpenAPI document
+ * (src/api/openapi/document.ts; issue #28): the operation is found by method and path template
+ * (`/v0/foo/{id}` matches `/v0/foo/abc`), the response by status (exact, then `4XX`, then
+ * `default`), and a JSON body is validated by its schema (OpenAPI 3.1: JSON Schema 2020-12).
+ *
+ * What is not checked: a path the document does not list (static files, routes a test mounts
+ * itself), a method the document does not list on a path (nothing to check it against), HEAD, and
+ * the schema of a body that is not JSON (empty, text, HTML). A status the document does not declare
+ * for an operation it does list is a mismatch, as is a JSON body where it declares none.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { openApiDocument } from '../../../src/api/openapi/document';
+import { projectRoot } from '../../../src/internal/paths';
+
+/** One answer of the server, as a test saw it. */
+export interface Answer {
+  method: string;
+  /** The path asked for, with its query if any. */
+  path: string;
+  status: number;
+  contentType: string | null;
+  text: string;
+}
+
+interface MediaType {
+  schema?: unknown;
+}
+interface ResponseObject {
+  description?: string;
+  content?: Record<string, MediaType>;
+}
+interface OperationObject {
+  responses?: Record<string, ResponseObject>;
+}
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, OperationObject>>;
+}
+
+/** A response the document does not describe. */
+export class ResponseMismatch extends Error {
+  override name = 'ResponseMismatch';
+}
+
+const BODY_PREFIX = 600;
+
+interface Template {
+  path: string;
+  pattern: RegExp;
+  params: number;
+}
+
+function templateOf(p: string): Template {
+  const parts = p.split(/(\{[^}]+\})/);
+  const source = parts.map((part) => (/^\{[^}]+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  return { path: p, pattern: new RegExp(`^${source}$`), params: parts.filter((part) => /^\{[^}]+\}$/.test(part)).length };
+}
+
+/** A JSON pointer into the document, written as a URI fragment. */
+function pointer(...segments: string[]): string {
+  return segments.map((s) => `/${encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('');
+}
+
+function isJson(contentType: string | null): boolean {
+  return contentType !== null && /^application\/([\w.-]+\+)?json\b/i.test(contentType.trim());
+}
+
+/** The document's integer formats, which JSON Schema leaves to the application. */
+function addOpenApiFormats(ajv: Ajv2020): void {
+  ajv.addFormat('int8', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -128 && n < 128 });
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+}
+
+/**
+ * A check of answers against `document`; it throws a ResponseMismatch naming the operation, the
+ * status, what does not match and the start of the body.
+ */
+export function responseChecker(document: OpenApiDocument): (answer: Answer) => void {
+  const ajv = new Ajv2020({ strict: true, strictTypes: false, allErrors: true, logger: false });
+  addFormats(ajv);
+  addOpenApiFormats(ajv);
+  // The document is added whole, so that `#/components/schemas/…` resolves; its own fields are not schema keywords.
+  for (const keyword of ['example', 'openapi', 'info', 'servers', 'paths', 'components', 'security', 'tags', 'externalDocs', 'webhooks'])
+    ajv.addKeyword(keyword);
+  const documentId = 'openapi.json';
+  ajv.addSchema(document, documentId);
+
+  // Literal paths before templates: /v0/events/latest-record-time is not /v0/events/{update_id}.
+  const templates = Object.keys(document.paths)
+    .map(templateOf)
+    .sort((a, b) => a.params - b.params);
+  const validators = new Map<string, ValidateFunction>();
+  const validatorAt = (fragment: string): ValidateFunction => {
+    let validate = validators.get(fragment);
+    if (!validate) {
+      validate = ajv.compile({ $ref: `${documentId}#${fragment}` });
+      validators.set(fragment, validate);
+    }
+    return validate;
+  };
+
+  return (answer: Answer) => {
+    const method = answer.method.toLowerCase();
+    if (method === 'head') return;
+    const pathOnly = answer.path.replace(/[?#].*$/s, '');
+    const template = templates.find((t) => t.pattern.test(pathOnly));
+    if (!template) return;
+    const operation = document.paths[template.path]?.[method];
+    if (!operation) return;
+    const name = `${method.toUpperCase()} ${template.path}`;
+    const fail = (what: string) => {
+      const prefix = answer.text.length > BODY_PREFIX ? `${answer.text.slice(0, BODY_PREFIX)}…` : answer.text;
+      return new ResponseMismatch(
+        `The answer to ${answer.method.toUpperCase()} ${answer.path.slice(0, 300)} is not as the OpenAPI document says: operation ${name}, status ${answer.status}: ${what}\nbody (${answer.text.length} characters): ${prefix}`,
+      );
+    };
+
+    const responses = operation.responses ?? {};
+    const key = [String(answer.status), `${String(answer.status).charAt(0)}XX`, 'default'].find((k) => responses[k] !== undefined);
+    if (key === undefined)
+      throw fail(`the document declares no response with this status (it declares ${Object.keys(responses).join(', ')})`);
+    if (!isJson(answer.contentType)) return;
+    let body: unknown;
+    try {
+      body = JSON.parse(answer.text);
+    } catch {
+      return;
+    }
+    const content = responses[key]!.content ?? {};
+    const mediaType = Object.keys(content).find((m) => isJson(m));
+    if (mediaType === undefined) {
+      throw fail(`a JSON body (${answer.contentType}), where the document declares ${Object.keys(content).join(', ') || 'no body'}`);
+    }
+    if (content[mediaType]!.schema === undefined) return;
+    const validate = validatorAt(pointer('paths', template.path, method, 'responses', key, 'content', mediaType, 'schema'));
+    if (!validate(body)) {
+      throw fail(`the body does not match its schema: ${describe(validate.errors ?? [])}`);
+    }
+  };
+}
+
+function describe(errors: ErrorObject[]): string {
+  const shown = errors.slice(0, 8).map((e) => `${e.instancePath || '(the body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  return shown.join('; ') + (errors.length > shown.length ? `; and ${errors.length - shown.length} more` : '');
+}
+
+let served: ((answer: Answer) => void) | undefined;
+
+/** The check against the document the server serves, built from the code once per process (test file). */
+export function checkServedDocument(answer: Answer): void {
+  if (!served) {
+    const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version?: string };
+    served = responseChecker(openApiDocument(pkg.version ?? '0.0.0') as unknown as OpenApiDocument);
+  }
+  served(answer);
+}
