@@ -32,12 +32,15 @@ interface MediaType {
 interface ResponseObject {
   description?: string;
   content?: Record<string, MediaType>;
+  /** A response of components.responses: `#/components/responses/<name>`. */
+  $ref?: string;
 }
 interface OperationObject {
   responses?: Record<string, ResponseObject>;
 }
 export interface OpenApiDocument {
   paths: Record<string, Record<string, OperationObject>>;
+  components?: { responses?: Record<string, ResponseObject> };
 }
 
 /** A response the document does not describe. */
@@ -130,13 +133,24 @@ export function responseChecker(document: OpenApiDocument): (answer: Answer) => 
     } catch {
       return;
     }
-    const content = responses[key]!.content ?? {};
+    // The response, and where it is in the document: in the operation, or in components.responses.
+    let response = responses[key]!;
+    let at = ['paths', template.path, method, 'responses', key];
+    const shared = /^#\/components\/responses\/([^/]+)$/.exec(response.$ref ?? '');
+    if (response.$ref !== undefined) {
+      const name = shared?.[1];
+      const target = name === undefined ? undefined : document.components?.responses?.[name];
+      if (name === undefined || target === undefined) throw fail(`its response ${response.$ref} is not in components.responses`);
+      response = target;
+      at = ['components', 'responses', name];
+    }
+    const content = response.content ?? {};
     const mediaType = Object.keys(content).find((m) => isJson(m));
     if (mediaType === undefined) {
       throw fail(`a JSON body (${answer.contentType}), where the document declares ${Object.keys(content).join(', ') || 'no body'}`);
     }
     if (content[mediaType]!.schema === undefined) return;
-    const validate = validatorAt(pointer('paths', template.path, method, 'responses', key, 'content', mediaType, 'schema'));
+    const validate = validatorAt(pointer(...at, 'content', mediaType, 'schema'));
     if (!validate(body)) {
       throw fail(`the body does not match its schema: ${describe(validate.errors ?? [])}`);
     }

@@ -24,6 +24,7 @@ const document = {
           },
           '404': { description: 'Not found (empty body).' },
           '4XX': { description: 'A client mistake.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          '431': { $ref: '#/components/responses/TooLarge' },
         },
       },
     },
@@ -48,6 +49,12 @@ const document = {
       },
       Error: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] },
     },
+    responses: {
+      TooLarge: {
+        description: 'The URL is too long.',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
+    },
   },
 };
 
@@ -68,6 +75,11 @@ describe('the check of answers against the OpenAPI document', () => {
     expect(() => check(json('GET', '/v0/things/abc', 400, { error: 'bad id' }))).not.toThrow();
     expect(() => check({ method: 'GET', path: '/v0/things/abc', status: 404, contentType: null, text: '' })).not.toThrow();
     expect(() => check({ method: 'GET', path: '/metrics', status: 200, contentType: 'text/plain', text: 'up 1' })).not.toThrow();
+    // A response of components.responses.
+    expect(() => check(json('GET', '/v0/things/abc', 431, { error: 'too long' }))).not.toThrow();
+    expect(() => check(json('GET', '/v0/things/abc', 431, { message: 'too long' }))).toThrow(
+      /status 431: the body does not match its schema: \(the body\) must have required property 'error'/,
+    );
   });
 
   it('fails a body of the wrong type, naming the operation, the status, the error and the body', () => {
@@ -115,7 +127,7 @@ describe('the check of answers against the OpenAPI document', () => {
     for (const [path, operations] of Object.entries(served.paths))
       for (const [method, operation] of Object.entries(operations))
         for (const [status, response] of Object.entries(operation.responses ?? {})) {
-          if (!response.content?.['application/json'] || !/^\d+$/.test(status)) continue;
+          if ((!response.content?.['application/json'] && !response.$ref) || !/^\d+$/.test(status)) continue;
           // A path with its parameters filled in; whatever the body, the check answers or names a mismatch.
           const filled = path.replace(/\{[^}]+\}/g, 'x');
           try {
