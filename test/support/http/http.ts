@@ -12,7 +12,7 @@ import { createMetrics, type Metrics } from '../../../src/internal/metrics';
 import { readMigrationFiles, type MigrationFile } from '../../../src/store/migrator';
 import type { Db } from '../../../src/store/pool';
 import type { ReplicaMonitor } from '../../../src/store/replica-monitor';
-import { checkServedDocument } from './openapi-check';
+import { checkerFor, forgetServer, servesThisApplication } from './openapi-check';
 
 export interface TestApi {
   url: string;
@@ -66,7 +66,16 @@ export async function startTestApi(
     { interfaces: true, clock: options.clock },
   );
   const server = await listen(app, '127.0.0.1', 0);
-  return { url: server.url, app, server, close: () => server.close(1000) };
+  servesThisApplication(server.url);
+  return {
+    url: server.url,
+    app,
+    server,
+    close: () => {
+      forgetServer(server.url);
+      return server.close(1000);
+    },
+  };
 }
 
 export interface HttpResult {
@@ -79,7 +88,8 @@ export interface HttpResult {
 
 /**
  * Sends a request and reads the whole answer. Throws a ResponseMismatch when the answer is not as the
- * OpenAPI document describes its operation and status (see ./openapi-check.ts for what is checked).
+ * OpenAPI document describes its operation and status (see ./openapi-check.ts for what is checked,
+ * and which servers: not fakes, nor handlers a test serves without this service's application).
  */
 export async function request(
   baseUrl: string,
@@ -101,6 +111,7 @@ export async function request(
   } catch {
     json = undefined;
   }
-  checkServedDocument({ method, path, status: res.status, contentType: res.headers.get('content-type'), text });
+  const check = await checkerFor(baseUrl);
+  check?.({ method, path, status: res.status, contentType: res.headers.get('content-type'), text });
   return { status: res.status, headers: res.headers, text, json };
 }

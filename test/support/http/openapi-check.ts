@@ -162,13 +162,55 @@ function describe(errors: ErrorObject[]): string {
   return shown.join('; ') + (errors.length > shown.length ? `; and ${errors.length - shown.length} more` : '');
 }
 
-let served: ((answer: Answer) => void) | undefined;
+let fromCode: ((answer: Answer) => void) | undefined;
 
 /** The check against the document the server serves, built from the code once per process (test file). */
 export function checkServedDocument(answer: Answer): void {
-  if (!served) {
+  if (!fromCode) {
     const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { version?: string };
-    served = responseChecker(openApiDocument(pkg.version ?? '0.0.0') as unknown as OpenApiDocument);
+    fromCode = responseChecker(openApiDocument(pkg.version ?? '0.0.0') as unknown as OpenApiDocument);
   }
-  served(answer);
+  fromCode(answer);
+}
+
+/** Base URLs of this service's application started in this process (startTestApi). */
+const inProcess = new Set<string>();
+/** Other base URLs: the check against the document each serves, or undefined when it serves none. */
+const probed = new Map<string, Promise<((answer: Answer) => void) | undefined>>();
+
+export function servesThisApplication(baseUrl: string): void {
+  inProcess.add(baseUrl);
+}
+
+/** The server at `baseUrl` closed: another may listen there later. */
+export function forgetServer(baseUrl: string): void {
+  inProcess.delete(baseUrl);
+  probed.delete(baseUrl);
+}
+
+/**
+ * The check of answers from `baseUrl`: against the document built from the code for an application
+ * started by startTestApi; for any other server (a child process, an application a test builds and
+ * listens on itself, a fake), against the document it serves at /docs/openapi.json, asked once; a
+ * server that serves no scan-indexer document (a fake, a handler a test mounts alone) is not checked.
+ */
+export function checkerFor(baseUrl: string): Promise<((answer: Answer) => void) | undefined> {
+  if (inProcess.has(baseUrl)) return Promise.resolve(checkServedDocument);
+  let checker = probed.get(baseUrl);
+  if (!checker) {
+    checker = (async () => {
+      try {
+        const res = await fetch(`${baseUrl}/docs/openapi.json`, { signal: AbortSignal.timeout(60_000) });
+        if (res.status !== 200) return undefined;
+        const doc = (await res.json()) as Partial<OpenApiDocument> & { openapi?: unknown; info?: { title?: unknown } };
+        return doc.openapi === '3.1.0' && doc.info?.title === 'scan-indexer' && doc.paths
+          ? responseChecker(doc as OpenApiDocument)
+          : undefined;
+      } catch {
+        return undefined;
+      }
+    })();
+    probed.set(baseUrl, checker);
+  }
+  return checker;
 }

@@ -3,7 +3,10 @@
  * hand-made document: a matching answer passes, a deliberate mismatch fails with the operation, the
  * status, what does not match and the body; and the served document itself compiles.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { openApiDocument } from '../../../src/api/openapi/document';
+import { request } from '../../support/http/http';
 import {
   checkServedDocument,
   responseChecker,
@@ -137,5 +140,31 @@ describe('the check of answers against the OpenAPI document', () => {
           }
         }
     expect(notCompiled).toEqual([]);
+  });
+
+  it("checks request()'s answers from a server that serves a scan-indexer document, and not those of one that serves none", async () => {
+    const served = { ...document, info: { title: 'scan-indexer', version: 'test' } };
+    const serve = (withDocument: boolean) =>
+      new Promise<http.Server>((resolve) => {
+        const server = http.createServer((req, res) => {
+          if (req.url === '/docs/openapi.json' && withDocument)
+            res.setHeader('content-type', 'application/json').end(JSON.stringify(served));
+          else if (req.url === '/docs/openapi.json') res.writeHead(404).end();
+          else res.setHeader('content-type', 'application/json').end(JSON.stringify({ id: 'abc', size: 'large' }));
+        });
+        server.listen(0, '127.0.0.1', () => resolve(server));
+      });
+    const ours = await serve(true);
+    const fake = await serve(false);
+    const url = (s: http.Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+    try {
+      await expect(request(url(ours), 'GET', '/v0/things/abc')).rejects.toThrow(
+        /status 200: the body does not match its schema: \/size must be integer/,
+      );
+      await expect(request(url(fake), 'GET', '/v0/things/abc')).resolves.toMatchObject({ status: 200, json: { size: 'large' } });
+    } finally {
+      ours.close();
+      fake.close();
+    }
   });
 });
