@@ -4,18 +4,24 @@
  * checks that its paths and the Express routes are the same set.
  */
 import { array, int64, json, nullable, object, str } from './builders';
+import { commonResponses, withCommonResponses } from './common-responses';
 import { withFairAccessResponses } from './fair-access';
 import { indexerPaths } from './indexer';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
 import { registryPaths, registrySchemas } from './registry';
-import { validatorPaths } from './validator';
+import { unauthorized, validatorPaths } from './validator';
 
 /** The validator proxy serves the registry behind its authentication. */
 const securedRegistryPaths = Object.fromEntries(
   Object.entries(registryPaths).map(([p, ops]) => [
     p,
-    Object.fromEntries(Object.entries(ops).map(([method, op]) => [method, { ...(op as object), security: [{ bearerAuth: [] }] }])),
+    Object.fromEntries(
+      Object.entries(ops).map(([method, op]) => {
+        const operation = op as { responses?: Record<string, unknown> };
+        return [method, { ...operation, security: [{ bearerAuth: [] }], responses: { ...operation.responses, '401': unauthorized } }];
+      }),
+    ),
   ]),
 );
 
@@ -167,7 +173,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       description:
         "Splice Scan API (/api/scan), validator scan-proxy (/api/validator), two Canton JSON Ledger API v2 operations (/v2), the token-standard registry for Amulet (/registry: metadata, transfer instructions, allocations) and this indexer's own read-only operations (/api/indexer), answered from PostgreSQL. Any operation that reads the database may answer 503 with a Retry-After header (seconds) while the database is unavailable, when a query ran past the statement timeout, or when every database connection stayed in use for DATABASE_WAIT_MS (the Scan error body; the Ledger API's error on /v2).",
     },
-    paths: {
+    paths: withCommonResponses({
       ...operational,
       ...withFairAccessResponses({
         ...prefixed('/api/scan', scanPaths),
@@ -177,9 +183,10 @@ export function openApiDocument(version: string): Record<string, unknown> {
         ...prefixed('/api/validator/v0/scan-proxy/registry', securedRegistryPaths),
         ...prefixed('/api/indexer', indexerPaths),
       }),
-    },
+    }),
     components: {
       schemas: { ...scanSchemas, ...ledgerSchemas, ...registrySchemas },
+      responses: commonResponses,
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     },
   };

@@ -27,11 +27,13 @@ const errors = (...statuses: number[]) =>
           ? 'A client mistake: the message says what is wrong.'
           : s === 404
             ? 'Not found.'
-            : s === 501
-              ? 'Not implemented (bulk storage), or protobuf_json asked for an update ingested without it.'
-              : s === 503
-                ? 'Not ready.'
-                : 'An unexpected error occurred.',
+            : s === 410
+              ? 'The history asked for was dropped by retention (HISTORY_RETENTION, off by default): the message says where the history starts.'
+              : s === 501
+                ? 'Not implemented (bulk storage), or protobuf_json asked for an update ingested without it.'
+                : s === 503
+                  ? 'Not ready.'
+                  : 'An unexpected error occurred.',
       ),
     ]),
   );
@@ -70,7 +72,7 @@ const acsState = (after: Schema, response: string) => ({
       ['record_time_match', 'after', 'party_ids', 'templates'],
     ),
   ),
-  responses: { '200': json(ref(response)), ...errors(400, 404, 500) },
+  responses: { '200': json(ref(response)), ...errors(400, 404, 410, 500) },
 });
 
 const holdingsState = (summary: string, after: Schema, response: string) => ({
@@ -81,7 +83,7 @@ const holdingsState = (summary: string, after: Schema, response: string) => ({
       'after',
     ]),
   ),
-  responses: { '200': json(ref(response)), ...errors(400, 404, 500) },
+  responses: { '200': json(ref(response)), ...errors(400, 404, 410, 500) },
 });
 
 /** S2; the validator's scan-proxy forwards it unchanged (its /v1 path). */
@@ -90,7 +92,7 @@ export const holdingsSummaryV1 = {
   requestBody: jsonBody(object({ ...snapshotSelection, owner_party_ids: array(str(), { minItems: 1 }) }, ['record_time_match'])),
   responses: {
     '200': json(object({ record_time: dateTime(), migration_id: int64(), summaries: array(ref('HoldingsSummaryV1')) })),
-    ...errors(400, 404, 500),
+    ...errors(400, 404, 410, 500),
   },
 };
 
@@ -113,7 +115,7 @@ export const holdingsSummaryV0 = {
         summaries: array(ref('HoldingsSummary')),
       }),
     ),
-    ...errors(400, 404, 500),
+    ...errors(400, 404, 410, 500),
   },
 };
 
@@ -264,7 +266,7 @@ export const scanPaths = {
     get: {
       summary: 'The newest snapshot of the migration at or before a time.',
       parameters: [queryParam('before', dateTime(), true), queryParam('migration_id', int64(), true)],
-      responses: { '200': json(object({ record_time: dateTime() })), ...errors(400, 404, 500) },
+      responses: { '200': json(object({ record_time: dateTime() })), ...errors(400, 404, 410, 500) },
     },
   },
   '/v0/state/acs/snapshot-timestamp-after': {
@@ -280,7 +282,7 @@ export const scanPaths = {
       requestBody: jsonBody(
         object({ page_size: int32(), after: cursor, daml_value_encoding: ref('DamlValueEncoding') }, ['after', 'daml_value_encoding']),
       ),
-      responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500, 501, 503) },
+      responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 410, 500, 501, 503) },
     },
   },
   '/v2/updates/{update_id}': {
@@ -303,7 +305,7 @@ export const scanPaths = {
       requestBody: jsonBody(
         object({ page_size: int32(), after: cursor, daml_value_encoding: ref('DamlValueEncoding') }, ['after', 'daml_value_encoding']),
       ),
-      responses: { '200': json(object({ events: array(ref('EventHistoryItem')) })), ...errors(400, 500, 501, 503) },
+      responses: { '200': json(object({ events: array(ref('EventHistoryItem')) })), ...errors(400, 410, 500, 501, 503) },
     },
   },
   '/v0/events/latest-record-time': {
@@ -385,7 +387,7 @@ export const scanPaths = {
           ['at_or_after', 'daml_value_encoding'],
         ),
       ),
-      responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 500, 501) },
+      responses: { '200': json(object({ transactions: array(ref('UpdateHistoryItem')) })), ...errors(400, 410, 500, 501) },
     },
   },
   '/v0/history/bulk/checksums': {
@@ -501,7 +503,11 @@ export const scanPaths = {
                     id: str(),
                     url: str(),
                     svName: str(),
-                    availableAfter: dateTime(),
+                    availableAfter: {
+                      anyOf: [dateTime(), { const: '-999999999-01-01T00:00:00+18:00' }],
+                      description:
+                        "A date-time, or Java's OffsetDateTime.MIN as the Scan app prints it for a legacy sequencer available since always.",
+                    },
                   }),
                 ),
               }),

@@ -5,7 +5,7 @@ import { holdingsSummaryV0, holdingsSummaryV1 } from './scan';
 const failure = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), json(ref('ErrorResponse'), s === 400 ? 'A client mistake.' : 'Not found.')]));
 
-const unauthorized = {
+export const unauthorized = {
   description: 'Missing or invalid token, when a verifier is configured (plain text, with a WWW-Authenticate: Bearer challenge).',
   content: { 'text/plain': { schema: { type: 'string' } } },
 };
@@ -120,9 +120,19 @@ export const validatorPaths = {
     },
   },
   '/v0/scan-proxy/holdings/summary': {
-    post: { ...holdingsSummaryV0, summary: "The Scan's /v0/holdings/summary, forwarded.", security: [{ bearerAuth: [] }] },
+    post: {
+      ...holdingsSummaryV0,
+      summary: "The Scan's /v0/holdings/summary, forwarded.",
+      security: [{ bearerAuth: [] }],
+      responses: { ...holdingsSummaryV0.responses, '401': unauthorized },
+    },
   },
   '/v1/scan-proxy/holdings/summary': {
-    post: { ...holdingsSummaryV1, summary: "The Scan's /v1/holdings/summary, forwarded.", security: [{ bearerAuth: [] }] },
+    post: {
+      ...holdingsSummaryV1,
+      summary: "The Scan's /v1/holdings/summary, forwarded.",
+      security: [{ bearerAuth: [] }],
+      responses: { ...holdingsSummaryV1.responses, '401': unauthorized },
+    },
   },
 };

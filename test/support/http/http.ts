@@ -1,4 +1,7 @@
-/** The real Express server over a socket, and a client that never throws on a status. */
+/**
+ * The real Express server over a socket, and a client that never throws on a status, but does throw
+ * on an answer the served OpenAPI document does not describe (./openapi-check.ts).
+ */
 import type { Express } from 'express';
 import type pg from 'pg';
 import { createApp } from '../../../src/api/app';
@@ -9,6 +12,7 @@ import { createMetrics, type Metrics } from '../../../src/internal/metrics';
 import { readMigrationFiles, type MigrationFile } from '../../../src/store/migrator';
 import type { Db } from '../../../src/store/pool';
 import type { ReplicaMonitor } from '../../../src/store/replica-monitor';
+import { checkerFor, forgetServer, servesThisApplication } from './openapi-check';
 
 export interface TestApi {
   url: string;
@@ -62,7 +66,16 @@ export async function startTestApi(
     { interfaces: true, clock: options.clock },
   );
   const server = await listen(app, '127.0.0.1', 0);
-  return { url: server.url, app, server, close: () => server.close(1000) };
+  servesThisApplication(server.url);
+  return {
+    url: server.url,
+    app,
+    server,
+    close: () => {
+      forgetServer(server.url);
+      return server.close(1000);
+    },
+  };
 }
 
 export interface HttpResult {
@@ -73,6 +86,11 @@ export interface HttpResult {
   json: unknown;
 }
 
+/**
+ * Sends a request and reads the whole answer. Throws a ResponseMismatch when the answer is not as the
+ * OpenAPI document describes its operation and status (see ./openapi-check.ts for what is checked,
+ * and which servers: not fakes, nor handlers a test serves without this service's application).
+ */
 export async function request(
   baseUrl: string,
   method: string,
@@ -93,5 +111,7 @@ export async function request(
   } catch {
     json = undefined;
   }
+  const check = await checkerFor(baseUrl);
+  check?.({ method, path, status: res.status, contentType: res.headers.get('content-type'), text });
   return { status: res.status, headers: res.headers, text, json };
 }
