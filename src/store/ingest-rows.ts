@@ -1,7 +1,7 @@
 /**
  * The rows the planner makes and the writer stores, and their COPY encoding: no SQL runs here
  * (the writer's statements are in ingest-repository.ts), so the planner depends on the row shapes
- * without depending on the database.
+ * without depending on the database (.dependency-cruiser.cjs, planner-runs-no-sql).
  */
 import type { Selectable } from 'kysely';
 import { parseTimestamp } from '../domain/time';
