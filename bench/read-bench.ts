@@ -48,6 +48,7 @@ import type { Database } from '../src/store/schema';
 import { latestSnapshot } from '../src/store/snapshot-repository';
 import { buildDataset, DATASET_SPECS, freshSpec, type DatasetInfo, type DatasetSpec, type Scale } from './read-dataset';
 import { BASELINE_TABLE, type FairAnswers } from './read-server';
+import { CLI_SCRIPT, spawnCli } from './support/cli-child';
 import { contractIdsToLookUp } from '../src/domain/ledger-transaction';
 import type { TransactionUpdate } from '../src/domain/items';
 
@@ -267,7 +268,6 @@ const BENCH_LIMITS = {
   HEAVY_REQUEST_CONCURRENCY: '0',
 };
 
-const cliScript = () => path.join(__dirname, '..', 'src', 'cli.js');
 const serverScript = () => path.join(__dirname, 'read-server.js');
 
 // ---------------------------------------------------------------------------------------------
@@ -459,7 +459,7 @@ async function timeColdStart(log: (line: string) => void): Promise<{ seconds: nu
   delete env.DATABASE_URL;
   delete env.EMBEDDED_PG_PORT;
   const start = process.hrtime.bigint();
-  const child = spawn(process.execPath, [cliScript(), 'start'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawnCli(['start'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   children.add(child);
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => {
@@ -605,7 +605,7 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
     const apiPort = await freePort();
     const api = await startChild(
       'the API server',
-      cliScript(),
+      CLI_SCRIPT,
       ['serve'],
       apiEnv(options.databaseUrl, apiPort, apiLogLevel),
       apiPort,
@@ -943,7 +943,7 @@ export async function runReadBench(options: ReadBenchOptions): Promise<ReadBench
       const freshPort = await freePort();
       const freshApi = await startChild(
         'the API server (fresh)',
-        cliScript(),
+        CLI_SCRIPT,
         ['serve'],
         apiEnv(freshUrl, freshPort, apiLogLevel),
         freshPort,
