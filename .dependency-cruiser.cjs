@@ -56,6 +56,25 @@ module.exports = {
       to: { path: '^src/web/' },
     },
     {
+      name: 'planner-runs-no-sql',
+      severity: 'error',
+      comment:
+        "The planner (src/ingest/batch-plan*.ts) turns items into rows and runs no SQL: through no chain of imports, type-only ones included, does it reach the pool, a repository (the SQL; the writer's is src/store/ingest-repository.ts), pg or pg-copy-streams. Its rows and their COPY encoding are in src/store/ingest-rows.ts.",
+      from: { path: '^src/ingest/batch-plan[^/]*\\.ts$' },
+      to: {
+        path: ['^src/store/pool\\.ts$', '^src/store/[^/]*-repository\\.ts$', '^node_modules/(pg|pg-copy-streams)/'],
+        reachable: true,
+      },
+    },
+    {
+      name: 'planner-uses-kysely-types-only',
+      severity: 'error',
+      comment:
+        'The planner and the rows it makes (src/store/ingest-rows.ts, contract-rows.ts) take only types from kysely (the rows are derived from the table types), never its query builder or sql tag.',
+      from: { path: '^src/(ingest/batch-plan[^/]*|store/(ingest|contract)-rows)\\.ts$' },
+      to: { path: '^node_modules/kysely/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-test-code-in-src',
       severity: 'error',
       comment: 'Nothing in src/ or bench/ imports from test/.',
@@ -65,7 +84,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(dist|node_modules)/' },
+    // npm packages stay in the graph as leaves (doNotFollow) so that a rule can name them.
+    exclude: { path: '^dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     // Node's own modules (node:fs) are not files; they count as external, which domain-is-pure refuses.

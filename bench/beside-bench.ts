@@ -15,13 +15,13 @@
  * unit of work (the service's processes, the database's backends, the load generator), which
  * stay meaningful on a busy machine where the rates do not.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type pg from 'pg';
 import { ensureDatabase } from '../src/store/embedded-postgres';
 import { createPool } from '../src/store/pool';
+import { CLI_SCRIPT, spawnCli } from './support/cli-child';
 
 /** What the clients ask, in turn on each connection: the reliability suite's load-during-ingest mix. */
 export const READ_MIX: readonly { method: string; path: string; body?: string; headers?: Record<string, string> }[] = (() => {
@@ -184,10 +184,14 @@ interface Started {
 }
 
 function startProcess(cli: string, command: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [cli, command], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnCli(
+    [command],
+    {
+      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+    cli,
+  );
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -206,7 +210,7 @@ function startProcess(cli: string, command: string, env: Record<string, string>)
 }
 
 async function startLayout(layout: Layout, databaseUrl: string): Promise<Started> {
-  const cli = layout.cli ?? path.join(__dirname, '..', 'src', 'cli.js');
+  const cli = layout.cli ?? CLI_SCRIPT;
   const children: ChildProcess[] = [];
   const stop = async () => {
     await Promise.all(

@@ -27,6 +27,7 @@ import { ensureDatabase, freePort, startEmbeddedPostgres } from '../src/store/em
 import { migrate } from '../src/store/migrator';
 import { createDb, createPool } from '../src/store/pool';
 import type { BaselineRoute } from './hot-baseline-server';
+import { CLI_SCRIPT } from './support/cli-child';
 
 type HotScale = 'full' | 'quick' | 'tiny';
 
@@ -217,7 +218,7 @@ export async function runHotAnswersBench(options: HotAnswersOptions): Promise<Ho
     const apiPort = await freePort();
     const api = await startChild(
       'the API server',
-      path.join(__dirname, '..', 'src', 'cli.js'),
+      CLI_SCRIPT,
       ['serve'],
       {
         PATH: process.env.PATH,

@@ -27,6 +27,7 @@ import { migrate } from '../src/store/migrator';
 import { ensureHistoryPartitions, listHistoryMonths } from '../src/store/partitions';
 import { createDb, createPool } from '../src/store/pool';
 import type { BatchLine, DoneLine } from './ingest-child';
+import { spawnCli } from './support/cli-child';
 
 export interface IngestBenchOptions {
   /** A URL of the server with rights to create databases. */
@@ -94,10 +95,8 @@ export function runChild(
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-bench-feed-'));
   const fifo = path.join(dir, 'feed.ndjson');
   execFileSync('mkfifo', [fifo]);
-  const cli = path.join(__dirname, '..', 'src', 'cli.js');
-  const simulator = spawn(
-    process.execPath,
-    [cli, 'simulate', '--seed', String(SEED), '--updates', String(updates), '--migrations', String(migrations), '--out', fifo],
+  const simulator = spawnCli(
+    ['simulate', '--seed', String(SEED), '--updates', String(updates), '--migrations', String(migrations), '--out', fifo],
     {
       stdio: ['ignore', 'ignore', 'inherit'],
     },

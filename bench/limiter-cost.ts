@@ -13,9 +13,8 @@
  * It creates and drops a scratch database on that server (the user must be allowed to). It asserts
  * nothing; figures and how they were taken are kept in docs/performance.md.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import type { NextFunction, Request, Response } from 'express';
 import { heavyRequest } from '../src/api/fair-access/heavy-requests';
 import { createRateLimits } from '../src/api/fair-access/rate-limit';
@@ -25,6 +24,7 @@ import { createMetrics } from '../src/internal/metrics';
 import { ensureDatabase, freePort } from '../src/store/embedded-postgres';
 import { migrate } from '../src/store/migrator';
 import { createDb, createPool } from '../src/store/pool';
+import { spawnCli } from './support/cli-child';
 
 interface AutocannonResult {
   requests: { total: number };
@@ -138,7 +138,7 @@ async function inProcess(databaseUrl: string): Promise<string[]> {
 
 async function serve(databaseUrl: string, env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'src', 'cli.js'), 'serve'], {
+  const child = spawnCli(['serve'], {
     env: {
       PATH: process.env.PATH,
       DATABASE_URL: databaseUrl,

@@ -6,10 +6,9 @@
  * the upstreams share the CPUs with the mirror, so the wall-clock rate of N = 4 also pays four
  * upstreams' work; the mirror's own CPU time per item is reported apart, and so is the upstreams'.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import type pg from 'pg';
 import { createAttestedScanSource } from '../src/ingest/sources/attested-scan-source';
 import { createScanSource } from '../src/ingest/sources/scan-source';
@@ -20,6 +19,7 @@ import { createLogger } from '../src/internal/logger';
 import { ensureDatabase } from '../src/store/embedded-postgres';
 import { migrate } from '../src/store/migrator';
 import { createDb, createPool, type Db } from '../src/store/pool';
+import { spawnCli } from './support/cli-child';
 
 interface Run {
   seconds: number;
@@ -111,7 +111,7 @@ function freePort(): Promise<number> {
 /** `scan-indexer serve` over the database, ready when /readyz answers 200. */
 async function serve(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'src', 'cli.js'), 'serve'], {
+  const child = spawnCli(['serve'], {
     // Only the Scan API is read; the ledger API's authentication does not matter here.
     env: {
       ...process.env,

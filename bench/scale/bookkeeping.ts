@@ -10,7 +10,7 @@ import { snapshotSlot } from '../../src/domain/snapshot-schedule';
 import { formatRecordTime, startOfHour, type Micros } from '../../src/domain/time';
 import type { CopyData } from '../../src/store/chunked-buffer';
 import { CopyRows } from '../../src/store/copy-text';
-import type { AcsDeltaRow, ContractRow, HourlyCountRow, MigrationRow, RangeRow } from '../../src/store/ingest-repository';
+import type { AcsDeltaRow, ContractRow, HourlyCountRow, MigrationRow, RangeRow } from '../../src/store/ingest-rows';
 
 export interface Bookkeeping {
   migrations: CopyData;

@@ -33,7 +33,7 @@ import { Prng } from '../../src/simulator/prng';
 import { sortedParties } from '../../src/simulator/transaction';
 import type { CopyData } from '../../src/store/chunked-buffer';
 import { CreatedContracts } from '../../src/store/contract-rows';
-import { AppendedRows, type ContractRow } from '../../src/store/ingest-repository';
+import { AppendedRows, type ContractRow } from '../../src/store/ingest-rows';
 import { encodePayload } from '../../src/store/update-payload';
 import { Bookkeeper, inSomeSnapshot, type Bookkeeping } from './bookkeeping';
 import { ContractMix, type Cast, type DrawnContract } from './contracts';

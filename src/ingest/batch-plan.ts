@@ -15,7 +15,7 @@ import { CLOSE_VOTE_REQUEST, voteResultFacts } from '../domain/vote-results';
 import { TRANSFER_COMMAND_CHOICES, transferCommandEvent } from '../domain/transfer-commands';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, startOfHour, startOfMonth, type Micros } from '../domain/time';
-import { AppendedRows, type AcsDeltaRow } from '../store/ingest-repository';
+import { AppendedRows, type AcsDeltaRow } from '../store/ingest-rows';
 import { CreatedContracts, type CreatedContract } from '../store/contract-rows';
 import type {
   ArchiveRow,
@@ -27,7 +27,7 @@ import type {
   TransferCommandEventRow,
   UpdateRow,
   VoteResultRow,
-} from '../store/ingest-repository';
+} from '../store/ingest-rows';
 import { encodePayload } from '../store/update-payload';
 import { SourceItemError, type SourceItem } from './source';
 import { withoutLastMember, type ItemTexts } from './sources/item-text';

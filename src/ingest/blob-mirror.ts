@@ -20,7 +20,8 @@
 import { SPLICE, type TemplateKey } from '../domain/splice-contracts';
 import type { Logger } from '../internal/logger';
 import { listLiveContractsWithoutBlob } from '../store/contract-repository';
-import { storeContractBlobs, type ContractBlobRow } from '../store/ingest-repository';
+import { storeContractBlobs } from '../store/ingest-repository';
+import type { ContractBlobRow } from '../store/ingest-rows';
 import type { Db } from '../store/pool';
 import { createHttpClient, HttpStatusError, type HttpClientOptions, type JsonRequest } from './http-client';
 

@@ -3,15 +3,12 @@
  * process, as `npm start` runs them) on a test database, and the page's list of latest updates
  * moving on by itself as new updates are ingested.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import type { Browser } from 'playwright-core';
-import { projectRoot } from '../../src/internal/paths';
+import { spawnCli } from '../../bench/support/cli-child';
 import { attributeOf, launchBrowser, openPage, screenshot } from '../support/browser/browser';
 import { useTestDatabase } from '../support/database/database';
 import { request } from '../support/http/http';
-
-const cli = path.join(projectRoot, 'dist/src/cli.js');
 
 function bannerUrl(child: ChildProcess, timeoutMs: number): Promise<{ url: string; firstLine: string }> {
   return new Promise((resolve, reject) => {
@@ -45,7 +42,7 @@ describe('web UI during live ingestion', () => {
   });
 
   it('the latest updates refresh by themselves as the simulator ingests', async () => {
-    child = spawn(process.execPath, [cli, 'start'], {
+    child = spawnCli(['start'], {
       env: {
         PATH: process.env.PATH ?? '',
         DATABASE_URL: t.url,

@@ -2,14 +2,12 @@
  * `scan-indexer start` as a new user runs it: no DATABASE_URL, so the embedded
  * PostgreSQL; then Ctrl-C (SIGINT) must stop everything, leaving no postgres.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../../src/internal/paths';
+import { spawnCli } from '../../bench/support/cli-child';
 import { request } from '../support/http/http';
-
-const cli = path.join(projectRoot, 'dist/src/cli.js');
 
 function postgresRunningOn(dataDir: string): boolean {
   const pidFile = path.join(dataDir, 'postmaster.pid');
@@ -51,7 +49,7 @@ describe('scan-indexer start on the embedded default', () => {
     // As root, postgres runs as its own OS user, which must be able to enter the folder.
     fs.chmodSync(parent, 0o755);
     const dataDir = path.join(parent, 'postgres');
-    const child = spawn(process.execPath, [cli, 'start'], {
+    const child = spawnCli(['start'], {
       env: { ...env, PORT: '0', EMBEDDED_PG_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
     });
     try {
@@ -84,7 +82,7 @@ describe('scan-indexer start on the embedded default', () => {
     fs.chmodSync(parent, 0o755);
     const dataDir = path.join(parent, 'postgres');
     // Its own process group, as a terminal's foreground job: the signal below reaches every process in it.
-    const child = spawn(process.execPath, [cli, 'start'], {
+    const child = spawnCli(['start'], {
       env: { ...env, PORT: '0', EMBEDDED_PG_DATA_DIR: dataDir, LOG_LEVEL: 'info', SIMULATOR_MODE: 'backfill' },
       detached: true,
     });
@@ -112,7 +110,7 @@ describe('scan-indexer start on the embedded default', () => {
   });
 
   it('stops at start-up with one line naming a bad variable', async () => {
-    const child = spawn(process.execPath, [cli, 'start'], { env: { ...env, PORT: 'eighty' } });
+    const child = spawnCli(['start'], { env: { ...env, PORT: 'eighty' } });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     expect(await exited(child)).toBe(1);
@@ -121,7 +119,7 @@ describe('scan-indexer start on the embedded default', () => {
 
   it('refuses read replicas without DATABASE_URL, before starting the embedded server', async () => {
     const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-start-')), 'postgres');
-    const child = spawn(process.execPath, [cli, 'serve'], {
+    const child = spawnCli(['serve'], {
       env: { ...env, DATABASE_READ_URLS: 'postgres://replica/scan', EMBEDDED_PG_DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
     });
     let stderr = '';

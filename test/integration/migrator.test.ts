@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { migrate, migrationStatus, MigrationError, readMigrationFiles } from '../../src/store/migrator';
 import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../support/database/database';
-import { projectRoot } from '../../src/internal/paths';
+import { spawnCli } from '../../bench/support/cli-child';
 
 function copyMigrations(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'migrations-'));
@@ -77,10 +76,9 @@ describe('migrator', () => {
   });
 
   it('lets two processes migrate at once without colliding', async () => {
-    const cli = path.join(projectRoot, 'dist/src/cli.js');
     const run = () =>
       new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn(process.execPath, [cli, 'migrate'], {
+        const child = spawnCli(['migrate'], {
           env: { PATH: process.env.PATH ?? '', DATABASE_URL: t.url, LOG_LEVEL: 'silent' },
         });
         let out = '';

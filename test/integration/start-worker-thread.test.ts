@@ -4,14 +4,11 @@
  * nice value (API_NICE, INGEST_NICE; Linux), a failure of the worker stops the process with the
  * worker's error as before, and a stop ends the thread before the process exits.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { projectRoot } from '../../src/internal/paths';
+import { spawnCli } from '../../bench/support/cli-child';
 import { useTestDatabase } from '../support/database/database';
 import { request } from '../support/http/http';
-
-const cli = path.join(projectRoot, 'dist/src/cli.js');
 
 interface Started {
   child: ChildProcess;
@@ -21,7 +18,7 @@ interface Started {
 }
 
 function start(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, [cli, 'start'], {
+  const child = spawnCli(['start'], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', LEDGER_AUTH_DISABLED: 'true', ...env },
   });
   let output = '';

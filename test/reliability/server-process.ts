@@ -2,11 +2,8 @@
  * scan-indexer as operators run it: the built CLI in a child process, so that
  * a crash is seen as the process ending, not as a failed test.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { projectRoot } from '../../src/internal/paths';
-
-const CLI = path.join(projectRoot, 'dist/src/cli.js');
+import type { ChildProcess } from 'node:child_process';
+import { spawnCli } from '../../bench/support/cli-child';
 
 export interface ServerProcess {
   url: string;
@@ -20,7 +17,7 @@ export interface ServerProcess {
 
 /** Runs `scan-indexer <command>` on the database and resolves once it prints where it serves. */
 export function startServerProcess(command: 'serve' | 'start' | 'ingest', env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [CLI, command], {
+  const child = spawnCli([command], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,9 +1,5 @@
 /** The built CLI (`dist/src/cli.js`) in a child process, optionally killed with SIGKILL after a delay. */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { projectRoot } from '../../src/internal/paths';
-
-const CLI = path.join(projectRoot, 'dist/src/cli.js');
+import { spawnCli } from '../../bench/support/cli-child';
 
 export interface CliExit {
   code: number | null;
@@ -14,7 +10,7 @@ export interface CliExit {
 /** Runs `scan-indexer <args>` with only PATH, LOG_LEVEL=error and `env` in its environment. */
 export function runCli(args: string[], env: Record<string, string>, killAfterMs?: number): Promise<CliExit> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'error', ...env } });
+    const child = spawnCli(args, { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'error', ...env } });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);

@@ -78,6 +78,31 @@ describe('layering rules', () => {
     );
   });
 
+  it('keep the planner from reaching SQL, by any chain of imports', () => {
+    const violations = cruise({
+      'node_modules/pg/package.json': '{ "name": "pg", "main": "index.js" }\n',
+      'node_modules/pg/index.js': 'exports.Pool = class {};\n',
+      'node_modules/kysely/package.json': '{ "name": "kysely", "main": "index.js" }\n',
+      'node_modules/kysely/index.js': 'exports.sql = () => 1;\n',
+      'src/store/pool.ts': "import { Pool } from 'pg';\nexport const pool = Pool;\n",
+      'src/store/ingest-repository.ts': "import { pool } from './pool';\nexport const write = pool;\n",
+      'src/store/ingest-rows.ts': "import { sql } from 'kysely';\nexport type Row = { id: string };\nexport const q = sql;\n",
+      'src/store/contract-rows.ts': "import type { sql } from 'kysely';\nexport type ContractRow = ReturnType<typeof sql>;\n",
+      'src/store/via.ts': "import { write } from './ingest-repository';\nexport const via = write;\n",
+      'src/ingest/batch-plan.ts':
+        "import type { Row } from '../store/ingest-rows';\nimport type { ContractRow } from '../store/contract-rows';\nimport { via } from '../store/via';\nexport const plan = (r: Row, c: ContractRow) => [r, c, via];\n",
+    });
+    const found = violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort();
+    expect(found).toEqual(
+      [
+        'planner-runs-no-sql: src/ingest/batch-plan.ts → node_modules/pg/index.js',
+        'planner-runs-no-sql: src/ingest/batch-plan.ts → src/store/ingest-repository.ts',
+        'planner-runs-no-sql: src/ingest/batch-plan.ts → src/store/pool.ts',
+        'planner-uses-kysely-types-only: src/store/ingest-rows.ts → node_modules/kysely/index.js',
+      ].sort(),
+    );
+  });
+
   it('report nothing on a tree that keeps them', () => {
     expect(
       cruise({

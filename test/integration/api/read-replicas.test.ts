@@ -5,10 +5,8 @@
  * state (caught up, replay paused while ingestion goes on, stopped, restarted), every answer of the
  * second is the first's, byte for byte, and never a 5xx; and reads do arrive at the replica.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import type pg from 'pg';
-import { projectRoot } from '../../../src/internal/paths';
+import { spawnCli } from '../../../bench/support/cli-child';
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
 import type { Source } from '../../../src/ingest/source';
 import { runWorker } from '../../../src/ingest/worker';
@@ -491,7 +489,7 @@ describe('reads on a streaming replica', () => {
   });
 
   it('is what `scan-indexer serve` does with DATABASE_READ_URLS, and it shuts down cleanly', async () => {
-    const child = spawn(process.execPath, [path.join(projectRoot, 'dist/src/cli.js'), 'serve'], {
+    const child = spawnCli(['serve'], {
       env: {
         PATH: process.env.PATH ?? '',
         DATABASE_URL: cluster.primary.url('scan'),

@@ -9,7 +9,8 @@
  */
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import { parseTimestamp } from '../../../src/domain/time';
-import { explainWriterStatements, type ArchiveRow, type ReassignmentRow } from '../../../src/store/ingest-repository';
+import { explainWriterStatements } from '../../../src/store/ingest-repository';
+import type { ArchiveRow, ReassignmentRow } from '../../../src/store/ingest-rows';
 import { ensureHistoryPartitions } from '../../../src/store/partitions';
 import type { Database } from '../../../src/store/schema';
 import { listUpdates } from '../../../src/store/update-repository';

@@ -4,7 +4,8 @@
  * at about 10,000 and about 1,000,000 stored contracts, on tables fresh from a
  * bulk load and never analysed (what a backfill leaves behind).
  */
-import { explainWriterStatements, type ArchiveRow, type ReassignmentRow } from '../../../src/store/ingest-repository';
+import { explainWriterStatements } from '../../../src/store/ingest-repository';
+import type { ArchiveRow, ReassignmentRow } from '../../../src/store/ingest-rows';
 import { parseTimestamp } from '../../../src/domain/time';
 import { ensureHistoryPartitions } from '../../../src/store/partitions';
 import { useTestDatabase } from '../../support/database/database';

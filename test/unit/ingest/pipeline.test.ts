@@ -117,7 +117,7 @@ describe('the ingestion pipeline', () => {
     const r = recorder({ gate: new Promise<void>((resolve) => (open = resolve)) });
     const done = run(read, r.commit, { batchSize: 10 });
     // Until it pulls no more (a busy machine may take longer than a quiet one's few milliseconds), then a while.
-    for (let last = -1, deadline = Date.now() + 5000; state.pulled !== last && Date.now() < deadline; ) {
+    for (let last = -1, deadline = Date.now() + 5000; state.pulled !== last && Date.now() < deadline;) {
       last = state.pulled;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }

@@ -1,5 +1,5 @@
 import { CONTRACT_COLUMNS, CreatedContracts } from '../../../src/store/contract-rows';
-import type { ContractRow } from '../../../src/store/ingest-repository';
+import type { ContractRow } from '../../../src/store/ingest-rows';
 import { copyTextRows } from '../../support/store/copy-text-rows';
 
 const T = (s: string) => `2025-01-01T${s}.000000Z`;

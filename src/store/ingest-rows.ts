@@ -1,0 +1,295 @@
+/**
+ * The rows the planner makes and the writer stores, and their COPY encoding: no SQL runs here
+ * (the writer's statements are in ingest-repository.ts), so the planner depends on the row shapes
+ * without depending on the database (.dependency-cruiser.cjs, planner-runs-no-sql).
+ */
+import type { Selectable } from 'kysely';
+import { parseTimestamp } from '../domain/time';
+import { BinaryCopyRows, type BinaryType } from './copy-binary';
+import type { ContractRow, CreatedContracts } from './contract-rows';
+import { CopyRows } from './copy-text';
+import type { UpdatesTable } from './schema';
+
+/**
+ * Rows as the writer sends them (every column given, in the types the pool reads back), derived
+ * from the table types so the two cannot drift; columns left to the database are omitted.
+ */
+// command_id stays null: no source gives it (the ledger API's commandId is therefore "").
+// json_compact and json_protobuf are the text columns of rows written before payload existed.
+export type UpdateRow = Omit<
+  Selectable<UpdatesTable>,
+  'ingested_at' | 'ingest_seq' | 'command_id' | 'json_compact' | 'json_protobuf' | 'payload' | 'payload_compact_length'
+> & {
+  payload: Buffer;
+  payload_compact_length: number;
+};
+// ContractRow lives with the encoding of created contracts (contract-rows.ts).
+export type { ContractRow };
+
+/** An archive of a contract stored before the batch. */
+export interface ArchiveRow {
+  migration_id: number;
+  contract_id: string;
+  record_time: string;
+  update_id: string;
+  /** The snapshot slot of record_time (domain/snapshot-schedule.ts). */
+  slot: string;
+}
+
+/** A reassignment of a contract that existed before the batch. */
+export interface ReassignmentRow {
+  migration_id: number;
+  contract_id: string;
+  synchronizer_id: string | null;
+  reassignment_counter: number;
+}
+
+export interface VerdictRow {
+  update_id: string;
+  migration_id: number;
+  record_time: string;
+  domain_id: string;
+  finalization_time: string;
+  submitting_parties: string[];
+  submitting_participant_uid: string;
+  verdict_result: string;
+  mediator_group: number;
+  round_number: number | null;
+  root_views: number[];
+  json: string;
+}
+
+interface EventSideRow {
+  migration_id: number;
+  record_time: string;
+  synchronizer_id: string;
+  update_id: string | null;
+  json: string;
+}
+
+export interface TrafficRow extends EventSideRow {
+  total_traffic_cost: number;
+}
+
+export interface AppActivityRow extends EventSideRow {
+  round_number: number;
+}
+
+/** An event of a TransferCommand (transfer_command_events). */
+export interface TransferCommandEventRow {
+  migration_id: number;
+  record_time: string;
+  update_id: string;
+  event_id: string;
+  contract_id: string;
+  sender: string;
+  nonce: string;
+  state: string;
+  reason: string | null;
+}
+
+/** A closed vote's result (vote_results). */
+export interface VoteResultRow {
+  migration_id: number;
+  record_time: string;
+  update_id: string;
+  event_id: string;
+  action_name: string;
+  accepted: boolean;
+  requester: string;
+  effective_at: string | null;
+  completed_at: string;
+  result: string;
+}
+
+export interface RangeRow {
+  migration_id: number;
+  synchronizer_id: string;
+  min_record_time: string;
+  max_record_time: string;
+  update_count: number;
+}
+
+/** Updates of a batch in one UTC hour of one migration (import updates are not counted). */
+export interface HourlyCountRow {
+  migration_id: number;
+  /** The hour's start. */
+  hour: string;
+  update_count: number;
+}
+
+export interface MigrationRow {
+  migration_id: number;
+  last_import_update_id: string | null;
+}
+
+/** What a batch adds to the ACS figures of one snapshot slot (created minus archived). */
+export interface AcsDeltaRow {
+  migration_id: number;
+  slot: string;
+  contract_count: number;
+  /** Decimal text. */
+  unlocked_amulet: string;
+  locked_amulet: string;
+  max_created_at: string | null;
+  /** Contracts archived in the slot. */
+  archived_count: number;
+}
+
+// Binary COPY: the payload goes in as its bytes.
+const UPDATE_COLUMNS = [
+  { name: 'update_id', type: 'text' },
+  { name: 'migration_id', type: 'int8' },
+  { name: 'record_time', type: 'timestamptz' },
+  { name: 'synchronizer_id', type: 'text' },
+  { name: 'kind', type: 'text' },
+  { name: 'workflow_id', type: 'text' },
+  { name: 'effective_at', type: 'timestamptz' },
+  { name: 'external_transaction_hash', type: 'text' },
+  { name: 'ledger_offset', type: 'int8' },
+  { name: 'event_count', type: 'int4' },
+  { name: 'payload', type: 'bytea' },
+  { name: 'payload_compact_length', type: 'int4' },
+] as const satisfies readonly { name: keyof UpdateRow; type: BinaryType }[];
+const VERDICT_COLUMNS = [
+  'update_id',
+  'migration_id',
+  'record_time',
+  'domain_id',
+  'finalization_time',
+  'submitting_parties',
+  'submitting_participant_uid',
+  'verdict_result',
+  'mediator_group',
+  'round_number',
+  'root_views',
+  'json',
+] as const satisfies readonly (keyof VerdictRow)[];
+const TRAFFIC_COLUMNS = [
+  'migration_id',
+  'record_time',
+  'synchronizer_id',
+  'update_id',
+  'total_traffic_cost',
+  'json',
+] as const satisfies readonly (keyof TrafficRow)[];
+const APP_ACTIVITY_COLUMNS = [
+  'migration_id',
+  'record_time',
+  'synchronizer_id',
+  'update_id',
+  'round_number',
+  'json',
+] as const satisfies readonly (keyof AppActivityRow)[];
+const TRANSFER_COMMAND_COLUMNS = [
+  'migration_id',
+  'record_time',
+  'update_id',
+  'event_id',
+  'contract_id',
+  'sender',
+  'nonce',
+  'state',
+  'reason',
+] as const satisfies readonly (keyof TransferCommandEventRow)[];
+const VOTE_RESULT_COLUMNS = [
+  'migration_id',
+  'record_time',
+  'update_id',
+  'event_id',
+  'action_name',
+  'accepted',
+  'requester',
+  'effective_at',
+  'completed_at',
+  'result',
+] as const satisfies readonly (keyof VoteResultRow)[];
+
+/**
+ * The rows of a batch that never change once planned (updates, verdicts,
+ * traffic and activity records, vote results, transfer command events), encoded for COPY as they are
+ * added: a batch holds their bytes, outside the JavaScript heap, rather than
+ * objects the garbage collector copies until the batch commits.
+ */
+export class AppendedRows {
+  readonly updates = new BinaryCopyRows('updates', UPDATE_COLUMNS);
+  readonly verdicts = new CopyRows('verdicts', VERDICT_COLUMNS);
+  readonly traffic = new CopyRows('traffic_summaries', TRAFFIC_COLUMNS);
+  readonly appActivity = new CopyRows('app_activity_records', APP_ACTIVITY_COLUMNS);
+  readonly voteResults = new CopyRows('vote_results', VOTE_RESULT_COLUMNS);
+  readonly transferCommands = new CopyRows('transfer_command_events', TRANSFER_COMMAND_COLUMNS);
+
+  update(row: UpdateRow): void {
+    this.updates.add([
+      row.update_id,
+      row.migration_id,
+      parseTimestamp(row.record_time),
+      row.synchronizer_id,
+      row.kind,
+      row.workflow_id,
+      row.effective_at === null ? null : parseTimestamp(row.effective_at),
+      row.external_transaction_hash,
+      row.ledger_offset,
+      row.event_count,
+      row.payload,
+      row.payload_compact_length,
+    ]);
+  }
+
+  verdict(row: VerdictRow): void {
+    this.verdicts.add(VERDICT_COLUMNS.map((k) => row[k]));
+  }
+
+  trafficSummary(row: TrafficRow): void {
+    this.traffic.add(TRAFFIC_COLUMNS.map((k) => row[k]));
+  }
+
+  appActivityRecords(row: AppActivityRow): void {
+    this.appActivity.add(APP_ACTIVITY_COLUMNS.map((k) => row[k]));
+  }
+
+  voteResult(row: VoteResultRow): void {
+    this.voteResults.add(VOTE_RESULT_COLUMNS.map((k) => row[k]));
+  }
+
+  transferCommandEvent(row: TransferCommandEventRow): void {
+    this.transferCommands.add(TRANSFER_COMMAND_COLUMNS.map((k) => row[k]));
+  }
+
+  /** Bytes encoded so far. */
+  get bytes(): number {
+    return (
+      this.updates.bytes +
+      this.verdicts.bytes +
+      this.traffic.bytes +
+      this.appActivity.bytes +
+      this.voteResults.bytes +
+      this.transferCommands.bytes
+    );
+  }
+}
+
+export interface BatchRows {
+  migrations: MigrationRow[];
+  /** Updates, verdicts, traffic and activity records, encoded. */
+  appended: AppendedRows;
+  /** Creates, encoded: a contract id already present in the migration is bad input. */
+  contracts: CreatedContracts;
+  /** Contracts arriving by assignment, which the migration may already have. */
+  assignedContracts: ContractRow[];
+  archives: ArchiveRow[];
+  reassignments: ReassignmentRow[];
+  ranges: RangeRow[];
+  hourlyCounts: HourlyCountRow[];
+  /** The ACS deltas of `contracts` (the store adds those of archives and assignments). */
+  acsDeltas: AcsDeltaRow[];
+  /** Created-event blobs of contracts of the batch. */
+  contractBlobs: ContractBlobRow[];
+}
+
+/** A contract's created-event blob (contract_blobs). */
+export interface ContractBlobRow {
+  contract_id: string;
+  /** Base64. */
+  blob: string;
+}
