@@ -17,11 +17,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SignJWT } from 'jose';
-import { participantAudience } from '../src/api/auth/verifier';
 import { createSimulatorSource } from '../src/ingest/sources/simulator-source';
 import { runWorker } from '../src/ingest/worker';
-import { knobs, loadConfig } from '../src/internal/config';
+import { loadConfig } from '../src/internal/config';
+import { adminAuthorization } from './support/admin-token';
 import { createLogger } from '../src/internal/logger';
 import { ensureDatabase, freePort, startEmbeddedPostgres } from '../src/store/embedded-postgres';
 import { migrate } from '../src/store/migrator';
@@ -234,13 +233,7 @@ export async function runHotAnswersBench(options: HotAnswersOptions): Promise<Ho
       apiPort,
     );
     running.push(api);
-    const token = await new SignJWT({ aud: participantAudience(knobs.LEDGER_PARTICIPANT_ID.default) })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(ADMIN_USER)
-      .setIssuedAt()
-      .setExpirationTime('4h')
-      .sign(new TextEncoder().encode(HS256_SECRET));
-    const auth = { authorization: `Bearer ${token}` };
+    const auth = await adminAuthorization(ADMIN_USER, HS256_SECRET);
 
     // The parties of a transfer-factory request: the SV as sender, the DSO as receiver.
     const dso = (await (await fetch(`${api.url}/api/scan/v0/dso`)).json()) as { sv_party_id: string; dso_party_id: string };

@@ -33,11 +33,10 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
-import { SignJWT } from 'jose';
 import type pg from 'pg';
-import { participantAudience } from '../src/api/auth/verifier';
 import { formatDateTime, formatRecordTime, fromPgTimestamp, parseTimestamp, type Micros } from '../src/domain/time';
-import { knobs, loadConfig } from '../src/internal/config';
+import { loadConfig } from '../src/internal/config';
+import { adminAuthorization } from './support/admin-token';
 import { catchUpSnapshots } from '../src/jobs/acs-snapshots';
 import { acsPage, type CreationKey } from '../src/store/acs-repository';
 import { ensureDatabase, freePort, startEmbeddedPostgres } from '../src/store/embedded-postgres';
@@ -759,13 +758,7 @@ async function startApi(run: Run, large: LargeState): Promise<Api> {
     '/readyz',
   );
   run.running.push(api);
-  const token = await new SignJWT({ aud: participantAudience(knobs.LEDGER_PARTICIPANT_ID.default) })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(ADMIN_USER)
-    .setIssuedAt()
-    .setExpirationTime('4h')
-    .sign(new TextEncoder().encode(HS256_SECRET));
-  const auth = { authorization: `Bearer ${token}` };
+  const auth = await adminAuthorization(ADMIN_USER, HS256_SECRET);
   await expectOk(request(api.url, 'GET', `/api/scan/v2/updates/${ids[0]}`), 'S4');
   await expectOk(request(api.url, 'GET', `/api/scan/v0/events/${ids[0]}`), 'S5');
   await expectOk(request(api.url, 'POST', '/v2/updates/transaction-by-id', l1Body(ids[0]!), auth), 'L1');
