@@ -44,9 +44,17 @@ module.exports = {
     {
       name: 'web-is-a-client',
       severity: 'error',
-      comment: 'src/web (the browser UI) reads the service only through its public HTTP endpoints: it imports no server code.',
+      comment:
+        'src/web (the browser UI) reads the service only through its public HTTP endpoints: it imports no server code, only the types of the answers (src/api/<area>/schemas.ts, type-only).',
       from: { path: '^src/web/' },
-      to: { path: '^src/', pathNot: '^src/web/' },
+      to: { path: '^src/', pathNot: '^src/web/|^src/api/[a-z-]+/schemas\\.ts$' },
+    },
+    {
+      name: 'web-takes-answer-types-only',
+      severity: 'error',
+      comment: 'The answer schemas reach the browser code as types, never as code (nothing of zod is bundled).',
+      from: { path: '^src/web/' },
+      to: { path: '^src/api/[a-z-]+/schemas\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'server-does-not-import-web',

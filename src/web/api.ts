@@ -1,7 +1,11 @@
 /**
  * The UI's only way to the data: the service's public HTTP endpoints, called as any client calls
- * them. Errors come back as ApiError with the server's own message, so views can show it.
+ * them. Errors come back as ApiError with the server's own message, so views can show it. The
+ * answers' types come from the server's declarations of them (type-only: nothing of the server is
+ * bundled).
  */
+import type { z } from 'zod';
+import type { HourlyUpdates, SnapshotsPage } from '../api/indexer/schemas';
 
 export class ApiError extends Error {
   constructor(
@@ -107,21 +111,9 @@ export interface ClosedRoundsResponse {
   rounds: Contract<{ round: { number: string } }>[];
 }
 
-export interface AcsSnapshot {
-  migration_id: number;
-  record_time: string;
-  contract_count: number;
-  unlocked_amulet: string;
-  locked_amulet: string;
-}
-export interface SnapshotPage {
-  snapshots: AcsSnapshot[];
-  next_page_token: string | null;
-}
-export interface UpdatesPerHour {
-  migration_id: number | null;
-  buckets: { hour: string; updates: number }[];
-}
+export type SnapshotPage = z.input<typeof SnapshotsPage>;
+export type AcsSnapshot = SnapshotPage['snapshots'][number];
+export type UpdatesPerHour = z.input<typeof HourlyUpdates>;
 
 export interface TreeEvent {
   /** created_event, exercised_event or archived_event. */

@@ -6,7 +6,8 @@
 import { array, int64, json, nullable, object, str } from './builders';
 import { commonResponses, withCommonResponses } from './common-responses';
 import { withFairAccessResponses } from './fair-access';
-import { indexerPaths } from './indexer';
+import { pathsOf, SchemaComponents } from './from-operations';
+import { indexerOperations } from '../indexer/router';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
 import { registryPaths, registrySchemas } from './registry';
@@ -165,6 +166,10 @@ const operational: Paths = {
 };
 
 export function openApiDocument(version: string): Record<string, unknown> {
+  const components = new SchemaComponents();
+  const declared = {
+    ...pathsOf('/api/indexer', indexerOperations, components),
+  };
   return {
     openapi: '3.1.0',
     info: {
@@ -181,11 +186,11 @@ export function openApiDocument(version: string): Record<string, unknown> {
         ...ledgerPaths,
         ...prefixed('/registry', registryPaths),
         ...prefixed('/api/validator/v0/scan-proxy/registry', securedRegistryPaths),
-        ...prefixed('/api/indexer', indexerPaths),
+        ...declared,
       }),
     }),
     components: {
-      schemas: { ...scanSchemas, ...ledgerSchemas, ...registrySchemas },
+      schemas: { ...scanSchemas, ...ledgerSchemas, ...registrySchemas, ...components.schemas },
       responses: commonResponses,
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     },
