@@ -15,7 +15,7 @@ export const dateTime = (description?: string) => described(z.string().meta({ fo
 /** A decimal rendered with exactly 10 fractional digits. */
 export const decimal = (description?: string) => described(z.string().regex(/^-?[0-9]+\.[0-9]{10}$/), description);
 /** Any JSON object, such as a contract payload passed on as stored. */
-export const anyObject = (description?: string) => described(z.record(z.string(), z.unknown()), description);
+export const jsonObject = (description?: string) => described(z.looseObject({}), description);
 
 /** The Scan API's error body, also answered by /registry, /api/validator and /api/indexer. */
 export const ErrorResponse = z.object({ error: z.string() }).meta({ id: 'ErrorResponse' });

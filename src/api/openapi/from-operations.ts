@@ -13,10 +13,15 @@ type Paths = Record<string, Record<string, unknown>>;
 /** The bounds zod gives every safe integer, which say nothing to a reader of the document. */
 const SAFE_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
 
-function dropSafeBounds(schema: JsonSchema): void {
+/** Leaves out what zod states that says nothing: safe-integer bounds, and "any key, any value" on an open object. */
+function dropNoise(schema: JsonSchema): void {
   for (const key of ['minimum', 'maximum'] as const) {
     if (typeof schema[key] === 'number' && SAFE_BOUNDS.has(schema[key])) delete schema[key];
   }
+  const empty = (v: unknown) => typeof v === 'object' && v !== null && Object.keys(v).length === 0;
+  if (empty(schema.properties)) delete schema.properties;
+  if (empty(schema.additionalProperties)) delete schema.additionalProperties;
+  if (JSON.stringify(schema.propertyNames) === '{"type":"string"}') delete schema.propertyNames;
 }
 
 /** Named schemas met so far, shared by every operation of one document. */
@@ -34,7 +39,7 @@ export class SchemaComponents {
       unrepresentable: 'any',
       reused: 'inline',
       override: ({ zodSchema, jsonSchema }) => {
-        dropSafeBounds(jsonSchema);
+        dropNoise(jsonSchema);
         // zod leaves out a default given in .meta() on the input side; a query parameter's default is documented that way.
         const meta = z.globalRegistry.get(zodSchema);
         if (meta?.default !== undefined) (jsonSchema as JsonSchema).default = meta.default;
