@@ -28,6 +28,21 @@ const securedRegistryPaths = Object.fromEntries(
 
 type Paths = Record<string, Record<string, unknown>>;
 
+/** Paths of several sources as one, method by method; a method declared twice is a mistake. */
+function merged(...sources: Paths[]): Paths {
+  const out: Paths = {};
+  for (const source of sources) {
+    for (const [path, methods] of Object.entries(source)) {
+      const into = (out[path] ??= {});
+      for (const [method, op] of Object.entries(methods)) {
+        if (into[method] !== undefined) throw new Error(`${method.toUpperCase()} ${path} is in the document twice.`);
+        into[method] = op;
+      }
+    }
+  }
+  return out;
+}
+
 function prefixed(prefix: string, paths: Paths): Paths {
   return Object.fromEntries(Object.entries(paths).map(([p, v]) => [`${prefix}${p}`, v]));
 }
@@ -167,9 +182,8 @@ const operational: Paths = {
 
 export function openApiDocument(version: string): Record<string, unknown> {
   const components = new SchemaComponents();
-  const declared = {
-    ...pathsOf('/api/indexer', indexerOperations, components),
-  };
+  // Each router's declared operations, under the prefix it is mounted at.
+  const declared = merged(pathsOf('/api/indexer', indexerOperations, components));
   return {
     openapi: '3.1.0',
     info: {
@@ -180,14 +194,16 @@ export function openApiDocument(version: string): Record<string, unknown> {
     },
     paths: withCommonResponses({
       ...operational,
-      ...withFairAccessResponses({
-        ...prefixed('/api/scan', scanPaths),
-        ...prefixed('/api/validator', validatorPaths),
-        ...ledgerPaths,
-        ...prefixed('/registry', registryPaths),
-        ...prefixed('/api/validator/v0/scan-proxy/registry', securedRegistryPaths),
-        ...declared,
-      }),
+      ...withFairAccessResponses(
+        merged(
+          prefixed('/api/scan', scanPaths),
+          prefixed('/api/validator', validatorPaths),
+          ledgerPaths,
+          prefixed('/registry', registryPaths),
+          prefixed('/api/validator/v0/scan-proxy/registry', securedRegistryPaths),
+          declared,
+        ),
+      ),
     }),
     components: {
       schemas: { ...scanSchemas, ...ledgerSchemas, ...registrySchemas, ...components.schemas },
