@@ -31,6 +31,14 @@ import { ConfigError, type Config } from '../../internal/config';
 const CLOCK_LEEWAY_SECONDS = 5;
 /** How long JWKS keys are cached (Canton caches them for 5 minutes). */
 const JWKS_CACHE_MS = 5 * 60_000;
+/**
+ * How long a verified token is taken on trust before its signature is checked again (never past its
+ * exp): wallets send the same token on every poll, and checking an RS256 or ES256 signature costs more
+ * than answering a kept answer. Bounded so that a key withdrawn from the JWKS stops working soon after.
+ */
+const VERIFIED_TOKEN_TTL_MS = 60_000;
+/** Verified tokens kept at most; the oldest is dropped first. */
+const VERIFIED_TOKENS_KEPT = 10_000;
 /** Prefix of Canton's participant audience (AuthServiceJWTPayload). */
 const PARTICIPANT_AUDIENCE_PREFIX = 'https://daml.com/jwt/aud/participant/';
 /** The scope of Canton's scope-based tokens. */
@@ -180,16 +188,33 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
     throw new AuthFailure(401, `invalid token: ${errors.join('; ')}`);
   };
 
+  const verified = new Map<string, { principal: Principal; until: number }>();
+
+  const verifyUncached = async (token: string): Promise<{ principal: Principal; exp: number }> => {
+    const payload = await verifySignatureAndClaims(token);
+    checkTimes(payload, settings.maxTokenLifetimeSeconds);
+    const sub = payload.sub;
+    if (typeof sub !== 'string' || sub === '') throw new AuthFailure(401, 'invalid token: no sub claim');
+    if (settings.audience === undefined) checkParticipantBinding(payload, settings.participantId);
+    // requiredClaims makes jose refuse a token without a numeric exp.
+    const exp = payload.exp as number;
+    if (admins.has(sub)) return { principal: { user: sub, known: true, readAsAnyParty: true, readAs: new Set() }, exp };
+    const parties = rights.get(sub);
+    return { principal: { user: sub, known: parties !== undefined, readAsAnyParty: false, readAs: new Set(parties ?? []) }, exp };
+  };
+
   return {
     async verify(token) {
-      const payload = await verifySignatureAndClaims(token);
-      checkTimes(payload, settings.maxTokenLifetimeSeconds);
-      const sub = payload.sub;
-      if (typeof sub !== 'string' || sub === '') throw new AuthFailure(401, 'invalid token: no sub claim');
-      if (settings.audience === undefined) checkParticipantBinding(payload, settings.participantId);
-      if (admins.has(sub)) return { user: sub, known: true, readAsAnyParty: true, readAs: new Set() };
-      const parties = rights.get(sub);
-      return { user: sub, known: parties !== undefined, readAsAnyParty: false, readAs: new Set(parties ?? []) };
+      const now = Date.now();
+      const kept = verified.get(token);
+      if (kept !== undefined && now < kept.until) return kept.principal;
+      verified.delete(token);
+      // Failures are not kept: a refused token is checked again, and says why each time.
+      const { principal, exp } = await verifyUncached(token);
+      if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value as string);
+      // Until exp as jose judges it (with the leeway), and no longer than the TTL.
+      verified.set(token, { principal, until: Math.min(now + VERIFIED_TOKEN_TTL_MS, (exp + CLOCK_LEEWAY_SECONDS) * 1000) });
+      return principal;
     },
   };
 }

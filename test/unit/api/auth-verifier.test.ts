@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { SignJWT, UnsecuredJWT } from 'jose';
+import { jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import {
   AuthFailure,
   createTokenVerifier,
@@ -15,6 +15,12 @@ import {
   readPublicKey,
   type AuthSettings,
 } from '../../../src/api/auth/verifier';
+
+// jose's own check, counted: the verifier keeps verified tokens and must not check a kept one again.
+jest.mock('jose', () => {
+  const actual = jest.requireActual<typeof import('jose')>('jose');
+  return { ...actual, jwtVerify: jest.fn(actual.jwtVerify) };
+});
 
 const fixtures = path.join(__dirname, 'auth-fixtures');
 const RSA_CERT = fs.readFileSync(path.join(fixtures, 'rsa-test-cert.pem'), 'utf8');
@@ -224,6 +230,59 @@ describe('token verifier', () => {
       status: 401,
       unknownUser: false,
     });
+  });
+});
+
+describe('verified tokens kept', () => {
+  const signatureChecks = jwtVerify as jest.MockedFunction<typeof jwtVerify>;
+  /** Moves the clock (Date, which jose reads too) and nothing else. */
+  const clockAt = (now: number) =>
+    jest.useFakeTimers({
+      now,
+      doNotFake: [
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setInterval',
+        'clearInterval',
+        'setTimeout',
+        'clearTimeout',
+      ],
+    });
+  afterEach(() => jest.useRealTimers());
+
+  it('takes a verified token on trust for a minute, then checks its signature again', async () => {
+    const verifier = createTokenVerifier({ ...base, hs256Secret: SECRET });
+    const token = await hs();
+    const start = Date.now();
+    signatureChecks.mockClear();
+    await expect(verifier.verify(token)).resolves.toMatchObject({ user: 'alice' });
+    await expect(verifier.verify(token)).resolves.toMatchObject({ user: 'alice' });
+    expect(signatureChecks).toHaveBeenCalledTimes(1);
+    clockAt(start + 61_000);
+    await expect(verifier.verify(token)).resolves.toMatchObject({ user: 'alice' });
+    expect(signatureChecks).toHaveBeenCalledTimes(2);
+  });
+
+  it('never past exp (with the leeway): a kept token that expired is refused', async () => {
+    const verifier = createTokenVerifier({ ...base, hs256Secret: SECRET });
+    const start = Date.now();
+    const token = await hs({ exp: Math.floor(start / 1000) + 20 });
+    await expect(verifier.verify(token)).resolves.toMatchObject({ user: 'alice' });
+    clockAt(start + 26_000);
+    expect(await failure(verifier.verify(token))).toEqual({ status: 401, unknownUser: false });
+  });
+
+  it('keeps no refusal: a refused token is checked, and refused, every time', async () => {
+    const verifier = createTokenVerifier({ ...base, hs256Secret: SECRET });
+    const forged = await hs({}, 'another-secret-0123456789abcdef');
+    signatureChecks.mockClear();
+    expect(await failure(verifier.verify(forged))).toEqual({ status: 401, unknownUser: false });
+    expect(await failure(verifier.verify(forged))).toEqual({ status: 401, unknownUser: false });
+    expect(signatureChecks).toHaveBeenCalledTimes(2);
   });
 });
 
