@@ -58,6 +58,16 @@ export function itemKey(item: CanonicalItem): StreamKey | undefined {
   return typeof migrationId === 'number' ? { migrationId, recordTime } : undefined;
 }
 
+/** Which of these update and verdict ids are stored: how the pipeline looks up items that may be (its `lookUpStored`). */
+export function storedLookup(
+  db: Db,
+): (updateIds: string[], verdictIds: string[]) => Promise<{ updates: Set<string>; verdicts: Set<string> }> {
+  return async (updateIds, verdictIds) => ({
+    updates: await storedUpdateIds(db, updateIds),
+    verdicts: await storedVerdictIds(db, verdictIds),
+  });
+}
+
 /**
  * Tells the planner which of these items are stored already. Only items at or
  * before `storedMax` can be: the single writer stores items in stream order.
