@@ -7,7 +7,7 @@
  *    runWorker), whose updates S4, S5 and L1 look up;
  * 2. a synthetic amulet history after it, as canonical transactions that each
  *    create or archive `contractsPerTransaction` Amulet / LockedAmulet
- *    contracts, planned with BatchPlanner and committed with commitPlan:
+ *    contracts, through the pipeline and the writer (runPipeline, commitPlan):
  *    - `activeAmulets` live amulets and locked amulets spread over `owners`
  *      owner parties (about 10 each at full scale);
  *    - `historyAmulets` archived amulets of the same owners;
@@ -27,13 +27,14 @@ import { sql } from 'kysely';
 import type pg from 'pg';
 import type { CanonicalItem, CreatedEvent, ExercisedEvent, TreeEvent } from '../src/domain/items';
 import { formatRecordTime, fromPgTimestamp, parseTimestamp, type Micros } from '../src/domain/time';
-import { BatchPlanner } from '../src/ingest/batch-plan';
+import { runPipeline } from '../src/ingest/pipeline';
+import type { SourceItem } from '../src/ingest/source';
 import { createSimulatorSource } from '../src/ingest/sources/simulator-source';
 import { runWorker } from '../src/ingest/worker';
-import { commitPlan, keyOfCheckpoint, type AppliedBatch } from '../src/ingest/writer';
+import { commitPlan, storedLookup } from '../src/ingest/writer';
 import { createLogger } from '../src/internal/logger';
 import { catchUpSnapshots } from '../src/jobs/acs-snapshots';
-import { readCheckpoint } from '../src/store/ingest-repository';
+import { newestStoredKey, readCheckpoint } from '../src/store/ingest-repository';
 import type { Db } from '../src/store/pool';
 import { DEFAULT_START_TIME } from '../src/simulator/options';
 import { TEMPLATES } from '../src/simulator/templates';
@@ -326,8 +327,6 @@ function* syntheticItems(spec: DatasetSpec, network: Network, owners: string[]):
 // ---------------------------------------------------------------------------------------------
 // Building
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 async function network(db: Db, migrationId: number): Promise<Network> {
   const { rows } = await sql<{ dso: string | null; sync: string | null; round: string | null; last: string | null }>`
     select (select dso_party from contracts where dso_party is not null limit 1) as dso,
@@ -347,44 +346,42 @@ async function network(db: Db, migrationId: number): Promise<Network> {
   };
 }
 
-/** Applies the synthetic stream with BatchPlanner + commitPlan, planning the next batch while the current one commits. */
+/** Applies the synthetic stream through runPipeline, which plans the next batch while the current one commits. */
 async function applySynthetic(db: Db, spec: DatasetSpec, net: Network, owners: string[], log: (line: string) => void): Promise<number> {
   const stream = `readbench:synthetic:seed=${spec.seed}`;
   const checkpoint = await readCheckpoint(db, stream);
   if (checkpoint) throw new Error(`the database already holds the stream ${stream}: the read benchmark needs an empty database`);
-  let previousKey = keyOfCheckpoint(checkpoint);
-  let position: string | null = null;
-  let inFlight: Promise<AppliedBatch> | undefined;
-  let planner = new BatchPlanner(previousKey);
-  let count = 0;
   let contracts = 0;
   let lastLog = Date.now();
   const started = Date.now();
-  const seal = async () => {
-    const plan = planner.finish();
-    previousKey = plan.last;
-    planner = new BatchPlanner(previousKey);
-    if (inFlight) await inFlight;
-    inFlight = commitPlan(db, stream, plan, position);
-    position = plan.position;
-  };
-  for (const item of syntheticItems(spec, net, owners)) {
-    count += 1;
-    contracts += Object.keys((item.update as { events_by_id: object }).events_by_id).length;
-    planner.add({ item, position: String(count), origin: `synthetic item ${count}` });
-    if (planner.items >= spec.itemsPerBatch) await seal();
-    // Let the COPY of the batch in flight stream while this one is planned.
-    else if (count % 10 === 0) await yieldToEventLoop();
-    if (Date.now() - lastLog > 15_000) {
-      lastLog = Date.now();
-      log(
-        `  synthetic history: ${count} transactions, ${contracts} contract events, ${Math.round(contracts / ((Date.now() - started) / 1000))} events/s`,
-      );
+  function* items(): Generator<SourceItem> {
+    let count = 0;
+    for (const item of syntheticItems(spec, net, owners)) {
+      count += 1;
+      contracts += Object.keys((item.update as { events_by_id: object }).events_by_id).length;
+      if (Date.now() - lastLog > 15_000) {
+        lastLog = Date.now();
+        log(
+          `  synthetic history: ${count} transactions, ${contracts} contract events, ${Math.round(contracts / ((Date.now() - started) / 1000))} events/s`,
+        );
+      }
+      yield { item, position: String(count), origin: `synthetic item ${count}` };
     }
   }
-  if (planner.items > 0) await seal();
-  if (inFlight) await inFlight;
-  return count;
+  const generated = items();
+  const result = await runPipeline({
+    items: { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve(generated.next()) }) },
+    checkpoint,
+    batchSize: spec.itemsPerBatch,
+    // Batches are sealed by size: the time limit is for live sources, and this one never keeps the pipeline waiting.
+    batchMaxWaitMs: 60_000,
+    commit: (plan, expectedPosition) => commitPlan(db, stream, plan, expectedPosition),
+    onApplied: () => undefined,
+    signal: new AbortController().signal,
+    storedMax: await newestStoredKey(db),
+    lookUpStored: storedLookup(db),
+  });
+  return result.items;
 }
 
 async function timed<T>(seconds: Record<string, number>, name: string, work: () => Promise<T>): Promise<T> {

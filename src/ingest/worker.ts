@@ -11,13 +11,13 @@ import { sleep } from '../internal/sleep';
 import type { Metrics } from '../internal/metrics';
 import { catchUpSnapshots, scheduleSnapshots } from '../jobs/acs-snapshots';
 import { historyRetention } from '../jobs/history-retention';
-import { newestStoredKey, readCheckpoint, storedUpdateIds, storedVerdictIds } from '../store/ingest-repository';
+import { newestStoredKey, readCheckpoint } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
 import { acquireWriterLock } from '../store/writer-lock';
 import { UpstreamError } from './http-client';
 import { runPipeline } from './pipeline';
 import { SourceItemError, type Source } from './source';
-import { commitPlan, type AppliedBatch } from './writer';
+import { commitPlan, storedLookup, type AppliedBatch } from './writer';
 
 export interface WorkerOptions {
   db: Db;
@@ -100,10 +100,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
     const result = await runPipeline({
       items: source.read(checkpoint?.position, running),
       storedMax: await newestStoredKey(db),
-      lookUpStored: async (updateIds, verdictIds) => ({
-        updates: await storedUpdateIds(db, updateIds),
-        verdicts: await storedVerdictIds(db, verdictIds),
-      }),
+      lookUpStored: storedLookup(db),
       checkpoint,
       batchSize: options.batchSize,
       batchMaxWaitMs: options.batchMaxWaitMs,

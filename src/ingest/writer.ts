@@ -10,7 +10,6 @@ import {
   CheckpointConflictError,
   advanceCheckpoint,
   inWriteTransaction,
-  newestStoredKey,
   readCheckpoint,
   storedUpdateIds,
   storedVerdictIds,
@@ -21,9 +20,9 @@ import { markChangedAnswers } from '../store/answer-versions-repository';
 import type { Db } from '../store/pool';
 import { ensureHistoryPartitions } from '../store/partitions';
 import { DuplicateContractError, DuplicateKeyError } from '../store/storage-errors';
-import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
-import { BatchPlanner, type BatchCounts, type Plan } from './batch-plan';
-import { SourceItemError, type SourceItem } from './source';
+import type { StreamKey } from '../domain/stream-key';
+import type { BatchCounts, Plan } from './batch-plan';
+import { SourceItemError } from './source';
 
 export interface AppliedBatch {
   checkpoint: Checkpoint;
@@ -58,20 +57,14 @@ export function itemKey(item: CanonicalItem): StreamKey | undefined {
   return typeof migrationId === 'number' ? { migrationId, recordTime } : undefined;
 }
 
-/**
- * Tells the planner which of these items are stored already. Only items at or
- * before `storedMax` can be: the single writer stores items in stream order.
- */
-async function markStoredItems(db: Db, planner: BatchPlanner, items: SourceItem[], storedMax: StreamKey | undefined): Promise<void> {
-  if (!storedMax) return;
-  const maybe = items.filter((i) => {
-    const key = itemKey(i.item);
-    return key !== undefined && compareStreamKeys(key, storedMax) <= 0;
+/** Which of these update and verdict ids are stored: how the pipeline looks up items that may be (its `lookUpStored`). */
+export function storedLookup(
+  db: Db,
+): (updateIds: string[], verdictIds: string[]) => Promise<{ updates: Set<string>; verdicts: Set<string> }> {
+  return async (updateIds, verdictIds) => ({
+    updates: await storedUpdateIds(db, updateIds),
+    verdicts: await storedVerdictIds(db, verdictIds),
   });
-  if (maybe.length === 0) return;
-  const updateIds = maybe.flatMap((i) => (typeof i.item.update?.update_id === 'string' ? [i.item.update.update_id] : []));
-  const verdictIds = maybe.flatMap((i) => (typeof i.item.verdict?.update_id === 'string' ? [i.item.verdict.update_id] : []));
-  planner.markStored(await storedUpdateIds(db, updateIds), await storedVerdictIds(db, verdictIds));
 }
 
 function writeError(plan: Plan, err: unknown): unknown {
@@ -87,14 +80,14 @@ function writeError(plan: Plan, err: unknown): unknown {
   return err;
 }
 
+const NOTHING: BatchCounts = { updates: 0, importUpdates: 0, events: 0, verdicts: 0, reassignments: 0 };
+
 /**
  * Commits a planned batch. `expectedPosition` is where the caller believes the
  * stream stands (null: no checkpoint yet). If the stored checkpoint already is
  * this batch's last position, the batch committed before (its reply was lost)
  * and is not applied again; any other difference means another writer.
  */
-const NOTHING: BatchCounts = { updates: 0, importUpdates: 0, events: 0, verdicts: 0, reassignments: 0 };
-
 export async function commitPlan(db: Db, stream: string, plan: Plan, expectedPosition: string | null): Promise<AppliedBatch> {
   const started = performance.now();
   // Before the batch's transaction, in transactions of their own (a no-op once a month's partitions are known).
@@ -152,21 +145,4 @@ export async function commitPlan(db: Db, stream: string, plan: Plan, expectedPos
   } catch (err) {
     throw writeError(plan, err);
   }
-}
-
-/**
- * Plans and commits one batch of items after the stream's checkpoint.
- * `expectedPosition`: as for commitPlan; omitted, the stored checkpoint is taken as given.
- */
-export async function applyBatch(db: Db, stream: string, items: SourceItem[], expectedPosition?: string | null): Promise<AppliedBatch> {
-  if (items.length === 0) throw new Error('applyBatch needs at least one item');
-  const checkpoint = await readCheckpoint(db, stream);
-  const expected = expectedPosition === undefined ? (checkpoint?.position ?? null) : expectedPosition;
-  if ((checkpoint?.position ?? null) !== expected && checkpoint?.position === items[items.length - 1]!.position) {
-    return { checkpoint, last: keyOfCheckpoint(checkpoint), updates: 0, counts: NOTHING, durationMs: 0, latest: [] };
-  }
-  const planner = new BatchPlanner(keyOfCheckpoint(checkpoint));
-  await markStoredItems(db, planner, items, await newestStoredKey(db));
-  for (const item of items) planner.add(item);
-  return commitPlan(db, stream, planner.finish(), expected);
 }

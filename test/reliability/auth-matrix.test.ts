@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { exportJWK, SignJWT, UnsecuredJWT } from 'jose';
 import type { TransactionUpdate } from '../../src/domain/items';
-import { applyBatch } from '../../src/ingest/writer';
+import { ingestItems } from '../support/ingest';
 import { useTestDatabase } from '../support/database/database';
 import { request, startTestApi, type TestApi } from '../support/http/http';
 import { simulatedItems } from '../support/items/simulated-network';
@@ -64,7 +64,7 @@ describe('the authentication matrix', () => {
   const pemPublic = crypto.createPublicKey(pemCertificate).export({ type: 'spki', format: 'pem' }).toString();
 
   beforeAll(async () => {
-    await applyBatch(
+    await ingestItems(
       t.db,
       'sim',
       items.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` })),

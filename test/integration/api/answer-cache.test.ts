@@ -10,7 +10,7 @@
 import type pg from 'pg';
 import type { CanonicalItem, CreatedEvent, TreeEvent } from '../../../src/domain/items';
 import type { Json } from '../../../src/domain/json';
-import { applyBatch } from '../../../src/ingest/writer';
+import { ingestItems } from '../../support/ingest';
 import { storeContractBlobs } from '../../../src/store/ingest-repository';
 import { setNetworkFact } from '../../../src/store/network-repository';
 import { createDb, createPool, type Db } from '../../../src/store/pool';
@@ -211,7 +211,7 @@ describe('kept answers: a change is served by the next request after its commit,
 
   /** Applies items after the newest stored one with the real writer, on the writer's own pool. */
   async function write(...updates: CanonicalItem[]): Promise<void> {
-    await applyBatch(
+    await ingestItems(
       writer.db,
       'test',
       updates.map((item) => ({ item, position: `hand-${++written}`, origin: `hand ${written}` })),

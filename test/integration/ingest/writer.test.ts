@@ -1,7 +1,7 @@
 /** The writer: bad input stops ingestion naming the item, with nothing of its batch applied; re-applied items are no-ops. */
 import { sql } from 'kysely';
 import { SourceItemError } from '../../../src/ingest/source';
-import { applyBatch } from '../../../src/ingest/writer';
+import { ingestItems } from '../../support/ingest';
 import type { CanonicalItem } from '../../../src/domain/items';
 import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../support/database/database';
 import { archived, created, reassignment, transaction } from '../../support/items/hand-items';
@@ -30,14 +30,14 @@ describe('bad input stops with a precise error and applies nothing of its batch'
       transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')]),
       transaction('u2', '2025-01-01T10:00:01.000000Z', [archived('u2', 0, 'nope')]),
     ]);
-    await expect(applyBatch(t.db, 'test', batch)).rejects.toThrow(
+    await expect(ingestItems(t.db, 'test', batch)).rejects.toThrow(
       new SourceItemError('test:2', 'u2', 'archive of contract nope, which is unknown or already archived in migration 0'),
     );
     expect(await counts()).toEqual({ updates: 0, contracts: 0 });
   });
 
   it('an archive of a contract archived in an earlier batch', async () => {
-    await applyBatch(
+    await ingestItems(
       t.db,
       'test',
       asSource([
@@ -46,14 +46,14 @@ describe('bad input stops with a precise error and applies nothing of its batch'
       ]),
     );
     await expect(
-      applyBatch(t.db, 'test', asSource([transaction('u3', '2025-01-01T10:00:02.000000Z', [archived('u3', 0, 'c1')])], 3)),
+      ingestItems(t.db, 'test', asSource([transaction('u3', '2025-01-01T10:00:02.000000Z', [archived('u3', 0, 'c1')])], 3)),
     ).rejects.toThrow('test:3 (update u3): archive of contract c1, which is unknown or already archived in migration 0');
   });
 
   it('an item out of order, across batches', async () => {
-    await applyBatch(t.db, 'test', asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')])]));
+    await ingestItems(t.db, 'test', asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')])]));
     await expect(
-      applyBatch(t.db, 'test', asSource([transaction('u0', '2025-01-01T09:59:59.999999Z', [created('u0', 0, 'c0')])], 2)),
+      ingestItems(t.db, 'test', asSource([transaction('u0', '2025-01-01T09:59:59.999999Z', [created('u0', 0, 'c0')])], 2)),
     ).rejects.toThrow(
       'test:2 (update u0): out of order: (migration 0, 2025-01-01T09:59:59.999999Z) comes after (migration 0, 2025-01-01T10:00:00.000000Z)',
     );
@@ -63,13 +63,13 @@ describe('bad input stops with a precise error and applies nothing of its batch'
   it('a dangling event reference and a contract created twice', async () => {
     const dangling = transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')]);
     (dangling.update as { root_event_ids: string[] }).root_event_ids.push('u1:7');
-    await expect(applyBatch(t.db, 'test', asSource([dangling]))).rejects.toThrow(
+    await expect(ingestItems(t.db, 'test', asSource([dangling]))).rejects.toThrow(
       'test:1 (update u1): event id u1:7 is referenced but not in events_by_id',
     );
 
-    await applyBatch(t.db, 'test', asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')])]));
+    await ingestItems(t.db, 'test', asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')])]));
     await expect(
-      applyBatch(t.db, 'test', asSource([transaction('u2', '2025-01-01T10:00:01.000000Z', [created('u2', 0, 'c1')])], 2)),
+      ingestItems(t.db, 'test', asSource([transaction('u2', '2025-01-01T10:00:01.000000Z', [created('u2', 0, 'c1')])], 2)),
     ).rejects.toThrow('test:2 (update u2): contract c1 is created again in the same migration');
   });
 
@@ -78,8 +78,8 @@ describe('bad input stops with a precise error and applies nothing of its batch'
       transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')]),
       transaction('u2', '2025-01-01T10:00:01.000000Z', [archived('u2', 0, 'c1')]),
     ]);
-    await applyBatch(t.db, 'stream-a', items);
-    await applyBatch(t.db, 'stream-b', items);
+    await ingestItems(t.db, 'stream-a', items);
+    await ingestItems(t.db, 'stream-b', items);
     expect(await counts()).toEqual({ updates: 2, contracts: 1 });
   });
 
@@ -87,29 +87,29 @@ describe('bad input stops with a precise error and applies nothing of its batch'
     const blobs = async () =>
       (await sql<{ contract_id: string; blob: string }>`select * from contract_blobs order by 1`.execute(t.db)).rows;
     const first = { ...transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')]), created_event_blobs: { c1: 'AAAA' } };
-    await applyBatch(t.db, 'test', asSource([first]));
+    await ingestItems(t.db, 'test', asSource([first]));
     expect(await blobs()).toEqual([{ contract_id: 'c1', blob: 'AAAA' }]);
-    await applyBatch(t.db, 'other', asSource([first]));
+    await ingestItems(t.db, 'other', asSource([first]));
     expect(await blobs()).toEqual([{ contract_id: 'c1', blob: 'AAAA' }]);
     // The same contract assigned with a new blob (as after a hard migration): the new one is served.
     const assigned = { ...reassignment('u2', '2025-01-01T10:00:01.000000Z', 'assign', 'c1', 1), created_event_blobs: { c1: 'BBBB' } };
-    await applyBatch(t.db, 'test', asSource([assigned], 2));
+    await ingestItems(t.db, 'test', asSource([assigned], 2));
     expect(await blobs()).toEqual([{ contract_id: 'c1', blob: 'BBBB' }]);
   });
 
   it('an update repeated inside one batch is a no-op, not an error', async () => {
     const item = transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')]);
-    await applyBatch(t.db, 'test', asSource([item, item]));
+    await ingestItems(t.db, 'test', asSource([item, item]));
     expect(await counts()).toEqual({ updates: 1, contracts: 1 });
   });
 
   it('keeps reassignments and an archive of a stored contract in one batch', async () => {
-    await applyBatch(
+    await ingestItems(
       t.db,
       'test',
       asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1'), created('u1', 1, 'c2')])]),
     );
-    await applyBatch(
+    await ingestItems(
       t.db,
       'test',
       asSource(
@@ -136,12 +136,14 @@ describe('bad input stops with a precise error and applies nothing of its batch'
 
   it('tells a lost commit acknowledgement from another writer', async () => {
     const batch = asSource([transaction('u1', '2025-01-01T10:00:00.000000Z', [created('u1', 0, 'c1')])]);
-    await applyBatch(t.db, 'test', batch, null);
+    await ingestItems(t.db, 'test', batch, { checkpoint: null });
     // The same batch again, from a writer that did not see its commit: already applied, nothing written.
-    const again = await applyBatch(t.db, 'test', batch, null);
+    const again = await ingestItems(t.db, 'test', batch, { checkpoint: null });
     expect(again.updates).toBe(0);
     await expect(
-      applyBatch(t.db, 'test', asSource([transaction('u2', '2025-01-01T10:00:01.000000Z', [created('u2', 0, 'c2')])], 2), null),
+      ingestItems(t.db, 'test', asSource([transaction('u2', '2025-01-01T10:00:01.000000Z', [created('u2', 0, 'c2')])], 2), {
+        checkpoint: null,
+      }),
     ).rejects.toBeInstanceOf(CheckpointConflictError);
     expect(await counts()).toEqual({ updates: 1, contracts: 1 });
   });

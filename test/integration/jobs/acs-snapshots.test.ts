@@ -1,7 +1,7 @@
 /** ACS snapshots announced on the Scan schedule, with their figures, as ingestion passes each boundary. */
 import { sql } from 'kysely';
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
-import { applyBatch } from '../../../src/ingest/writer';
+import { ingestItems } from '../../support/ingest';
 import type { CanonicalItem } from '../../../src/domain/items';
 import { createTestDatabase, destroyTestDatabase, type TestDatabase } from '../../support/database/database';
 import { archived, created, transaction } from '../../support/items/hand-items';
@@ -23,13 +23,13 @@ describe('ACS snapshots on the Scan schedule', () => {
       transaction('u3', '2025-01-01T18:00:00.000000Z', [archived('u3', 0, 'c1'), archived('u3', 1, 'a1')]),
       transaction('u4', '2025-01-01T21:30:00.000000Z', [created('u4', 0, 'c3')]),
     ];
-    await applyBatch(t.db, 'test', asSource(items.slice(0, 1)));
+    await ingestItems(t.db, 'test', asSource(items.slice(0, 1)));
     // Ingestion has not reached 15:00 yet: nothing is due.
     expect((await catchUpSnapshots(t.db)).taken).toEqual([]);
-    await applyBatch(t.db, 'test', asSource(items.slice(1, 2), 2));
+    await ingestItems(t.db, 'test', asSource(items.slice(1, 2), 2));
     // The first boundary strictly after hour 14 is 15:00, now passed; 18:00 is not reached by 17:59:59.999999.
     expect((await catchUpSnapshots(t.db)).taken).toEqual([{ migrationId: 0, recordTime: '2025-01-01T15:00:00.000000Z' }]);
-    await applyBatch(t.db, 'test', asSource(items.slice(2), 3));
+    await ingestItems(t.db, 'test', asSource(items.slice(2), 3));
     // Stopped (a shutdown): nothing more is taken, and the next run catches up from the latest snapshot.
     const stopped = new AbortController();
     stopped.abort();

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, SignJWT, UnsecuredJWT } from 'jose';
 import type { TransactionUpdate } from '../../../src/domain/items';
-import { applyBatch } from '../../../src/ingest/writer';
+import { ingestItems } from '../../support/ingest';
 import { useTestDatabase } from '../../support/database/database';
 import { startTestApi, type TestApi } from '../../support/http/http';
 import { simulatedItems } from '../../support/items/simulated-network';
@@ -98,7 +98,7 @@ describe('ledger authentication', () => {
       .sign(key);
 
   beforeAll(async () => {
-    await applyBatch(
+    await ingestItems(
       t.db,
       'sim',
       items.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` })),

@@ -9,7 +9,7 @@ import { LedgerClient } from '@canton-network/core-ledger-client';
 import pino from 'pino';
 import { sql } from 'kysely';
 import type { TransactionUpdate } from '../../../src/domain/items';
-import { applyBatch } from '../../../src/ingest/writer';
+import { ingestItems } from '../../support/ingest';
 import { useTestDatabase } from '../../support/database/database';
 import { startTestApi, type TestApi } from '../../support/http/http';
 import { simulatedItems } from '../../support/items/simulated-network';
@@ -31,7 +31,7 @@ describe('the Canton ledger client against the server', () => {
   let client: LedgerClient;
   let offset = 0;
   beforeAll(async () => {
-    await applyBatch(
+    await ingestItems(
       t.db,
       'sim',
       items.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` })),

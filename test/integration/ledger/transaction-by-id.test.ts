@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { TransactionUpdate } from '../../../src/domain/items';
-import { applyBatch } from '../../../src/ingest/writer';
+import { ingestItems } from '../../support/ingest';
 import { useTestDatabase } from '../../support/database/database';
 import { reassignment } from '../../support/items/hand-items';
 import { startTestApi, type TestApi } from '../../support/http/http';
@@ -93,7 +93,7 @@ describe('POST /v2/updates/transaction-by-id', () => {
 
   beforeAll(async () => {
     const all = [...items, reassignment(REASSIGNMENT_ID, '2030-01-01T00:00:00.000000Z', 'assign', 'c-reassigned', 1)];
-    await applyBatch(
+    await ingestItems(
       t.db,
       'sim',
       all.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` })),

@@ -5,7 +5,7 @@
  * update; compact_json still works, and an unassignment, which carries no
  * Daml values, is the same in both encodings.
  */
-import { applyBatch } from '../../../src/ingest/writer';
+import { ingestItems } from '../../support/ingest';
 import { useTestDatabase } from '../../support/database/database';
 import { created, reassignment, transaction } from '../../support/items/hand-items';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
@@ -18,7 +18,7 @@ describe('protobuf_json of updates ingested without it', () => {
   const tx = transaction('u1', '2025-01-01T00:00:00.000000Z', [created('u1', 0, '00c1')]);
   const unassign = reassignment('u2', '2025-01-01T00:00:01.000000Z', 'unassign', '00c1', 1);
   beforeAll(async () => {
-    await applyBatch(t.db, 'hand', [
+    await ingestItems(t.db, 'hand', [
       { item: tx, position: '1', origin: 'test' },
       { item: unassign, position: '2', origin: 'test' },
     ]);

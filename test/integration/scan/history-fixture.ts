@@ -4,7 +4,7 @@
  * (sorting and rendering here, never through the repository code).
  */
 import type { CanonicalItem, TransactionUpdate, Update } from '../../../src/domain/items';
-import { applyBatch } from '../../../src/ingest/writer';
+import { ingestItems } from '../../support/ingest';
 import type { SourceItem } from '../../../src/ingest/source';
 import type { Db } from '../../../src/store/pool';
 import { parseTimestamp } from '../../../src/domain/time';
@@ -21,14 +21,8 @@ export function historyItems(): CanonicalItem[] {
 }
 
 export async function loadItems(db: Db, items: CanonicalItem[], stream = 'test', batchSize = 250): Promise<void> {
-  let position: string | null = null;
-  for (let i = 0; i < items.length; i += batchSize) {
-    const batch: SourceItem[] = items
-      .slice(i, i + batchSize)
-      .map((item, j) => ({ item, position: String(i + j + 1), origin: `item ${i + j}` }));
-    const applied = await applyBatch(db, stream, batch, position);
-    position = applied.checkpoint.position;
-  }
+  const source: SourceItem[] = items.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i}` }));
+  await ingestItems(db, stream, source, { batchSize });
 }
 
 export const isTx = (u: Update): u is TransactionUpdate => 'events_by_id' in u;

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import { pageTokensWithKey } from '../../../src/api/page-token';
 import type { CanonicalItem, TreeEvent } from '../../../src/domain/items';
-import { applyBatch } from '../../../src/ingest/writer';
+import { ingestItems } from '../../support/ingest';
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
 import {
   acsAt,
@@ -451,7 +451,7 @@ describe('holdings on a hand-built network', () => {
   let api: TestApi;
   let position = 1;
   const apply = async (...batch: CanonicalItem[]) => {
-    await applyBatch(
+    await ingestItems(
       t.db,
       'hand',
       batch.map((item) => ({ item, position: String(position), origin: `hand:${position++}` })),

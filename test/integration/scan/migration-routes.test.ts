@@ -1,6 +1,6 @@
 /** S6 and S15: migration-info and the last migration id, with record times round-tripped through the writer. */
 import { sql } from 'kysely';
-import { applyBatch } from '../../../src/ingest/writer';
+import { ingestItems } from '../../support/ingest';
 import { transaction } from '../../support/items/hand-items';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
@@ -33,9 +33,9 @@ describe('migration routes', () => {
       .values([{ migration_id: 1 }, { migration_id: 5 }])
       .onConflict((oc) => oc.doNothing())
       .execute();
-    await applyBatch(t.db, 'm4', [{ item: transaction('m4-a', '2024-01-01T00:00:00.000000Z', [], 4, SYNC), position: '1', origin: 't' }]);
-    await applyBatch(t.db, 'm4', [{ item: transaction('m4-b', '2024-01-02T00:00:00.000000Z', [], 4, SYNC), position: '2', origin: 't' }]);
-    await applyBatch(
+    await ingestItems(t.db, 'm4', [{ item: transaction('m4-a', '2024-01-01T00:00:00.000000Z', [], 4, SYNC), position: '1', origin: 't' }]);
+    await ingestItems(t.db, 'm4', [{ item: transaction('m4-b', '2024-01-02T00:00:00.000000Z', [], 4, SYNC), position: '2', origin: 't' }]);
+    await ingestItems(
       t.db,
       'm7',
       [

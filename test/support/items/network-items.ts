@@ -6,7 +6,7 @@
  */
 import type { CanonicalItem, CreatedEvent, ExercisedEvent, TreeEvent } from '../../../src/domain/items';
 import type { Json } from '../../../src/domain/json';
-import { applyBatch } from '../../../src/ingest/writer';
+import { ingestItems } from '../ingest';
 import type { Db } from '../../../src/store/pool';
 import type { LiveContract } from '../replays/live-acs';
 import { transaction } from './hand-items';
@@ -92,10 +92,8 @@ export function after(iso: string, seconds: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}.${iso.slice(20, 26)}Z`;
 }
 
-/** Applies the items with the real writer, in batches. */
+/** Applies the items through the pipeline and the real writer, in batches. */
 export async function load(db: Db, items: CanonicalItem[], stream = 'test', batch = 500): Promise<void> {
-  for (let i = 0; i < items.length; i += batch) {
-    const slice = items.slice(i, i + batch).map((item, j) => ({ item, position: String(i + j + 1), origin: `item ${i + j + 1}` }));
-    await applyBatch(db, stream, slice);
-  }
+  const source = items.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` }));
+  await ingestItems(db, stream, source, { batchSize: batch });
 }
