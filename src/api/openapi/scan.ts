@@ -322,27 +322,6 @@ export const scanPaths = {
       responses: { '200': json(ref('EventHistoryItem')), ...errors(400, 404, 500, 501) },
     },
   },
-  '/v0/backfilling/migration-info': {
-    post: {
-      summary: 'S6: what this instance holds of a migration.',
-      requestBody: jsonBody(object({ migration_id: int64() })),
-      responses: {
-        '200': json(
-          object(
-            {
-              previous_migration_id: nullable(int64()),
-              record_time_range: array(ref('RecordTimeRange')),
-              last_import_update_id: nullable(str()),
-              complete: bool(),
-              import_updates_complete: nullable(bool()),
-            },
-            ['previous_migration_id', 'last_import_update_id', 'import_updates_complete'],
-          ),
-        ),
-        ...errors(400, 404),
-      },
-    },
-  },
   '/v0/backfilling/import-updates': {
     post: {
       summary: 'Import updates of a migration (the ACS carried over a hard migration), by update id; for mirrors.',
