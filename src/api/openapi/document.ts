@@ -8,6 +8,7 @@ import { commonResponses, withCommonResponses } from './common-responses';
 import { withFairAccessResponses } from './fair-access';
 import { pathsOf, SchemaComponents } from './from-operations';
 import { indexerOperations } from '../indexer/router';
+import { acsOperations } from '../scan/acs-routes';
 import { migrationOperations } from '../scan/migration-routes';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
@@ -184,7 +185,11 @@ const operational: Paths = {
 export function openApiDocument(version: string): Record<string, unknown> {
   const components = new SchemaComponents();
   // Each router's declared operations, under the prefix it is mounted at.
-  const declared = merged(pathsOf('/api/indexer', indexerOperations, components), pathsOf('/api/scan', migrationOperations, components));
+  const declared = merged(
+    pathsOf('/api/indexer', indexerOperations, components),
+    pathsOf('/api/scan', migrationOperations, components),
+    pathsOf('/api/scan', acsOperations, components),
+  );
   return {
     openapi: '3.1.0',
     info: {

@@ -57,24 +57,6 @@ const cursor = object({ after_migration_id: int64(), after_record_time: str('Rec
 const stringToken = str('next_page_token of the previous page.');
 const numberToken = int64('next_page_token of the previous page (valid for 24 hours).');
 
-/** The ACS at a snapshot (served at /v0/state/acs, /v2/state/acs and, with an int64 token, /v1/state/acs). */
-const acsState = (after: Schema, response: string) => ({
-  summary: 'The ACS at a snapshot, filtered by stakeholder and template, paged in creation order.',
-  requestBody: jsonBody(
-    object(
-      {
-        ...snapshotSelection,
-        after,
-        page_size: int32(),
-        party_ids: array(str()),
-        templates: array(str('package_name:Module:Entity')),
-      },
-      ['record_time_match', 'after', 'party_ids', 'templates'],
-    ),
-  ),
-  responses: { '200': json(ref(response)), ...errors(400, 404, 410, 500) },
-});
-
 const holdingsState = (summary: string, after: Schema, response: string) => ({
   summary,
   requestBody: jsonBody(
@@ -246,34 +228,6 @@ export const scanPaths = {
         'AcsResponseV1',
       ),
       deprecated: true,
-    },
-  },
-  '/v0/state/acs': { post: acsState(stringToken, 'AcsResponse') },
-  '/v2/state/acs': {
-    post: {
-      ...acsState(stringToken, 'AcsResponse'),
-      summary: 'The newest path of /v0/state/acs, in creation order, filtered by stakeholder and template.',
-    },
-  },
-  '/v1/state/acs': {
-    post: {
-      ...acsState(numberToken, 'AcsResponseV1'),
-      summary: 'The older /v2/state/acs with an int64 page token (removed from the newest Splice). Tokens are valid for 24 hours.',
-      deprecated: true,
-    },
-  },
-  '/v0/state/acs/snapshot-timestamp': {
-    get: {
-      summary: 'The newest snapshot of the migration at or before a time.',
-      parameters: [queryParam('before', dateTime(), true), queryParam('migration_id', int64(), true)],
-      responses: { '200': json(object({ record_time: dateTime() })), ...errors(400, 404, 410, 500) },
-    },
-  },
-  '/v0/state/acs/snapshot-timestamp-after': {
-    get: {
-      summary: 'S8: the first snapshot after a time, in this migration or a later one.',
-      parameters: [queryParam('after', dateTime(), true), queryParam('migration_id', int64(), true)],
-      responses: { '200': json(object({ record_time: dateTime() })), ...errors(400, 404, 500) },
     },
   },
   '/v2/updates': {
