@@ -10,6 +10,7 @@ import { pathsOf, SchemaComponents } from './from-operations';
 import { indexerOperations } from '../indexer/router';
 import { acsOperations } from '../scan/acs-routes';
 import { migrationOperations } from '../scan/migration-routes';
+import { stateOperations } from '../scan/state-routes';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
 import { registryPaths, registrySchemas } from './registry';
@@ -189,6 +190,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     pathsOf('/api/indexer', indexerOperations, components),
     pathsOf('/api/scan', migrationOperations, components),
     pathsOf('/api/scan', acsOperations, components),
+    pathsOf('/api/scan', stateOperations, components),
   );
   return {
     openapi: '3.1.0',
