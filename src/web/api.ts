@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import type { HourlyUpdates, SnapshotsPage } from '../api/indexer/schemas';
+import type { AnsEntry as AnsEntrySchema, RecordTimeRange } from '../api/scan/schemas';
 
 export class ApiError extends Error {
   constructor(
@@ -153,7 +154,7 @@ export interface EventItem {
   app_activity_records?: unknown;
 }
 export interface MigrationInfo {
-  record_time_range: { synchronizer_id: string; min: string; max: string }[];
+  record_time_range: z.input<typeof RecordTimeRange>[];
 }
 
 export interface HoldingsSummary {
@@ -177,14 +178,7 @@ export interface HoldingsPage {
   }[];
   next_page_token: string | null;
 }
-export interface AnsEntry {
-  contract_id: string | null;
-  user: string;
-  name: string;
-  url: string;
-  description: string;
-  expires_at: string | null;
-}
+export type AnsEntry = z.input<typeof AnsEntrySchema>;
 
 interface Vote {
   sv: string;

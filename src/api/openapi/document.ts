@@ -8,6 +8,9 @@ import { commonResponses, withCommonResponses } from './common-responses';
 import { withFairAccessResponses } from './fair-access';
 import { pathsOf, SchemaComponents } from './from-operations';
 import { indexerOperations } from '../indexer/router';
+import { acsOperations } from '../scan/acs-routes';
+import { migrationOperations } from '../scan/migration-routes';
+import { stateOperations } from '../scan/state-routes';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
 import { registryPaths, registrySchemas } from './registry';
@@ -183,7 +186,12 @@ const operational: Paths = {
 export function openApiDocument(version: string): Record<string, unknown> {
   const components = new SchemaComponents();
   // Each router's declared operations, under the prefix it is mounted at.
-  const declared = merged(pathsOf('/api/indexer', indexerOperations, components));
+  const declared = merged(
+    pathsOf('/api/indexer', indexerOperations, components),
+    pathsOf('/api/scan', migrationOperations, components),
+    pathsOf('/api/scan', acsOperations, components),
+    pathsOf('/api/scan', stateOperations, components),
+  );
   return {
     openapi: '3.1.0',
     info: {

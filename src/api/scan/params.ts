@@ -7,7 +7,8 @@ import { badRequest } from '../../internal/errors';
 export const int64 = z
   .number({ error: 'expected an integer' })
   .refine(Number.isInteger, { error: 'expected an integer', abort: true })
-  .refine(Number.isSafeInteger, { error: 'integer out of range' });
+  .refine(Number.isSafeInteger, { error: 'integer out of range' })
+  .meta({ type: 'integer', format: 'int64' });
 
 /** An int64 query parameter (a decimal string), as a bigint; `what` names it in the error. */
 export const queryInteger = (what: string) =>
@@ -15,7 +16,9 @@ export const queryInteger = (what: string) =>
     .string({ error: `expected ${what}` })
     .regex(/^-?\d{1,19}$/, { error: `expected ${what}` })
     .transform(BigInt)
-    .refine((n) => n >= -(2n ** 63n) && n < 2n ** 63n, { error: 'integer out of range' });
+    .refine((n) => n >= -(2n ** 63n) && n < 2n ** 63n, { error: 'integer out of range' })
+    // Documented as what it carries, not as the string it is parsed from.
+    .meta({ type: 'integer', format: 'int64', pattern: undefined });
 
 /** A record time of a request, parsed like Instant.parse (digits beyond microseconds floored), or a 400. */
 export function requestTimestamp(text: string): bigint {

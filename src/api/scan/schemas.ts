@@ -5,7 +5,9 @@
 import { z } from 'zod';
 import { jsonObject, dateTime, decimal, int32, int64, str } from '../schema-kit';
 
-export const RecordTimeMatch = z.enum(['exact', 'at_or_before']).meta({ id: 'RecordTimeMatch', default: 'exact' });
+export const RecordTimeMatch = z
+  .enum(['exact', 'at_or_before'], { error: 'expected one of exact, at_or_before' })
+  .meta({ id: 'RecordTimeMatch', default: 'exact' });
 export const DamlValueEncoding = z.enum(['compact_json', 'protobuf_json']).meta({ id: 'DamlValueEncoding', default: 'compact_json' });
 
 export const HoldingsSummary = z

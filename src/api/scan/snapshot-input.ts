@@ -9,6 +9,7 @@ import { parseStorableTimestamp, type Micros } from '../../domain/time';
 import { badRequest } from '../../internal/errors';
 import type { TemplateRef } from '../../store/acs-repository';
 import { int64 } from './params';
+import { RecordTimeMatch } from './schemas';
 
 /** The newest Scan's bound on request lists (HttpRequestLimits in HttpScanHandler). */
 const MAX_LIST_ITEMS = 1000;
@@ -26,18 +27,19 @@ function parseDateTime(s: string): Micros | undefined {
 const dateTime = z
   .string({ error: 'expected a date-time string' })
   .refine((s) => parseDateTime(s) !== undefined, { error: DATE_TIME_MESSAGE, abort: true })
-  .transform((s) => parseDateTime(s)!);
+  .transform((s) => parseDateTime(s)!)
+  .meta({ format: 'date-time' });
 
-const integer = z.number({ error: 'expected an integer' }).refine(Number.isInteger, { error: 'expected an integer' });
+const integer = z
+  .number({ error: 'expected an integer' })
+  .refine(Number.isInteger, { error: 'expected an integer' })
+  .meta({ type: 'integer', format: 'int32' });
 const strings = z.array(z.string({ error: 'expected a string' }), { error: 'expected an array of strings' });
-const recordTimeMatch = z
-  .enum(['exact', 'at_or_before'], { error: 'expected one of exact, at_or_before' })
-  .nullish()
-  .transform((m) => m ?? 'exact');
+const recordTimeMatch = RecordTimeMatch.nullish().transform((m) => m ?? 'exact');
 
 const SnapshotSelection = {
   migration_id: int64,
-  record_time: dateTime,
+  record_time: dateTime.describe('With record_time_match exact, a snapshot time; with at_or_before, any time.'),
   record_time_match: recordTimeMatch,
 };
 
@@ -51,20 +53,25 @@ export const HoldingsStateRequest = z.object({
 });
 export const AcsRequest = z.object({
   ...SnapshotSelection,
-  after: z.string({ error: 'expected a string' }).nullish(),
+  after: z.string({ error: 'expected a string' }).nullish().describe('next_page_token of the previous page.'),
   page_size: integer,
   party_ids: strings.nullish(),
-  templates: strings.nullish(),
+  templates: z
+    .array(z.string({ error: 'expected a string' }).describe('package_name:Module:Entity'), { error: 'expected an array of strings' })
+    .nullish(),
 });
 /** The older operations (/v1/state/acs, /v1/holdings/state): the same requests with an int64 page token. */
-export const AcsRequestV1 = AcsRequest.extend({ after: int64.nullish() });
+export const AcsRequestV1 = AcsRequest.extend({
+  after: int64.nullish().describe('next_page_token of the previous page (valid for 24 hours).'),
+});
 export const HoldingsStateRequestV1 = HoldingsStateRequest.extend({ after: int64.nullish() });
 
 const queryInt64 = z
   .string({ error: 'expected an integer' })
   .regex(/^-?\d{1,19}$/, { error: 'expected an integer' })
   .transform(Number)
-  .refine(Number.isSafeInteger, { error: 'integer out of range' });
+  .refine(Number.isSafeInteger, { error: 'integer out of range' })
+  .meta({ type: 'integer', format: 'int64', pattern: undefined });
 export const SnapshotBeforeQuery = z.object({ before: dateTime, migration_id: queryInt64 });
 export const SnapshotAfterQuery = z.object({ after: dateTime, migration_id: queryInt64 });
 
