@@ -8,6 +8,8 @@ import { commonResponses, withCommonResponses } from './common-responses';
 import { withFairAccessResponses } from './fair-access';
 import { pathsOf, SchemaComponents } from './from-operations';
 import { indexerOperations } from '../indexer/router';
+import { networkOperations } from '../scan/network-routes';
+import { updateOperations } from '../scan/update-routes';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
 import { registryPaths, registrySchemas } from './registry';
@@ -183,7 +185,11 @@ const operational: Paths = {
 export function openApiDocument(version: string): Record<string, unknown> {
   const components = new SchemaComponents();
   // Each router's declared operations, under the prefix it is mounted at.
-  const declared = merged(pathsOf('/api/indexer', indexerOperations, components));
+  const declared = merged(
+    pathsOf('/api/indexer', indexerOperations, components),
+    pathsOf('/api/scan', networkOperations, components),
+    pathsOf('/api/scan', updateOperations, components),
+  );
   return {
     openapi: '3.1.0',
     info: {
