@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import type { HourlyUpdates, SnapshotsPage } from '../api/indexer/schemas';
-import type { AnsEntry as AnsEntrySchema, RecordTimeRange } from '../api/scan/schemas';
+import type { AnsEntry as AnsEntrySchema, LastMigration, RecordTimeRange, ScansResponse as ScansAnswer } from '../api/scan/schemas';
 
 export class ApiError extends Error {
   constructor(
@@ -101,9 +101,7 @@ export interface DsoInfo {
   amulet_rules: ContractWithState<{ configSchedule: { initialValue: { transferConfig: TransferConfig } } }>;
   dso_rules: ContractWithState<{ svs: [string, SvInfo][] }>;
 }
-export interface ScansResponse {
-  scans: { domainId: string; scans: { publicUrl: string; svName: string }[] }[];
-}
+export type ScansResponse = z.input<typeof ScansAnswer>;
 export interface RoundsResponse {
   open_mining_rounds: Record<string, ContractWithState<OpenRoundPayload>>;
   issuing_mining_rounds: Record<string, ContractWithState<{ round: { number: string }; opensAt: string; targetClosesAt: string }>>;
@@ -232,7 +230,7 @@ export interface IngestStatus {
 
 export const api = {
   dso: () => get<DsoInfo>(`${SCAN}/v0/dso`),
-  lastMigration: () => get<{ migration_id: number }>(`${SCAN}/v0/migrations/last`),
+  lastMigration: () => get<z.input<typeof LastMigration>>(`${SCAN}/v0/migrations/last`),
   scans: () => get<ScansResponse>(`${SCAN}/v0/scans`),
   rounds: () =>
     post<RoundsResponse>(`${SCAN}/v0/open-and-issuing-mining-rounds`, {

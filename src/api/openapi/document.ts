@@ -11,6 +11,8 @@ import { indexerOperations } from '../indexer/router';
 import { acsOperations } from '../scan/acs-routes';
 import { migrationOperations } from '../scan/migration-routes';
 import { stateOperations } from '../scan/state-routes';
+import { networkOperations } from '../scan/network-routes';
+import { updateOperations } from '../scan/update-routes';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
 import { registryPaths, registrySchemas } from './registry';
@@ -191,6 +193,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
     pathsOf('/api/scan', migrationOperations, components),
     pathsOf('/api/scan', acsOperations, components),
     pathsOf('/api/scan', stateOperations, components),
+    pathsOf('/api/scan', networkOperations, components),
+    pathsOf('/api/scan', updateOperations, components),
   );
   return {
     openapi: '3.1.0',

@@ -8,7 +8,9 @@ import { jsonObject, dateTime, decimal, int32, int64, str } from '../schema-kit'
 export const RecordTimeMatch = z
   .enum(['exact', 'at_or_before'], { error: 'expected one of exact, at_or_before' })
   .meta({ id: 'RecordTimeMatch', default: 'exact' });
-export const DamlValueEncoding = z.enum(['compact_json', 'protobuf_json']).meta({ id: 'DamlValueEncoding', default: 'compact_json' });
+export const DamlValueEncoding = z
+  .enum(['compact_json', 'protobuf_json'], { error: 'expected one of compact_json, protobuf_json' })
+  .meta({ id: 'DamlValueEncoding', default: 'compact_json' });
 
 export const HoldingsSummary = z
   .object({
@@ -123,3 +125,11 @@ export const AnsEntry = z
     expires_at: dateTime().nullable().optional(),
   })
   .meta({ id: 'AnsEntry' });
+
+/** GET /v0/migrations/last. */
+export const LastMigration = z.object({ migration_id: int64() });
+
+/** GET /v0/scans: the scans the SVs publish, grouped by synchronizer. */
+export const ScansResponse = z.object({
+  scans: z.array(z.object({ domainId: str(), scans: z.array(z.object({ publicUrl: str(), svName: str() })) })),
+});

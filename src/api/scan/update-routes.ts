@@ -24,7 +24,6 @@ import { z } from 'zod';
 import { eventItemJson, jsonArrayObject, toV1Transaction, withExternalHash } from '../../domain/update-rendering';
 import { partyIdProblem } from '../../domain/party-id';
 import { formatDateTime, IMPORT_RECORD_TIME } from '../../domain/time';
-import type { DamlValueEncoding } from '../../domain/value-encoding';
 import { badRequest, HttpError, notFound } from '../../internal/errors';
 import {
   findEvent,
@@ -46,44 +45,62 @@ import { notFoundInHistory, refuseDroppedHistory } from '../history-start';
 import { RawJson } from '../../domain/raw-json';
 import { heavyRequest } from '../fair-access/heavy-requests';
 import { sendJson } from '../json-response';
+import { mountOperations, operation, type OperationOf } from '../operation';
 import { pageLimit } from '../page-limit';
-import { parseInput } from '../validation';
+import { dateTime } from '../schema-kit';
+import { scanErrors } from './error-answers';
 import { int64, requestTimestamp } from './params';
+import { DamlValueEncoding, EventHistoryItem, UpdateHistoryItem } from './schemas';
 
-const ENCODINGS = ['compact_json', 'protobuf_json'] as const;
-const encoding = z.enum(ENCODINGS, { error: `expected one of ${ENCODINGS.join(', ')}` });
+/** An int64 field of a body, documented as the integer it is (int32 for page sizes). */
+const integer = (format: 'int32' | 'int64') => int64.meta({ type: 'integer', format });
+const timestamp = () => z.string({ error: 'expected a string' }).meta({ format: 'date-time' });
 
-const EncodingQuery = z.object({ daml_value_encoding: encoding.optional() });
+const EncodingQuery = z.object({
+  daml_value_encoding: DamlValueEncoding.optional().describe('Encoding of create_arguments, choice_argument and exercise_result.'),
+});
 // Absent and null are the same for optional body fields, as Scan's decoders read them.
 
 const Cursor = z.object({
-  after_migration_id: int64,
-  after_record_time: z.string({ error: 'expected a string' }),
+  after_migration_id: integer('int64'),
+  after_record_time: z.string({ error: 'expected a string' }).describe('Record time of the last item of the previous page.'),
 });
 
 const HistoryRequest = z.object({
-  page_size: int64,
+  page_size: integer('int32'),
   after: Cursor.nullish(),
-  daml_value_encoding: encoding.nullish(),
+  daml_value_encoding: DamlValueEncoding.nullish(),
 });
 
 const ImportUpdatesRequest = z.object({
-  migration_id: int64,
+  migration_id: integer('int64'),
   after_update_id: z.string({ error: 'expected a string' }),
-  limit: int64,
+  limit: integer('int32'),
   /** Extension: Scan always answers protobuf_json; a mirror also needs compact_json. */
-  daml_value_encoding: encoding.nullish(),
+  daml_value_encoding: DamlValueEncoding.meta({
+    default: 'protobuf_json',
+    description: 'As the Scan app: protobuf_json unless asked.',
+  }).nullish(),
 });
 
 const UpdatesBeforeRequest = z.object({
-  migration_id: int64,
+  migration_id: integer('int64'),
   synchronizer_id: z.string({ error: 'expected a string' }),
-  before: z.string({ error: 'expected a string' }),
-  at_or_after: z.string({ error: 'expected a string' }).nullish(),
-  count: int64,
+  before: timestamp(),
+  at_or_after: timestamp().nullish(),
+  count: integer('int32'),
   /** Extension, as for import updates: Scan always answers protobuf_json. */
-  daml_value_encoding: encoding.nullish(),
+  daml_value_encoding: DamlValueEncoding.meta({
+    default: 'protobuf_json',
+    description: 'Extension, as for import updates: the Scan app answers protobuf_json.',
+  }).nullish(),
 });
+
+/** Never read: the operation answers 501 whatever it is given. */
+const ChecksumsRequest = z.object({ object_keys: z.array(z.string()) });
+
+const TransactionsPage = z.object({ transactions: z.array(UpdateHistoryItem) });
+const EventsPage = z.object({ events: z.array(EventHistoryItem) });
 
 /** `after_record_time` is parsed like Instant.parse; digits beyond microseconds are floored. */
 function historyCursor(after: z.infer<typeof Cursor> | null | undefined): HistoryCursor | undefined {
@@ -132,73 +149,118 @@ function eventJson(row: EventRow): string {
 
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
-export function updateRoutes(context: ApiContext): Router {
-  const { db } = context;
-  const router = Router();
+const ok = (body: z.ZodType) => ({ '200': { description: 'OK', body } });
+const encodingQuery = { query: EncodingQuery };
+const UpdateIdParams = z.object({ update_id: z.string() });
 
-  const queryEncoding = (query: unknown): DamlValueEncoding =>
-    parseInput(EncodingQuery, query, 'query').daml_value_encoding ?? 'compact_json';
-
-  const heavyPage = heavyRequest(context, { pageSize: 'page_size' });
-  router.post('/v2/updates', heavyPage, async (req, res) => {
-    const body = parseInput(HistoryRequest, req.body, 'body');
+const updates = operation({
+  method: 'post',
+  path: '/v2/updates',
+  summary: 'Update history in (migration_id, record_time) order.',
+  request: { body: HistoryRequest },
+  responses: { ...ok(TransactionsPage), ...scanErrors(400, 410, 500, 501, 503) },
+  before: (context: ApiContext) => [heavyRequest(context, { pageSize: 'page_size' })],
+  handle: async (context: ApiContext, { body }, _req, res) => {
+    const { db } = context;
     const limit = pageLimit(body.page_size);
     const after = historyCursor(body.after);
     await confirmHistoryComplete(context);
     await refuseDroppedHistory(db, after?.recordTime);
-    const updates = await fullOrFromPrimary(limit, () => listUpdates(db, after, limit, body.daml_value_encoding ?? 'compact_json'));
-    sendJson(res, new RawJson(jsonArrayObject('transactions', updates.map(v2Item))));
-  });
+    const found = await fullOrFromPrimary(limit, () => listUpdates(db, after, limit, body.daml_value_encoding ?? 'compact_json'));
+    sendJson(res, new RawJson(jsonArrayObject('transactions', found.map(v2Item))));
+  },
+});
 
-  router.get('/v2/updates/hash/:hash', async (req, res) => {
-    const encodingParam = queryEncoding(req.query);
-    const hash = req.params.hash;
+const updateByHash = operation({
+  method: 'get',
+  path: '/v2/updates/hash/{hash}',
+  summary: 'S4: the transaction of an externally signed, prepared transaction hash.',
+  request: { params: z.object({ hash: z.string() }), ...encodingQuery },
+  responses: { ...ok(UpdateHistoryItem), ...scanErrors(400, 404, 500, 501) },
+  handle: async ({ db }: ApiContext, { params, query }, _req, res) => {
+    const encodingParam = query.daml_value_encoding ?? 'compact_json';
+    const hash = params.hash;
     // Canton's HexString: non-hex (or empty) input names no transaction.
     const found = HEX.test(hash) ? await findTransactionByHash(db, hash.toLowerCase(), encodingParam) : undefined;
     if (!found) throw await notFoundInHistory(db, `Transaction with hash ${hash} not found`);
     // UpdateHistoryItemV2WithHash: the hash is required and always present.
     sendJson(res, new RawJson(withExternalHash(storedJson(found), found.externalTransactionHash)));
-  });
+  },
+});
 
-  router.get('/v2/updates/:update_id', async (req, res) => {
-    const encodingParam = queryEncoding(req.query);
-    const updateId = req.params.update_id;
-    const found = await findTransactionById(db, updateId, encodingParam);
+const updateById = operation({
+  method: 'get',
+  path: '/v2/updates/{update_id}',
+  summary: 'One update by id.',
+  request: { params: UpdateIdParams, ...encodingQuery },
+  responses: { ...ok(UpdateHistoryItem), ...scanErrors(400, 404, 500, 501) },
+  handle: async ({ db }: ApiContext, { params, query }, _req, res) => {
+    const updateId = params.update_id;
+    const found = await findTransactionById(db, updateId, query.daml_value_encoding ?? 'compact_json');
     if (!found) throw await notFoundInHistory(db, `Transaction with id ${updateId} not found`);
     sendJson(res, new RawJson(v2Item(found)));
-  });
+  },
+});
 
-  router.post('/v0/events', heavyPage, async (req, res) => {
-    const body = parseInput(HistoryRequest, req.body, 'body');
+const events = operation({
+  method: 'post',
+  path: '/v0/events',
+  summary: 'Events (update, verdict, traffic summary, app activity) in (migration_id, record_time) order.',
+  request: { body: HistoryRequest },
+  responses: { ...ok(EventsPage), ...scanErrors(400, 410, 500, 501, 503) },
+  before: (context: ApiContext) => [heavyRequest(context, { pageSize: 'page_size' })],
+  handle: async (context: ApiContext, { body }, _req, res) => {
+    const { db } = context;
     const limit = pageLimit(body.page_size);
     const after = historyCursor(body.after);
     await confirmHistoryComplete(context);
     await refuseDroppedHistory(db, after?.recordTime);
-    const events = await fullOrFromPrimary(limit, () => listEvents(db, after, limit, body.daml_value_encoding ?? 'compact_json'));
-    sendJson(res, new RawJson(jsonArrayObject('events', events.map(eventJson))));
-  });
+    const found = await fullOrFromPrimary(limit, () => listEvents(db, after, limit, body.daml_value_encoding ?? 'compact_json'));
+    sendJson(res, new RawJson(jsonArrayObject('events', found.map(eventJson))));
+  },
+});
 
-  // Registered before /v0/events/:update_id, which would otherwise take it as an update id.
-  router.get('/v0/events/latest-record-time', async (_req, res) => {
+const LatestRecordTime = z.object({ record_time: dateTime('The record_time of the latest event.') });
+
+const latestEvent = operation({
+  method: 'get',
+  path: '/v0/events/latest-record-time',
+  summary:
+    'The record time up to which /v0/events has every event of the newest migration (where it holds updates and verdicts, the older of their newest record times). 404 "No events found" when it has none.',
+  responses: { ...ok(LatestRecordTime), ...scanErrors(404, 500) },
+  handle: async ({ db }: ApiContext, _input, _req, res) => {
     const latest = await latestEventRecordTime(db);
     if (latest === undefined) throw notFound('No events found');
-    sendJson(res, { record_time: formatDateTime(latest) });
-  });
+    sendJson(res, { record_time: formatDateTime(latest) } satisfies z.input<typeof LatestRecordTime>);
+  },
+});
 
-  router.get('/v0/events/:update_id', async (req, res) => {
-    const encodingParam = queryEncoding(req.query);
-    const updateId = req.params.update_id;
-    const event = await findEvent(db, updateId, encodingParam);
+const eventById = operation({
+  method: 'get',
+  path: '/v0/events/{update_id}',
+  summary: 'S5: one event by update id.',
+  request: { params: UpdateIdParams, ...encodingQuery },
+  responses: { ...ok(EventHistoryItem), ...scanErrors(400, 404, 500, 501) },
+  handle: async ({ db }: ApiContext, { params, query }, _req, res) => {
+    const updateId = params.update_id;
+    const event = await findEvent(db, updateId, query.daml_value_encoding ?? 'compact_json');
     if (!event) throw await notFoundInHistory(db, `Event with id ${updateId} not found`);
     sendJson(res, new RawJson(eventJson(event)));
-  });
+  },
+});
 
-  router.post('/v0/backfilling/import-updates', heavyRequest(context, { pageSize: 'limit' }), async (req, res) => {
-    const body = parseInput(ImportUpdatesRequest, req.body, 'body');
+const importUpdates = operation({
+  method: 'post',
+  path: '/v0/backfilling/import-updates',
+  summary: 'Import updates of a migration (the ACS carried over a hard migration), by update id; for mirrors.',
+  request: { body: ImportUpdatesRequest },
+  responses: { ...ok(TransactionsPage), ...scanErrors(400, 500, 501) },
+  before: (context: ApiContext) => [heavyRequest(context, { pageSize: 'limit' })],
+  handle: async ({ db }: ApiContext, { body }, _req, res) => {
     const limit = pageLimit(body.limit);
     // Import updates come first in a migration's stream: a replica holding any other update of it holds them all.
     needPosition({ kind: 'records', migrationId: body.migration_id, recordTime: IMPORT_RECORD_TIME + 1n });
-    const updates = await fullOrFromPrimary(limit, () =>
+    const found = await fullOrFromPrimary(limit, () =>
       listImportUpdates(db, body.migration_id, body.after_update_id, limit, body.daml_value_encoding ?? 'protobuf_json'),
     );
     // UpdateHistoryItem (v1): the constant offset; import updates carry no external hash.
@@ -207,14 +269,22 @@ export function updateRoutes(context: ApiContext): Router {
       new RawJson(
         jsonArrayObject(
           'transactions',
-          updates.map((u) => toV1Transaction(v2Item(u))),
+          found.map((u) => toV1Transaction(v2Item(u))),
         ),
       ),
     );
-  });
+  },
+});
 
-  router.post('/v0/backfilling/updates-before', heavyRequest(context, { pageSize: 'count' }), async (req, res) => {
-    const body = parseInput(UpdatesBeforeRequest, req.body, 'body');
+const updatesBefore = operation({
+  method: 'post',
+  path: '/v0/backfilling/updates-before',
+  summary:
+    'Updates of one migration and synchronizer with a record time before `before` (and at or after `at_or_after`, which without it leaves out import updates), newest first; how a peer Scan backfills.',
+  request: { body: UpdatesBeforeRequest },
+  responses: { ...ok(TransactionsPage), ...scanErrors(400, 410, 500, 501) },
+  before: (context: ApiContext) => [heavyRequest(context, { pageSize: 'count' })],
+  handle: async ({ db }: ApiContext, { body }, _req, res) => {
     const problem = partyIdProblem(body.synchronizer_id);
     if (problem) throw badRequest(problem);
     const query = {
@@ -228,24 +298,46 @@ export function updateRoutes(context: ApiContext): Router {
     await refuseDroppedHistory(db, query.before);
     // Newest first: only a replica holding the history up to `before` has the newest updates before it.
     needPosition({ kind: 'records', migrationId: query.migrationId, recordTime: query.before });
-    const updates = await fullOrFromPrimary(limit, () => listUpdatesBefore(db, query, limit, body.daml_value_encoding ?? 'protobuf_json'));
-    if (updates.length === 0) await refuseDroppedHistory(db, query.atOrAfter);
+    const found = await fullOrFromPrimary(limit, () => listUpdatesBefore(db, query, limit, body.daml_value_encoding ?? 'protobuf_json'));
+    if (found.length === 0) await refuseDroppedHistory(db, query.atOrAfter);
     // UpdateHistoryItem (v1), as Scan encodes them for its peers: transactions get the constant offset.
     sendJson(
       res,
       new RawJson(
         jsonArrayObject(
           'transactions',
-          updates.map((u) => (u.kind === 'transaction' ? toV1Transaction(v2Item(u)) : v2Item(u))),
+          found.map((u) => (u.kind === 'transaction' ? toV1Transaction(v2Item(u)) : v2Item(u))),
         ),
       ),
     );
-  });
+  },
+});
 
-  router.post('/v0/history/bulk/checksums', () => {
+const bulkChecksums = operation({
+  method: 'post',
+  path: '/v0/history/bulk/checksums',
+  summary: 'S7: bulk storage checksums. Bulk storage is not implemented: always 501.',
+  request: { body: ChecksumsRequest, bodyParsedBy: 'handler' },
+  responses: scanErrors(501),
+  handle: () => {
     // The interface lists 501: this indexer has no bulk storage (scan.yaml).
     throw new HttpError(501, 'Bulk storage is not configured');
-  });
+  },
+});
 
-  return router;
+/** In the order a request walks them: /v0/events/latest-record-time before /v0/events/{update_id}, which would take it as an id. */
+export const updateOperations: readonly OperationOf<ApiContext>[] = [
+  updates,
+  updateByHash,
+  updateById,
+  events,
+  latestEvent,
+  eventById,
+  importUpdates,
+  updatesBefore,
+  bulkChecksums,
+];
+
+export function updateRoutes(context: ApiContext): Router {
+  return mountOperations(Router(), updateOperations, context);
 }
