@@ -104,7 +104,7 @@ const transactionById = operation({
     );
     const transaction = stored && toJsTransaction(stored, request.format);
     if (!transaction) throw ledgerErrors.updateNotFound(request.updateId);
-    res.json({ transaction });
+    res.json({ transaction } satisfies z.input<typeof TransactionByIdResponse>);
   },
 });
 
