@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Router } from 'express';
 import { projectRoot } from '../internal/paths';
+import { docsOperations } from './docs-operation';
+import { mountOperations } from './operation';
 import { openApiDocument } from './openapi/document';
 
 function packageVersion(): string {
@@ -11,10 +13,5 @@ function packageVersion(): string {
 }
 
 export function docsRoutes(): Router {
-  const router = Router();
-  const body = JSON.stringify(openApiDocument(packageVersion()));
-  router.get('/docs/openapi.json', (_req, res) => {
-    res.type('application/json').send(body);
-  });
-  return router;
+  return mountOperations(Router(), docsOperations, { body: JSON.stringify(openApiDocument(packageVersion())) });
 }

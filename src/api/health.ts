@@ -4,55 +4,87 @@
  * replicas that can serve history stay in rotation during a backfill.
  */
 import { Router } from 'express';
+import type { z } from 'zod';
 import { formatRecordTime, nowMicros, type Micros } from '../domain/time';
+import type { Config } from '../internal/config';
+import type { Metrics } from '../internal/metrics';
 import { migrationStatus } from '../store/migrator';
 import { readHistoryStart } from '../store/partitions';
+import type { Db } from '../store/pool';
+import type { ReplicaMonitor } from '../store/replica-monitor';
 import { readIngestStatus } from '../store/status-repository';
 import { replicaLabel } from '../internal/metrics';
 import { primaryDbOf, type ApiContext } from './context';
 import { sendJson } from './json-response';
+import { mountOperations, operation, type OperationOf } from './operation';
+import { IngestStatus, Live, NotReady } from './operational/schemas';
+
+interface HealthServices {
+  /** The primary's: ingestion progress is the writer's. */
+  db: Db;
+  metrics: Metrics;
+  replicas: ReplicaMonitor | undefined;
+  config: Config;
+  /** Undefined when ready, else why not. */
+  notReadyBecause: () => Promise<string | undefined>;
+}
+
+/** The attested source stalls for one of these reasons (src/ingest/sources/attestation.ts); the metrics keep it as a string. */
+type StallReason = NonNullable<NonNullable<z.input<typeof IngestStatus>['attestation']>['stalled']>['reason'];
+
+const livez = operation({
+  method: 'get',
+  path: '/livez',
+  summary: 'Liveness: 200 while the process runs.',
+  responses: { '200': { description: 'OK', body: Live } },
+  handle: (_services: HealthServices, _input, _req, res) => {
+    sendJson(res, { status: 'ok' } satisfies z.input<typeof Live>);
+  },
+});
+
+const readyz = operation({
+  method: 'get',
+  path: '/readyz',
+  summary: 'Readiness: the database answers and its schema is current. Does not wait for ingestion.',
+  responses: { '200': { description: 'OK', body: Live }, '503': { description: 'Not ready.', body: NotReady } },
+  handle: async ({ notReadyBecause }: HealthServices, _input, _req, res) => {
+    const reason = await notReadyBecause();
+    if (reason === undefined) sendJson(res, { status: 'ready' } satisfies z.input<typeof Live>);
+    else sendJson(res, { status: 'not ready', reason } satisfies z.input<typeof NotReady>, 503);
+  },
+});
 
 /** The app prefixes under which Splice serves liveness and readiness too. */
 const APP_HEALTH = ['/api/scan', '/api/validator'];
 
-export function healthRoutes(context: ApiContext): Router {
-  const { pool, metrics, migrationFiles, logger, replicas, config } = context;
-  // Ingestion progress is the writer's: read on the primary.
-  const db = primaryDbOf(context);
-  const router = Router();
-
-  router.get('/livez', (_req, res) => {
-    sendJson(res, { status: 'ok' });
-  });
-
-  /** Undefined when ready, else why not. */
-  const notReadyBecause = async (): Promise<string | undefined> => {
-    try {
-      const status = await migrationStatus(pool, migrationFiles);
-      return status.pending.length > 0 ? `pending migrations: ${status.pending.join(', ')}` : undefined;
-    } catch (err) {
-      logger.warn({ err }, 'readiness check failed');
-      return 'database unavailable or schema not current';
-    }
-  };
-
-  router.get('/readyz', async (_req, res) => {
-    const reason = await notReadyBecause();
-    if (reason === undefined) sendJson(res, { status: 'ready' });
-    else sendJson(res, { status: 'not ready', reason }, 503);
-  });
-
-  // As every Splice app serves them under its own prefix (Scan, the validator): the status code alone.
-  for (const prefix of APP_HEALTH) {
-    router.get(`${prefix}/livez`, (_req, res) => {
+// As every Splice app serves them under its own prefix (Scan, the validator): the status code alone.
+const appHealth = APP_HEALTH.flatMap((prefix) => [
+  operation({
+    method: 'get',
+    path: `${prefix}/livez`,
+    summary: 'Liveness as Splice apps serve it: 200, no body.',
+    responses: { '200': { description: 'Live.' } },
+    handle: (_services: HealthServices, _input, _req, res) => {
       res.status(200).end();
-    });
-    router.get(`${prefix}/readyz`, async (_req, res) => {
+    },
+  }),
+  operation({
+    method: 'get',
+    path: `${prefix}/readyz`,
+    summary: 'Readiness as Splice apps serve it: 200 or 503, no body (the same check as /readyz).',
+    responses: { '200': { description: 'Ready.' }, '503': { description: 'Not ready.' } },
+    handle: async ({ notReadyBecause }: HealthServices, _input, _req, res) => {
       res.status((await notReadyBecause()) === undefined ? 200 : 503).end();
-    });
-  }
+    },
+  }),
+]);
 
-  router.get('/status', async (_req, res) => {
+const status = operation({
+  method: 'get',
+  path: '/status',
+  summary: "Ingestion progress per stream and per migration, with this process's writer role.",
+  responses: { '200': { description: 'OK', body: IngestStatus } },
+  handle: async ({ db, metrics, replicas, config }: HealthServices, _input, _req, res) => {
     const [status, historyStart] = await Promise.all([readIngestStatus(db), readHistoryStart(db)]);
     const time = (t: Micros | null) => (t === null ? null : formatRecordTime(t));
     const now = nowMicros();
@@ -72,7 +104,7 @@ export function healthRoutes(context: ApiContext): Router {
         attestation: {
           stalled: metrics.attestation.stalled && {
             position: metrics.attestation.stalled.position,
-            reason: metrics.attestation.stalled.reason,
+            reason: metrics.attestation.stalled.reason as StallReason,
             since: new Date(metrics.attestation.stalled.since).toISOString(),
           },
           upstreams: [...metrics.attestation.upstreams].map(([upstream, u]) => ({
@@ -123,7 +155,7 @@ export function healthRoutes(context: ApiContext): Router {
         record_time: time(s.recordTime),
         lag_seconds: s.recordTime === null ? null : Math.max(0, Number(now - s.recordTime) / 1e6),
         items_applied: s.itemsApplied,
-        updated_at: time(s.updatedAt),
+        updated_at: formatRecordTime(s.updatedAt),
       })),
       // Where the stored history starts: null while retention (HISTORY_RETENTION) has dropped nothing.
       history: { start: time(historyStart ?? null), retention_days: config.ingest.retentionDays ?? null },
@@ -134,12 +166,35 @@ export function healthRoutes(context: ApiContext): Router {
         snapshots: m.snapshots,
         last_snapshot: time(m.lastSnapshot),
       })),
-    });
-  });
+    } satisfies z.input<typeof IngestStatus>);
+  },
+});
 
-  router.get('/metrics', async (_req, res) => {
+const metricsOperation = operation({
+  method: 'get',
+  path: '/metrics',
+  summary: 'Prometheus metrics.',
+  responses: { '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+  handle: async ({ metrics }: HealthServices, _input, _req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.scrape());
-  });
+  },
+});
 
-  return router;
+export const healthOperations: readonly OperationOf<HealthServices>[] = [livez, readyz, ...appHealth, status, metricsOperation];
+
+export function healthRoutes(context: ApiContext): Router {
+  const { pool, metrics, migrationFiles, logger, replicas, config } = context;
+
+  const notReadyBecause = async (): Promise<string | undefined> => {
+    try {
+      const status = await migrationStatus(pool, migrationFiles);
+      return status.pending.length > 0 ? `pending migrations: ${status.pending.join(', ')}` : undefined;
+    } catch (err) {
+      logger.warn({ err }, 'readiness check failed');
+      return 'database unavailable or schema not current';
+    }
+  };
+
+  // Ingestion progress is the writer's: read on the primary.
+  return mountOperations(Router(), healthOperations, { db: primaryDbOf(context), metrics, replicas, config, notReadyBecause });
 }

@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { HourlyUpdates, SnapshotsPage } from '../api/indexer/schemas';
 import type { AnsEntry as AnsEntrySchema, LastMigration, RecordTimeRange, ScansResponse as ScansAnswer } from '../api/scan/schemas';
+import type { IngestStatus as IngestStatusAnswer } from '../api/operational/schemas';
 
 export class ApiError extends Error {
   constructor(
@@ -200,31 +201,7 @@ export interface VoteResult {
   offboardedVoters: string[];
 }
 
-export interface IngestStatus {
-  writer: string;
-  sources: { source: string; upstream: string; last_outcome: string; last_at: string; last_ok_at: string | null }[];
-  attestation?: {
-    stalled: false | null | { position: string; reason: string; since: string };
-    upstreams: {
-      upstream: string;
-      state: string;
-      agreed: number;
-      disagreed: number;
-      unavailable: number;
-      last_disagreement: { position: string; at: string } | null;
-    }[];
-  };
-  streams: {
-    stream: string;
-    position: string;
-    migration_id: number | null;
-    record_time: string | null;
-    lag_seconds: number | null;
-    items_applied: number;
-    updated_at: string;
-  }[];
-  migrations: { migration_id: number; updates: number; last_record_time: string | null; snapshots: number; last_snapshot: string | null }[];
-}
+export type IngestStatus = z.input<typeof IngestStatusAnswer>;
 
 // ---- The calls. ----
 

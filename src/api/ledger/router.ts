@@ -4,13 +4,18 @@
  * Every operation but /v2/version needs a bearer token (src/api/auth).
  */
 import express, { Router } from 'express';
+import type { z } from 'zod';
+import type { Config } from '../../internal/config';
 import { toJsTransaction } from '../../domain/ledger-transaction';
 import { findStoredTransaction } from '../../store/ledger-repository';
+import type { Db } from '../../store/pool';
 import { acceptedOrFromPrimary } from '../../store/read-context';
 import { authenticate, authModeFromConfig, principalOf } from '../auth/middleware';
 import { AuthFailure, mayRead } from '../auth/verifier';
 import type { ApiContext } from '../context';
+import { mountOperations, operation, type OperationOf } from '../operation';
 import { ledgerErrorHandler, ledgerErrors, ledgerNotFound, rejectAuth } from './errors';
+import { JsCantonError, ParticipantIdResponse, TransactionByIdRequest, TransactionByIdResponse, VersionResponse } from './schemas';
 import { checkUpdateId, decodeTransactionByIdBody, requestedReadRights, validateTransactionByIdBody } from './transaction-request';
 
 /**
@@ -27,22 +32,63 @@ const VERSION_BODY = {
     partyManagement: { maxPartiesPageSize: 0 },
     offsetCheckpoint: { maxOffsetCheckpointEmissionDelay: { seconds: 0, nanos: 0, unknownFields: { fields: {} } } },
   },
-};
+} satisfies z.input<typeof VersionResponse>;
 
-export function ledgerRouter({ config, db }: ApiContext): Router {
-  const router = Router();
-  const auth = authenticate(authModeFromConfig(config), { reject: rejectAuth });
+interface LedgerServices {
+  config: Config;
+  db: Db;
+  /** Bearer-token authentication, refusing in the LedgerError shape. */
+  auth: express.RequestHandler;
+}
 
-  router.get('/version', (_req, res) => {
+const ledgerError = (description: string) => ({ description, body: JsCantonError });
+
+const version = operation({
+  method: 'get',
+  path: '/version',
+  summary: 'The ledger API version and features, as Canton clients expect before other calls.',
+  responses: { '200': { description: 'OK', body: VersionResponse }, default: ledgerError('A LedgerError.') },
+  handle: (_services: LedgerServices, _input, _req, res) => {
     res.json(VERSION_BODY);
-  });
+  },
+});
 
-  router.get('/parties/participant-id', auth, (_req, res) => {
-    res.json({ participantId: config.ledger.participantId });
-  });
+const participantId = operation({
+  method: 'get',
+  path: '/parties/participant-id',
+  summary: 'L2: the participant id (LEDGER_PARTICIPANT_ID).',
+  bearerAuth: true,
+  responses: {
+    '200': { description: 'OK', body: ParticipantIdResponse },
+    default: ledgerError('A LedgerError: 401 unauthenticated, 403 permission denied.'),
+  },
+  before: ({ auth }: LedgerServices) => [auth],
+  handle: ({ config }: LedgerServices, _input, _req, res) => {
+    res.json({ participantId: config.ledger.participantId } satisfies z.input<typeof ParticipantIdResponse>);
+  },
+});
 
-  router.post('/updates/transaction-by-id', auth, express.text({ type: () => true, limit: '1mb' }), async (req, res) => {
-    const body = decodeTransactionByIdBody(typeof req.body === 'string' ? req.body : '');
+const transactionById = operation({
+  method: 'post',
+  path: '/updates/transaction-by-id',
+  summary: 'L1: a transaction by update id, filtered to what the requesting parties may see (deprecated in Canton 3.4).',
+  deprecated: true,
+  bearerAuth: true,
+  // Canton checks read rights before the body's fields, and refuses a body that does not decode as text/plain.
+  request: { body: TransactionByIdRequest, bodyParsedBy: 'handler' },
+  responses: {
+    '200': { description: 'OK', body: TransactionByIdResponse },
+    '400': {
+      description:
+        'text/plain when the body does not decode (bad JSON, wrong types); a LedgerError (MISSING_FIELD, INVALID_FIELD, INVALID_ARGUMENT) when it decodes but is invalid.',
+      body: JsCantonError,
+      content: { 'text/plain': { schema: { type: 'string' } } },
+    },
+    default: ledgerError('A LedgerError: 401 unauthenticated, 403 permission denied, 404 UPDATE_NOT_FOUND.'),
+  },
+  before: ({ auth }: LedgerServices) => [auth, express.text({ type: () => true, limit: '1mb' })],
+  handle: async ({ db }: LedgerServices, { body: text }, req, res) => {
+    const body = decodeTransactionByIdBody(typeof text === 'string' ? text : '');
     if (!mayRead(principalOf(res), requestedReadRights(body))) {
       req.log?.warn({ status: 403, user: principalOf(res).user }, 'request refused: the user may not read as every requested party');
       rejectAuth(res, new AuthFailure(403, 'the user may not read as every requested party'));
@@ -58,9 +104,16 @@ export function ledgerRouter({ config, db }: ApiContext): Router {
     );
     const transaction = stored && toJsTransaction(stored, request.format);
     if (!transaction) throw ledgerErrors.updateNotFound(request.updateId);
-    res.json({ transaction });
-  });
+    res.json({ transaction } satisfies z.input<typeof TransactionByIdResponse>);
+  },
+});
 
+export const ledgerOperations: readonly OperationOf<LedgerServices>[] = [version, participantId, transactionById];
+
+export function ledgerRouter({ config, db }: ApiContext): Router {
+  const router = Router();
+  const auth = authenticate(authModeFromConfig(config), { reject: rejectAuth });
+  mountOperations(router, ledgerOperations, { config, db, auth });
   router.use(ledgerNotFound);
   router.use(ledgerErrorHandler(config.ledger.participantId));
   return router;

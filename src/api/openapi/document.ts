@@ -3,17 +3,19 @@
  * running service (as Canton's JSON API does) at /docs/openapi.json. A test
  * checks that its paths and the Express routes are the same set.
  */
-import { array, int64, json, nullable, object, str } from './builders';
 import { commonResponses, withCommonResponses } from './common-responses';
 import { withFairAccessResponses } from './fair-access';
 import { pathsOf, SchemaComponents } from './from-operations';
+import { docsOperations } from '../docs-operation';
+import { healthOperations } from '../health';
 import { indexerOperations } from '../indexer/router';
 import { acsOperations } from '../scan/acs-routes';
 import { migrationOperations } from '../scan/migration-routes';
 import { stateOperations } from '../scan/state-routes';
 import { networkOperations } from '../scan/network-routes';
 import { updateOperations } from '../scan/update-routes';
-import { ledgerPaths, ledgerSchemas } from './ledger';
+import { ledgerOperations } from '../ledger/router';
+import { webUiOperations } from '../web-ui';
 import { scanPaths, scanSchemas } from './scan';
 import { registryPaths, registrySchemas } from './registry';
 import { unauthorized, validatorPaths } from './validator';
@@ -52,139 +54,6 @@ function prefixed(prefix: string, paths: Paths): Paths {
   return Object.fromEntries(Object.entries(paths).map(([p, v]) => [`${prefix}${p}`, v]));
 }
 
-const operational: Paths = {
-  '/livez': { get: { summary: 'Liveness: 200 while the process runs.', responses: { '200': json(object({ status: str() })) } } },
-  '/readyz': {
-    get: {
-      summary: 'Readiness: the database answers and its schema is current. Does not wait for ingestion.',
-      responses: { '200': json(object({ status: str() })), '503': json(object({ status: str(), reason: str() }), 'Not ready.') },
-    },
-  },
-  ...Object.fromEntries(
-    ['/api/scan', '/api/validator'].flatMap((prefix) => [
-      [
-        `${prefix}/livez`,
-        { get: { summary: 'Liveness as Splice apps serve it: 200, no body.', responses: { '200': { description: 'Live.' } } } },
-      ],
-      [
-        `${prefix}/readyz`,
-        {
-          get: {
-            summary: 'Readiness as Splice apps serve it: 200 or 503, no body (the same check as /readyz).',
-            responses: { '200': { description: 'Ready.' }, '503': { description: 'Not ready.' } },
-          },
-        },
-      ],
-    ]),
-  ),
-  '/status': {
-    get: {
-      summary: "Ingestion progress per stream and per migration, with this process's writer role.",
-      responses: {
-        '200': json(
-          object(
-            {
-              writer: { type: 'string', enum: ['active', 'standby', 'none'], description: 'none: this process runs no worker.' },
-              sources: array(
-                object({
-                  source: str(),
-                  upstream: str('Origin of the upstream URL.'),
-                  last_outcome: { type: 'string', enum: ['ok', 'retried', 'failed'] },
-                  last_at: str(),
-                  last_ok_at: nullable(str()),
-                }),
-              ),
-              streams: array(
-                object({
-                  stream: str(),
-                  position: str(),
-                  migration_id: nullable(int64()),
-                  record_time: nullable(str()),
-                  lag_seconds: nullable({ type: 'number', description: 'Seconds between now and record_time.' }),
-                  items_applied: int64(),
-                  updated_at: str(),
-                }),
-              ),
-              migrations: array(
-                object({
-                  migration_id: int64(),
-                  updates: int64(),
-                  last_record_time: nullable(str()),
-                  snapshots: int64(),
-                  last_snapshot: nullable(str()),
-                }),
-              ),
-              attestation: {
-                ...object({
-                  stalled: nullable(
-                    object({
-                      position: str('The position no quorum attests the next element after.'),
-                      reason: { type: 'string', enum: ['conflict', 'no quorum', 'verdict pending'] },
-                      since: str(),
-                    }),
-                  ),
-                  upstreams: array(
-                    object({
-                      upstream: str(),
-                      state: { type: 'string', enum: ['agreeing', 'divergent', 'unavailable', 'unknown'] },
-                      agreed: int64(),
-                      disagreed: int64(),
-                      unavailable: int64(),
-                      last_disagreement: nullable(object({ position: str(), hash: nullable(str()), expected: nullable(str()), at: str() })),
-                    }),
-                  ),
-                }),
-                description: 'Only with the attested scan source (SCAN_SOURCE_THRESHOLD above 1).',
-              },
-              read_replicas: {
-                ...array(
-                  object({
-                    replica: str('replica-<position in DATABASE_READ_URLS>, as the metrics label it.'),
-                    host: str('host:port/database, without credentials.'),
-                    condition: {
-                      type: 'string',
-                      enum: ['starting', 'unavailable', 'not_a_standby', 'other_cluster', 'lagging', 'in_use'],
-                      description: 'Only in_use serves requests; lagging: further behind than DATABASE_READ_MAX_LAG_MS.',
-                    },
-                    in_use: { type: 'boolean' },
-                    replay_lag_bytes: nullable(int64()),
-                    replay_lag_seconds: nullable({
-                      type: 'number',
-                      description: 'Since the primary first held WAL the replica has not replayed.',
-                    }),
-                    replay_paused: { type: 'boolean' },
-                    last_checked_at: nullable(str()),
-                    last_error: nullable(str()),
-                    migrations: array(object({ migration_id: int64(), last_record_time: nullable(str()), last_snapshot: nullable(str()) })),
-                  }),
-                ),
-                description: 'Only with DATABASE_READ_URLS: the streaming replicas this API reads from, and what each holds.',
-              },
-            },
-            ['attestation', 'read_replicas'],
-          ),
-        ),
-      },
-    },
-  },
-  '/metrics': {
-    get: {
-      summary: 'Prometheus metrics.',
-      responses: { '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } },
-    },
-  },
-  '/docs/openapi.json': { get: { summary: 'This document.', responses: { '200': json({ type: 'object' }) } } },
-  '/': {
-    get: {
-      summary: 'The web UI (when WEB_UI_ENABLED): one HTML page whose script reads the public endpoints; its assets are under /ui/.',
-      responses: {
-        '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
-        '404': json(object({ error: str() }), 'The UI was not built (`npm run build` writes dist/web).'),
-      },
-    },
-  },
-};
-
 export function openApiDocument(version: string): Record<string, unknown> {
   const components = new SchemaComponents();
   // Each router's declared operations, under the prefix it is mounted at.
@@ -195,6 +64,13 @@ export function openApiDocument(version: string): Record<string, unknown> {
     pathsOf('/api/scan', stateOperations, components),
     pathsOf('/api/scan', networkOperations, components),
     pathsOf('/api/scan', updateOperations, components),
+    pathsOf('/v2', ledgerOperations, components),
+  );
+  // Health, status, metrics, this document and the web UI: mounted at the root, never rate limited.
+  const operational = merged(
+    pathsOf('', healthOperations, components),
+    pathsOf('', docsOperations, components),
+    pathsOf('', webUiOperations, components),
   );
   return {
     openapi: '3.1.0',
@@ -210,7 +86,6 @@ export function openApiDocument(version: string): Record<string, unknown> {
         merged(
           prefixed('/api/scan', scanPaths),
           prefixed('/api/validator', validatorPaths),
-          ledgerPaths,
           prefixed('/registry', registryPaths),
           prefixed('/api/validator/v0/scan-proxy/registry', securedRegistryPaths),
           declared,
@@ -218,7 +93,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       ),
     }),
     components: {
-      schemas: { ...scanSchemas, ...ledgerSchemas, ...registrySchemas, ...components.schemas },
+      schemas: { ...scanSchemas, ...registrySchemas, ...components.schemas },
       responses: commonResponses,
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     },
