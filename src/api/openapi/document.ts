@@ -8,23 +8,11 @@ import { commonResponses, withCommonResponses } from './common-responses';
 import { withFairAccessResponses } from './fair-access';
 import { pathsOf, SchemaComponents } from './from-operations';
 import { indexerOperations } from '../indexer/router';
+import { registryOperations } from '../registry/router';
+import { holdingsOperations } from '../scan/holdings-routes';
+import { proxiedRegistryOperations, validatorOperations } from '../validator/router';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
-import { registryPaths, registrySchemas } from './registry';
-import { unauthorized, validatorPaths } from './validator';
-
-/** The validator proxy serves the registry behind its authentication. */
-const securedRegistryPaths = Object.fromEntries(
-  Object.entries(registryPaths).map(([p, ops]) => [
-    p,
-    Object.fromEntries(
-      Object.entries(ops).map(([method, op]) => {
-        const operation = op as { responses?: Record<string, unknown> };
-        return [method, { ...operation, security: [{ bearerAuth: [] }], responses: { ...operation.responses, '401': unauthorized } }];
-      }),
-    ),
-  ]),
-);
 
 type Paths = Record<string, Record<string, unknown>>;
 
@@ -183,7 +171,14 @@ const operational: Paths = {
 export function openApiDocument(version: string): Record<string, unknown> {
   const components = new SchemaComponents();
   // Each router's declared operations, under the prefix it is mounted at.
-  const declared = merged(pathsOf('/api/indexer', indexerOperations, components));
+  const declared = merged(
+    pathsOf('/api/indexer', indexerOperations, components),
+    pathsOf('/api/scan', holdingsOperations, components),
+    pathsOf('/api/validator', validatorOperations, components),
+    pathsOf('/registry', registryOperations, components),
+    // The validator proxy serves the registry behind its authentication.
+    pathsOf('/api/validator/v0/scan-proxy/registry', proxiedRegistryOperations, components),
+  );
   return {
     openapi: '3.1.0',
     info: {
@@ -194,19 +189,10 @@ export function openApiDocument(version: string): Record<string, unknown> {
     },
     paths: withCommonResponses({
       ...operational,
-      ...withFairAccessResponses(
-        merged(
-          prefixed('/api/scan', scanPaths),
-          prefixed('/api/validator', validatorPaths),
-          ledgerPaths,
-          prefixed('/registry', registryPaths),
-          prefixed('/api/validator/v0/scan-proxy/registry', securedRegistryPaths),
-          declared,
-        ),
-      ),
+      ...withFairAccessResponses(merged(prefixed('/api/scan', scanPaths), ledgerPaths, declared)),
     }),
     components: {
-      schemas: { ...scanSchemas, ...ledgerSchemas, ...registrySchemas, ...components.schemas },
+      schemas: { ...scanSchemas, ...ledgerSchemas, ...components.schemas },
       responses: commonResponses,
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     },

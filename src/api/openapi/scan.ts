@@ -75,50 +75,6 @@ const acsState = (after: Schema, response: string) => ({
   responses: { '200': json(ref(response)), ...errors(400, 404, 410, 500) },
 });
 
-const holdingsState = (summary: string, after: Schema, response: string) => ({
-  summary,
-  requestBody: jsonBody(
-    object({ ...snapshotSelection, after, page_size: int32(), owner_party_ids: array(str(), { minItems: 1 }) }, [
-      'record_time_match',
-      'after',
-    ]),
-  ),
-  responses: { '200': json(ref(response)), ...errors(400, 404, 410, 500) },
-});
-
-/** S2; the validator's scan-proxy forwards it unchanged (its /v1 path). */
-export const holdingsSummaryV1 = {
-  summary: 'S2: holdings per owner at a snapshot. Any number of contracts.',
-  requestBody: jsonBody(object({ ...snapshotSelection, owner_party_ids: array(str(), { minItems: 1 }) }, ['record_time_match'])),
-  responses: {
-    '200': json(object({ record_time: dateTime(), migration_id: int64(), summaries: array(ref('HoldingsSummaryV1')) })),
-    ...errors(400, 404, 410, 500),
-  },
-};
-
-/** S1; the validator's scan-proxy forwards it unchanged (its /v0 path). */
-export const holdingsSummaryV0 = {
-  summary: 'S1: holdings per owner at a snapshot, with holding fees (deprecated: use /v1/holdings/summary).',
-  deprecated: true,
-  requestBody: jsonBody(
-    object({ ...snapshotSelection, owner_party_ids: array(str(), { minItems: 1 }), as_of_round: int64() }, [
-      'record_time_match',
-      'as_of_round',
-    ]),
-  ),
-  responses: {
-    '200': json(
-      object({
-        record_time: dateTime(),
-        migration_id: int64(),
-        computed_as_of_round: int64(),
-        summaries: array(ref('HoldingsSummary')),
-      }),
-    ),
-    ...errors(400, 404, 410, 500),
-  },
-};
-
 export const scanSchemas: Record<string, Schema> = {
   ErrorResponse: object({ error: str() }),
   RecordTimeMatch: { type: 'string', enum: ['exact', 'at_or_before'], default: 'exact' },
@@ -219,35 +175,6 @@ export const scanSchemas: Record<string, Schema> = {
 };
 
 export const scanPaths = {
-  '/v0/holdings/summary': { post: holdingsSummaryV0 },
-  '/v1/holdings/summary': { post: holdingsSummaryV1 },
-  '/v2/holdings/state': {
-    post: holdingsState(
-      'S3: the amulets and locked amulets owned by the parties at a snapshot, paged in creation order.',
-      stringToken,
-      'AcsResponse',
-    ),
-  },
-  '/v0/holdings/state': {
-    post: {
-      ...holdingsState(
-        'The older path of /v2/holdings/state, answered in the v2 shape (ActiveContract items, string page token).',
-        stringToken,
-        'AcsResponse',
-      ),
-      deprecated: true,
-    },
-  },
-  '/v1/holdings/state': {
-    post: {
-      ...holdingsState(
-        'The older /v2/holdings/state with an int64 page token (removed from the newest Splice). Tokens are valid for 24 hours.',
-        numberToken,
-        'AcsResponseV1',
-      ),
-      deprecated: true,
-    },
-  },
   '/v0/state/acs': { post: acsState(stringToken, 'AcsResponse') },
   '/v2/state/acs': {
     post: {
