@@ -92,6 +92,7 @@ export const metadataOperations: readonly OperationOf<MetadataServices>[] = [
     method: 'get',
     path: '/instruments/{instrumentId}',
     summary: 'One instrument: Amulet, or 404.',
+    request: { params: z.object({ instrumentId: z.string() }) },
     responses: { '200': { description: 'OK', body: Instrument }, '404': notFoundAnswer },
     handle: async (services: MetadataServices, { params }, _req, res) => {
       if (params.instrumentId !== AMULET_ID) throw notFound(`No instrument with id ${params.instrumentId} found`);
