@@ -21,7 +21,7 @@ export const Instrument = z
   })
   .meta({ id: 'Instrument' });
 
-export const DisclosedContract = z
+const DisclosedContract = z
   .object({
     templateId: str(),
     contractId: str(),

@@ -90,15 +90,15 @@ const HoldingsStateBodyV1 = HoldingsStateRequestV1.extend({
   page_size: HoldingsStateRequestV1.shape.page_size.meta({ format: 'int32', type: 'integer' }),
 });
 
-/** The answer of S1, also forwarded by the validator's proxy. */
-export const HoldingsSummaryResponse = z.object({
+/** The answer of S1. */
+const HoldingsSummaryResponse = z.object({
   record_time: dateTime(),
   migration_id: int64(),
   computed_as_of_round: int64(),
   summaries: z.array(HoldingsSummary),
 });
-/** The answer of S2, also forwarded by the validator's proxy. */
-export const HoldingsSummaryResponseV1 = z.object({
+/** The answer of S2. */
+const HoldingsSummaryResponseV1 = z.object({
   record_time: dateTime(),
   migration_id: int64(),
   summaries: z.array(HoldingsSummaryV1),
