@@ -11,7 +11,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import { parseInput } from './validation';
 
-export type Method = 'get' | 'post' | 'put' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'delete';
 
 /** One answer of an operation, as the OpenAPI document describes it. */
 export interface ResponseDeclaration {
@@ -24,7 +24,7 @@ export interface ResponseDeclaration {
 }
 
 /** The request's parts after parsing: what the handler works with. */
-export interface ParsedInput<P, Q, B> {
+interface ParsedInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
@@ -74,7 +74,7 @@ export type OperationOf<S> = OperationDeclaration<S, any, any, any>;
 export type AnyOperation = OperationOf<any>;
 
 /** `/v0/x/{id}` as Express writes it: `/v0/x/:id`. */
-export function expressPath(openApiPath: string): string {
+function expressPath(openApiPath: string): string {
   return openApiPath.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
 }
 

@@ -6,7 +6,15 @@
  */
 import type { z } from 'zod';
 import type { HourlyUpdates, SnapshotsPage } from '../api/indexer/schemas';
-import type { AnsEntry as AnsEntrySchema, LastMigration, RecordTimeRange, ScansResponse as ScansAnswer } from '../api/scan/schemas';
+import type {
+  AcsResponse,
+  ActiveContract,
+  AnsEntry as AnsEntrySchema,
+  HoldingsSummary as HoldingsSummarySchema,
+  LastMigration,
+  RecordTimeRange,
+  ScansResponse as ScansAnswer,
+} from '../api/scan/schemas';
 import type { IngestStatus as IngestStatusAnswer } from '../api/operational/schemas';
 
 export class ApiError extends Error {
@@ -156,27 +164,18 @@ export interface MigrationInfo {
   record_time_range: z.input<typeof RecordTimeRange>[];
 }
 
-export interface HoldingsSummary {
-  party_id: string;
-  total_unlocked_coin: string;
-  total_locked_coin: string;
-  total_coin_holdings: string;
-  accumulated_holding_fees_total: string;
-  total_available_coin: string;
+export type HoldingsSummary = z.input<typeof HoldingsSummarySchema>;
+/** The fields the views read of an Amulet's or a LockedAmulet's create arguments. */
+interface HoldingArguments {
+  amount?: { initialAmount: string; createdAt: { number: string } };
+  amulet?: { amount: { initialAmount: string; createdAt: { number: string } } };
+  lock?: { expiresAt: string; holders: string[] };
 }
-export interface HoldingsPage {
-  created_events: {
-    contract_id: string;
-    template_id: string;
-    created_at: string;
-    create_arguments: {
-      amount?: { initialAmount: string; createdAt: { number: string } };
-      amulet?: { amount: { initialAmount: string; createdAt: { number: string } } };
-      lock?: { expiresAt: string; holders: string[] };
-    };
-  }[];
+/** A page of /v2/holdings/state, whose items are holdings and which always states its next_page_token. */
+export type HoldingsPage = Omit<z.input<typeof AcsResponse>, 'created_events' | 'next_page_token'> & {
+  created_events: (z.input<typeof ActiveContract> & { create_arguments: HoldingArguments })[];
   next_page_token: string | null;
-}
+};
 export type AnsEntry = z.input<typeof AnsEntrySchema>;
 
 interface Vote {

@@ -8,7 +8,7 @@
  * is left without them and none declared more precisely is overwritten.
  */
 import { groupOfPath } from '../fair-access/route-groups';
-import { ref } from './builders';
+import { componentRef as ref } from './from-operations';
 
 export const commonResponses = {
   HeadersTooLarge: {

@@ -1,7 +1,8 @@
 /**
  * The OpenAPI document of everything this service serves, served from the
- * running service (as Canton's JSON API does) at /docs/openapi.json. A test
- * checks that its paths and the Express routes are the same set.
+ * running service (as Canton's JSON API does) at /docs/openapi.json. It is
+ * built from the operations' declarations (../operation.ts), the same ones the
+ * routers mount; a test checks that its paths and the Express routes are the same set.
  */
 import { commonResponses, withCommonResponses } from './common-responses';
 import { withFairAccessResponses } from './fair-access';
@@ -9,29 +10,16 @@ import { pathsOf, SchemaComponents } from './from-operations';
 import { docsOperations } from '../docs-operation';
 import { healthOperations } from '../health';
 import { indexerOperations } from '../indexer/router';
-import { acsOperations } from '../scan/acs-routes';
-import { migrationOperations } from '../scan/migration-routes';
-import { stateOperations } from '../scan/state-routes';
-import { networkOperations } from '../scan/network-routes';
-import { updateOperations } from '../scan/update-routes';
 import { ledgerOperations } from '../ledger/router';
+import { registryOperations } from '../registry/router';
+import { acsOperations } from '../scan/acs-routes';
+import { holdingsOperations } from '../scan/holdings-routes';
+import { migrationOperations } from '../scan/migration-routes';
+import { networkOperations } from '../scan/network-routes';
+import { stateOperations } from '../scan/state-routes';
+import { updateOperations } from '../scan/update-routes';
+import { proxiedRegistryOperations, validatorOperations } from '../validator/router';
 import { webUiOperations } from '../web-ui';
-import { scanPaths, scanSchemas } from './scan';
-import { registryPaths, registrySchemas } from './registry';
-import { unauthorized, validatorPaths } from './validator';
-
-/** The validator proxy serves the registry behind its authentication. */
-const securedRegistryPaths = Object.fromEntries(
-  Object.entries(registryPaths).map(([p, ops]) => [
-    p,
-    Object.fromEntries(
-      Object.entries(ops).map(([method, op]) => {
-        const operation = op as { responses?: Record<string, unknown> };
-        return [method, { ...operation, security: [{ bearerAuth: [] }], responses: { ...operation.responses, '401': unauthorized } }];
-      }),
-    ),
-  ]),
-);
 
 type Paths = Record<string, Record<string, unknown>>;
 
@@ -50,21 +38,22 @@ function merged(...sources: Paths[]): Paths {
   return out;
 }
 
-function prefixed(prefix: string, paths: Paths): Paths {
-  return Object.fromEntries(Object.entries(paths).map(([p, v]) => [`${prefix}${p}`, v]));
-}
-
 export function openApiDocument(version: string): Record<string, unknown> {
   const components = new SchemaComponents();
   // Each router's declared operations, under the prefix it is mounted at.
   const declared = merged(
-    pathsOf('/api/indexer', indexerOperations, components),
-    pathsOf('/api/scan', migrationOperations, components),
-    pathsOf('/api/scan', acsOperations, components),
     pathsOf('/api/scan', stateOperations, components),
     pathsOf('/api/scan', networkOperations, components),
+    pathsOf('/api/scan', migrationOperations, components),
+    pathsOf('/api/scan', holdingsOperations, components),
+    pathsOf('/api/scan', acsOperations, components),
     pathsOf('/api/scan', updateOperations, components),
+    pathsOf('/api/validator', validatorOperations, components),
+    pathsOf('/registry', registryOperations, components),
+    // The validator proxy serves the registry behind its authentication.
+    pathsOf('/api/validator/v0/scan-proxy/registry', proxiedRegistryOperations, components),
     pathsOf('/v2', ledgerOperations, components),
+    pathsOf('/api/indexer', indexerOperations, components),
   );
   // Health, status, metrics, this document and the web UI: mounted at the root, never rate limited.
   const operational = merged(
@@ -82,18 +71,10 @@ export function openApiDocument(version: string): Record<string, unknown> {
     },
     paths: withCommonResponses({
       ...operational,
-      ...withFairAccessResponses(
-        merged(
-          prefixed('/api/scan', scanPaths),
-          prefixed('/api/validator', validatorPaths),
-          prefixed('/registry', registryPaths),
-          prefixed('/api/validator/v0/scan-proxy/registry', securedRegistryPaths),
-          declared,
-        ),
-      ),
+      ...withFairAccessResponses(declared),
     }),
     components: {
-      schemas: { ...scanSchemas, ...registrySchemas, ...components.schemas },
+      schemas: components.schemas,
       responses: commonResponses,
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     },

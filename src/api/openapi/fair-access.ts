@@ -4,7 +4,7 @@
  * the assembled paths, so that no operation of a group can be left without them.
  */
 import { groupOfPath } from '../fair-access/route-groups';
-import { ref, type Schema } from './builders';
+import { componentRef as ref } from './from-operations';
 
 /** Operations behind heavyRequest(); a test compares this list with the routes that carry the bound. */
 export const EXPENSIVE_OPERATIONS: readonly string[] = [
@@ -28,7 +28,7 @@ const retryAfter = {
   'Retry-After': { description: 'Whole seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } },
 };
 
-const tooManyRequests = (error: Schema) => ({
+const tooManyRequests = (error: Record<string, unknown>) => ({
   description:
     "Too many requests from this client (its address, or its API key) for the route group's rate limit (RATE_LIMIT_*); the message says the limit.",
   headers: retryAfter,

@@ -8,6 +8,9 @@ import { z } from 'zod';
 import type { AnyOperation } from '../operation';
 
 type JsonSchema = Record<string, unknown>;
+
+/** A reference to a named schema of components.schemas, for the answers every operation shares. */
+export const componentRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 type Paths = Record<string, Record<string, unknown>>;
 
 /** The bounds zod gives every safe integer, which say nothing to a reader of the document. */

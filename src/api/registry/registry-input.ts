@@ -10,16 +10,30 @@ import { badRequest } from '../../internal/errors';
 const excludeDebugFields = z.boolean({ error: 'expected a boolean' }).nullish();
 
 /** GetFactoryRequest. */
-export const FactoryRequest = z.object({
-  choiceArguments: z.record(z.string(), z.unknown(), { error: 'expected an object' }),
-  excludeDebugFields,
-});
+export const FactoryRequest = z
+  .object({
+    choiceArguments: z
+      .record(z.string(), z.unknown(), { error: 'expected an object' })
+      .describe("The factory choice's arguments in Daml JSON, with empty extraArgs.context and extraArgs.meta."),
+    // Documented as the interface has it; null is taken as absent.
+    excludeDebugFields: excludeDebugFields.meta({
+      anyOf: undefined,
+      type: 'boolean',
+      description: 'Leave the debug fields out of the disclosed contracts (default false).',
+    }),
+  })
+  .meta({ id: 'GetFactoryRequest' });
 
 /** GetChoiceContextRequest: every field optional; a missing body counts as `{}`. */
-export const ChoiceContextRequest = z.object({
-  meta: z.record(z.string(), z.string({ error: 'expected a string' }), { error: 'expected an object of strings' }).nullish(),
-  excludeDebugFields,
-});
+export const ChoiceContextRequest = z
+  .object({
+    meta: z
+      .record(z.string(), z.string({ error: 'expected a string' }), { error: 'expected an object of strings' })
+      .nullish()
+      .meta({ anyOf: undefined, type: 'object', additionalProperties: { type: 'string' } }),
+    excludeDebugFields: excludeDebugFields.meta({ anyOf: undefined, type: 'boolean', description: 'Default false.' }),
+  })
+  .meta({ id: 'GetChoiceContextRequest' });
 
 const party = z
   .string({ error: 'expected a party' })

@@ -4,69 +4,83 @@
  *   POST /transfer-factory
  *   POST /{transferInstructionId}/choice-contexts/accept | reject | withdraw
  */
-import { Router } from 'express';
 import { SPLICE } from '../../domain/splice-contracts';
 import { transferInstructionLock } from '../../domain/token-standard';
 import { payloadOf } from '../../store/contract-repository';
 import type { AnswerFamily } from '../../domain/answer-families';
 import { sendJsonBytes } from '../answer-cache';
-import { answerCacheOf, type ApiContext } from '../context';
 import { sendJson } from '../json-response';
+import { operation, type OperationOf } from '../operation';
 import { parseInput } from '../validation';
 import { tokenStandardContract, transferFactory, twoStepTransferContext } from './amulet-contexts';
 import { ChoiceContextRequest, FactoryRequest, transferParties } from './registry-input';
+import { choiceContextFailures, type RegistryServices } from './registry-operations';
+import { ChoiceContext, TransferFactoryWithChoiceContext } from './schemas';
 
 const SELF_TRANSFER_FAMILIES: AnswerFamily[] = ['amuletRules', 'rounds', 'externalPartyAmuletRules', 'migration'];
 const TRANSFER_FAMILIES: AnswerFamily[] = [...SELF_TRANSFER_FAMILIES, 'transferParties'];
 
-export function transferInstructionRoutes(apiContext: ApiContext): Router {
-  const { db, config } = apiContext;
-  const answers = answerCacheOf(apiContext);
-  const router = Router();
-
+/** Paths relative to /transfer-instruction/v1. */
+export const transferInstructionOperations: readonly OperationOf<RegistryServices>[] = [
   // Kept per receiver (or for a transfer to oneself), which is all the answer takes from the
   // request besides the debug fields. With API_CLOCK=ledger, "now" moves with every batch, so
   // such answers are made per request.
-  router.post('/transfer-factory', async (req, res) => {
-    const body = parseInput(FactoryRequest, req.body ?? {}, 'body');
-    const transfer = transferParties(body.choiceArguments);
-    const self = transfer.sender === transfer.receiver;
-    const answer = await answers.get(
-      db,
-      'transfer-factory',
-      self ? 'transfer-factory self' : `transfer-factory to ${transfer.receiver}`,
-      self ? SELF_TRANSFER_FAMILIES : TRANSFER_FAMILIES,
-      async (d) => {
-        const factory = await transferFactory(d, config, transfer);
-        return { value: factory, validUntil: factory.validUntil, keep: config.scanApp.clock === 'wall' };
-      },
-    );
-    const excludeDebugFields = body.excludeDebugFields ?? false;
-    sendJsonBytes(
-      res,
-      answer.bytes(excludeDebugFields ? 'short' : 'debug', ({ factoryId, transferKind, context }) => ({
-        factoryId,
-        transferKind,
-        choiceContext: context.json(excludeDebugFields),
-      })),
-    );
-  });
+  operation({
+    method: 'post',
+    path: '/transfer-factory',
+    summary: 'The transfer factory (ExternalPartyAmuletRules), the kind of transfer, and the choice context for TransferFactory_Transfer.',
+    // Parsed by the handler: a missing body counts as `{}`.
+    request: { body: FactoryRequest, bodyParsedBy: 'handler' },
+    responses: { '200': { description: 'OK', body: TransferFactoryWithChoiceContext }, ...choiceContextFailures },
+    handle: async ({ db, config, answers }: RegistryServices, _input, req, res) => {
+      const body = parseInput(FactoryRequest, req.body ?? {}, 'body');
+      const transfer = transferParties(body.choiceArguments);
+      const self = transfer.sender === transfer.receiver;
+      const answer = await answers.get(
+        db,
+        'transfer-factory',
+        self ? 'transfer-factory self' : `transfer-factory to ${transfer.receiver}`,
+        self ? SELF_TRANSFER_FAMILIES : TRANSFER_FAMILIES,
+        async (d) => {
+          const factory = await transferFactory(d, config, transfer);
+          return { value: factory, validUntil: factory.validUntil, keep: config.scanApp.clock === 'wall' };
+        },
+      );
+      const excludeDebugFields = body.excludeDebugFields ?? false;
+      sendJsonBytes(
+        res,
+        answer.bytes(excludeDebugFields ? 'short' : 'debug', ({ factoryId, transferKind, context }) => ({
+          factoryId,
+          transferKind,
+          choiceContext: context.json(excludeDebugFields),
+        })),
+      );
+    },
+  }),
 
   // Accepting moves the locked amulet, so it needs it; rejecting and withdrawing work without it.
-  for (const [choice, requireLockedAmulet] of [
-    ['accept', true],
-    ['reject', false],
-    ['withdraw', false],
-  ] as const) {
-    router.post(`/:transferInstructionId/choice-contexts/${choice}`, async (req, res) => {
-      const body = parseInput(ChoiceContextRequest, req.body ?? {}, 'body');
-      const id = req.params.transferInstructionId;
-      const instruction = await tokenStandardContract(db, SPLICE.amuletTransferInstruction, id);
-      const lock = transferInstructionLock(payloadOf(instruction));
-      const context = await twoStepTransferContext(db, config, `AmuletTransferInstruction '${id}'`, lock, { requireLockedAmulet });
-      sendJson(res, context.json(body.excludeDebugFields ?? false));
-    });
-  }
-
-  return router;
-}
+  ...(
+    [
+      ['accept', true],
+      ['reject', false],
+      ['withdraw', false],
+    ] as const
+  ).map(([choice, requireLockedAmulet]) =>
+    operation({
+      method: 'post',
+      path: `/{transferInstructionId}/choice-contexts/${choice}`,
+      summary: `The choice context to ${choice} an AmuletTransferInstruction.`,
+      // Parsed by the handler: a missing body counts as `{}`.
+      request: { body: ChoiceContextRequest, bodyParsedBy: 'handler' },
+      responses: { '200': { description: 'OK', body: ChoiceContext }, ...choiceContextFailures },
+      handle: async ({ db, config }: RegistryServices, { params }, req, res) => {
+        const body = parseInput(ChoiceContextRequest, req.body ?? {}, 'body');
+        const id = params.transferInstructionId!;
+        const instruction = await tokenStandardContract(db, SPLICE.amuletTransferInstruction, id);
+        const lock = transferInstructionLock(payloadOf(instruction));
+        const context = await twoStepTransferContext(db, config, `AmuletTransferInstruction '${id}'`, lock, { requireLockedAmulet });
+        sendJson(res, context.json(body.excludeDebugFields ?? false));
+      },
+    }),
+  ),
+];
