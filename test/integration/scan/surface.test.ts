@@ -65,7 +65,7 @@ describe('the rest of the Scan surface', () => {
         0,
         firstRight,
         '00hand-featured-right',
-        { ...(firstRight.event.create_arguments as Record<string, unknown>) },
+        firstRight.event.create_arguments,
         after(base.latestRecordTime, 1),
         firstRight.event.signatories,
       ),
