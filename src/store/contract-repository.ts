@@ -238,6 +238,19 @@ export const findFeaturedAppRight = repositoryOperation(
   },
 );
 
+/** Every live FeaturedAppRight of this provider in the current migration, in ingestion order. */
+export const listFeaturedAppRightsOfProvider = repositoryOperation(
+  'listFeaturedAppRightsOfProvider',
+  async function listFeaturedAppRightsOfProvider(db: Db, provider: string): Promise<StoredContract[]> {
+    const rows = await inIngestionOrder(
+      liveOf(db, SPLICE.featuredAppRight).where(sql<boolean>`(create_arguments::jsonb ->> 'provider') = ${provider}`),
+    )
+      .limit(LIVE_LIST_LIMIT)
+      .execute();
+    return rows.map(toStored);
+  },
+);
+
 /**
  * The newest live contract of a template in the current migration whose
  * payload field `field` is `party`, who must be one of its stakeholders: a

@@ -17,6 +17,7 @@ import { holdingsOperations } from '../scan/holdings-routes';
 import { migrationOperations } from '../scan/migration-routes';
 import { networkOperations } from '../scan/network-routes';
 import { stateOperations } from '../scan/state-routes';
+import { surfaceOperations } from '../scan/surface-routes';
 import { updateOperations } from '../scan/update-routes';
 import { proxiedRegistryOperations, validatorOperations } from '../validator/router';
 import { webUiOperations } from '../web-ui';
@@ -48,6 +49,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     pathsOf('/api/scan', holdingsOperations, components),
     pathsOf('/api/scan', acsOperations, components),
     pathsOf('/api/scan', updateOperations, components),
+    pathsOf('/api/scan', surfaceOperations, components),
     pathsOf('/api/validator', validatorOperations, components),
     pathsOf('/registry', registryOperations, components),
     // The validator proxy serves the registry behind its authentication.

@@ -5,6 +5,7 @@ import { rejectNulCharacters } from '../nul-guard';
 import { pageTokensFor, pageTokensWithKey } from '../page-token';
 import { acsRoutes } from './acs-routes';
 import { stateRoutes } from './state-routes';
+import { surfaceRoutes } from './surface-routes';
 import { holdingsRoutes } from './holdings-routes';
 import { migrationRoutes } from './migration-routes';
 import { networkRoutes } from './network-routes';
@@ -25,5 +26,6 @@ export function scanRouter(context: ApiContext): Router {
   router.use(holdingsRoutes(context, tokens));
   router.use(acsRoutes(context, tokens));
   router.use(updateRoutes(context));
+  router.use(surfaceRoutes(context));
   return router;
 }

@@ -23,6 +23,8 @@ const anyValue = fc.oneof(
 const bodies: Record<string, string[]> = {
   '/api/scan/v0/admin/sv/voteresults': ['actionName', 'accepted', 'requester', 'effectiveFrom', 'effectiveTo', 'limit'],
   '/api/scan/v0/voterequest': ['vote_request_contract_ids'],
+  '/api/scan/v0/admin/sv/voteresults/count': ['actionName', 'accepted', 'requester', 'effectiveFrom', 'effectiveTo'],
+  '/api/scan/v0/admin/sv/previous-sv-reward-weight': ['svParty', 'effectiveBefore'],
   '/api/scan/v0/backfilling/updates-before': ['migration_id', 'synchronizer_id', 'before', 'at_or_after', 'count'],
 };
 const queries: Record<string, string[]> = {
