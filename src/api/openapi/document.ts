@@ -14,6 +14,7 @@ import { migrationOperations } from '../scan/migration-routes';
 import { stateOperations } from '../scan/state-routes';
 import { networkOperations } from '../scan/network-routes';
 import { updateOperations } from '../scan/update-routes';
+import { legacyHistoryOperations } from '../scan/legacy-history-routes';
 import { ledgerOperations } from '../ledger/router';
 import { webUiOperations } from '../web-ui';
 import { scanPaths, scanSchemas } from './scan';
@@ -64,6 +65,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     pathsOf('/api/scan', stateOperations, components),
     pathsOf('/api/scan', networkOperations, components),
     pathsOf('/api/scan', updateOperations, components),
+    pathsOf('/api/scan', legacyHistoryOperations, components),
     pathsOf('/v2', ledgerOperations, components),
   );
   // Health, status, metrics, this document and the web UI: mounted at the root, never rate limited.

@@ -6,6 +6,7 @@ import { pageTokensFor, pageTokensWithKey } from '../page-token';
 import { acsRoutes } from './acs-routes';
 import { stateRoutes } from './state-routes';
 import { holdingsRoutes } from './holdings-routes';
+import { legacyHistoryRoutes } from './legacy-history-routes';
 import { migrationRoutes } from './migration-routes';
 import { networkRoutes } from './network-routes';
 import { updateRoutes } from './update-routes';
@@ -25,5 +26,6 @@ export function scanRouter(context: ApiContext): Router {
   router.use(holdingsRoutes(context, tokens));
   router.use(acsRoutes(context, tokens));
   router.use(updateRoutes(context));
+  router.use(legacyHistoryRoutes(context));
   return router;
 }
