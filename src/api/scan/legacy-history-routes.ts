@@ -8,6 +8,7 @@
  * reassignment is the same item in both. v0 renders each transaction as the SV's participant saw it
  * (its local offset and `#`-prefixed event ids, `ScanHttpEncodings.V0`), which no v1 or v2 answer
  * carries, so this indexer cannot know it: those two answer 501 for what they would return.
+ *       GET  /v0/acs/{party}                       (501: a participant's ACS export)
  */
 import { Router } from 'express';
 import { z } from 'zod';
@@ -22,8 +23,9 @@ import { sendJson } from '../json-response';
 import { mountOperations, operation, type OperationOf } from '../operation';
 import { pageLimit } from '../page-limit';
 import { ErrorResponse } from '../schema-kit';
+import { requestParty } from './current-state';
 import { scanErrors } from './error-answers';
-import { int64 } from './params';
+import { int64, requestTimestamp } from './params';
 import { UpdateHistoryItem } from './schemas';
 import {
   confirmHistoryComplete,
@@ -130,7 +132,41 @@ const updateByIdV0 = operation({
   },
 });
 
-export const legacyHistoryOperations: readonly OperationOf<ApiContext>[] = [updatesV1, updateByIdV1, updatesV0, updateByIdV0];
+const AcsSnapshotParams = z.object({ party: z.string() });
+const AcsSnapshotQuery = z.object({
+  record_time: z.string({ error: 'expected a string' }).optional().meta({ format: 'date-time' }).describe('The snapshot time.'),
+});
+
+const acsSnapshotOfParty = operation({
+  method: 'get',
+  path: '/v0/acs/{party}',
+  summary:
+    "The party's contracts, as the SV participant's gzipped ACS export (Canton's ActiveContract protobuf), for a validator's disaster recovery. 501 here.",
+  request: { params: AcsSnapshotParams, query: AcsSnapshotQuery },
+  responses: {
+    ...scanErrors(400, 500),
+    '501': {
+      description: 'Always for a valid request: the export is made by the SV participant’s admin API, which this indexer does not have.',
+      body: ErrorResponse,
+    },
+  },
+  handle: (_context: ApiContext, { params, query }) => {
+    const party = requestParty(params.party);
+    if (query.record_time !== undefined) requestTimestamp(query.record_time);
+    throw new HttpError(
+      501,
+      `The ACS snapshot of ${party} is not available: it is an export of the SV participant's ACS (Canton's ActiveContract protobuf, from the participant's admin API), which this indexer does not have.`,
+    );
+  },
+});
+
+export const legacyHistoryOperations: readonly OperationOf<ApiContext>[] = [
+  updatesV1,
+  updateByIdV1,
+  updatesV0,
+  updateByIdV0,
+  acsSnapshotOfParty,
+];
 
 export function legacyHistoryRoutes(context: ApiContext): Router {
   return mountOperations(Router(), legacyHistoryOperations, context);

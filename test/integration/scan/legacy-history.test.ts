@@ -114,4 +114,20 @@ describe('deprecated update history operations', () => {
       expect(await get(`/v0/updates/${id}?lossless=maybe`)).toMatchObject({ status: 400 });
     });
   });
+
+  describe('GET /v0/acs/{party}', () => {
+    it('validates the party and time, then answers 501 naming what it would need', async () => {
+      const someParty = `alice::1220${'ab'.repeat(32)}`;
+      for (const query of ['', `?record_time=${formatRecordTime(0n)}`]) {
+        expect(await get(`/v0/acs/${encodeURIComponent(someParty)}${query}`)).toMatchObject({
+          status: 501,
+          text: error(
+            `The ACS snapshot of ${someParty} is not available: it is an export of the SV participant's ACS (Canton's ActiveContract protobuf, from the participant's admin API), which this indexer does not have.`,
+          ),
+        });
+      }
+      expect((await get('/v0/acs/not-a-party')).status).toBe(400);
+      expect((await get(`/v0/acs/${encodeURIComponent(someParty)}?record_time=yesterday`)).status).toBe(400);
+    });
+  });
 });
