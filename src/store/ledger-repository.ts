@@ -60,3 +60,17 @@ export const findStoredTransaction = repositoryOperation(
     };
   },
 );
+
+/** Whether an update with this id is a reassignment (an assignment or an unassignment). */
+export const isStoredReassignment = repositoryOperation(
+  'isStoredReassignment',
+  async function isStoredReassignment(db: Db, updateId: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('updates')
+      .select('kind')
+      .where('update_id', '=', updateId)
+      .where('kind', 'in', ['assignment', 'unassignment'])
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+);

@@ -7,7 +7,7 @@ import express, { Router } from 'express';
 import type { z } from 'zod';
 import type { Config } from '../../internal/config';
 import { toJsTransaction } from '../../domain/ledger-transaction';
-import { findStoredTransaction } from '../../store/ledger-repository';
+import { findStoredTransaction, isStoredReassignment } from '../../store/ledger-repository';
 import type { Db } from '../../store/pool';
 import { acceptedOrFromPrimary } from '../../store/read-context';
 import { authenticate, authModeFromConfig, principalOf } from '../auth/middleware';
@@ -15,8 +15,17 @@ import { AuthFailure, mayRead } from '../auth/verifier';
 import type { ApiContext } from '../context';
 import { mountOperations, operation, type OperationOf } from '../operation';
 import { ledgerErrorHandler, ledgerErrors, ledgerNotFound, rejectAuth } from './errors';
-import { JsCantonError, ParticipantIdResponse, TransactionByIdRequest, TransactionByIdResponse, VersionResponse } from './schemas';
+import {
+  JsCantonError,
+  ParticipantIdResponse,
+  TransactionByIdRequest,
+  TransactionByIdResponse,
+  UpdateByIdRequest,
+  UpdateByIdResponse,
+  VersionResponse,
+} from './schemas';
 import { checkUpdateId, decodeTransactionByIdBody, requestedReadRights, validateTransactionByIdBody } from './transaction-request';
+import { decodeUpdateByIdBody, updateByIdReadRights, validateUpdateByIdBody } from './update-request';
 
 /**
  * The version we answer as: Canton 3.4, the last line with transaction-by-id
@@ -108,7 +117,57 @@ const transactionById = operation({
   },
 });
 
-export const ledgerOperations: readonly OperationOf<LedgerServices>[] = [version, participantId, transactionById];
+const updateById = operation({
+  method: 'post',
+  path: '/updates/update-by-id',
+  summary: "L1: an update by id in the given update format (Canton 3.4's replacement of transaction-by-id).",
+  description:
+    'Transactions are served from the indexed updates as transaction-by-id serves them. A reassignment asked for with includeReassignments answers 501 UNSUPPORTED_OPERATION: this service does not render reassignments in the Ledger API form. Topology transactions are not in Scan history: asked for alone, any id is UPDATE_NOT_FOUND.',
+  bearerAuth: true,
+  // As transaction-by-id: rights before the body's fields, text/plain for a body that does not decode.
+  request: { body: UpdateByIdRequest, bodyParsedBy: 'handler' },
+  responses: {
+    '200': { description: 'OK', body: UpdateByIdResponse },
+    '400': {
+      description:
+        'text/plain when the body does not decode (bad JSON, wrong types); a LedgerError (MISSING_FIELD, INVALID_FIELD, INVALID_ARGUMENT) when it decodes but is invalid.',
+      body: JsCantonError,
+      content: { 'text/plain': { schema: { type: 'string' } } },
+    },
+    default: ledgerError('A LedgerError: 401 unauthenticated, 403 permission denied, 404 UPDATE_NOT_FOUND, 501 for a reassignment.'),
+  },
+  before: ({ auth }: LedgerServices) => [auth, express.text({ type: () => true, limit: '1mb' })],
+  handle: async ({ db }: LedgerServices, { body: text }, req, res) => {
+    const body = decodeUpdateByIdBody(typeof text === 'string' ? text : '');
+    if (!mayRead(principalOf(res), updateByIdReadRights(body))) {
+      req.log?.warn({ status: 403, user: principalOf(res).user }, 'request refused: the user may not read as every requested party');
+      rejectAuth(res, new AuthFailure(403, 'the user may not read as every requested party'));
+      return;
+    }
+    const request = validateUpdateByIdBody(body);
+    const { transactions, reassignments } = request;
+    if (transactions) {
+      const stored = await acceptedOrFromPrimary(
+        () => findStoredTransaction(db, request.updateId),
+        (found) => found !== undefined,
+        'not_found',
+      );
+      const transaction = stored && toJsTransaction(stored, transactions);
+      if (transaction) {
+        res.json({ update: { Transaction: { value: transaction } } } satisfies z.input<typeof UpdateByIdResponse>);
+        return;
+      }
+    }
+    if (reassignments && (await isStoredReassignment(db, request.updateId))) {
+      throw ledgerErrors.unsupported(
+        `Update ${request.updateId} is a reassignment: this service serves transactions only, so it cannot answer includeReassignments for it.`,
+      );
+    }
+    throw ledgerErrors.updateNotFound(body.updateId ?? request.updateId);
+  },
+});
+
+export const ledgerOperations: readonly OperationOf<LedgerServices>[] = [version, participantId, transactionById, updateById];
 
 export function ledgerRouter({ config, db }: ApiContext): Router {
   const router = Router();

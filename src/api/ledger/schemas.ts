@@ -84,3 +84,20 @@ export const TransactionByIdResponse = z.object({ transaction: JsTransaction });
 export const ParticipantIdResponse = z.object({ participantId: str() });
 
 export const VersionResponse = z.object({ version: str(), features: jsonObject() });
+
+export const UpdateByIdRequest = z.object({
+  updateId: str(),
+  updateFormat: z
+    .object({
+      includeTransactions: TransactionFormat.optional(),
+      includeReassignments: EventFormat.optional(),
+      includeTopologyEvents: z
+        .object({ includeParticipantAuthorizationEvents: z.object({ parties: z.array(str()).optional() }).optional() })
+        .optional(),
+    })
+    .describe('Missing is a 400 MISSING_FIELD, as in Canton.')
+    .meta({ id: 'UpdateFormat' }),
+});
+
+/** Only transactions are served (see the operation's description). */
+export const UpdateByIdResponse = z.object({ update: z.object({ Transaction: z.object({ value: JsTransaction }) }) });

@@ -50,21 +50,21 @@ const identifierFilter = z.record(z.string(), z.unknown()).transform((obj, ctx):
 
 const filtersSchema = z.object({ cumulative: z.array(z.object({ identifierFilter: identifierFilter.nullish() })).nullish() });
 
+export const eventFormatSchema = z.object({
+  filtersByParty: z.record(z.string(), filtersSchema).nullish(),
+  filtersForAnyParty: filtersSchema.nullish(),
+  verbose: flag,
+});
+
+export const transactionFormatSchema = z.object({
+  eventFormat: eventFormatSchema.nullish(),
+  transactionShape: z.enum(SHAPES).nullish(),
+});
+
 const bodySchema = z.object({
   updateId: z.string().nullish(),
   requestingParties: z.array(z.string()).nullish(),
-  transactionFormat: z
-    .object({
-      eventFormat: z
-        .object({
-          filtersByParty: z.record(z.string(), filtersSchema).nullish(),
-          filtersForAnyParty: filtersSchema.nullish(),
-          verbose: flag,
-        })
-        .nullish(),
-      transactionShape: z.enum(SHAPES).nullish(),
-    })
-    .nullish(),
+  transactionFormat: transactionFormatSchema.nullish(),
 });
 
 type Body = z.output<typeof bodySchema>;
@@ -110,7 +110,7 @@ function describe(issue: z.core.$ZodIssue, input: unknown): string {
   return `${issue.message}${at}`;
 }
 
-function decode(text: string): Body {
+function decode<T>(schema: z.ZodType<T>, text: string): T {
   if (text.trim() === '') throw new UndecodableRequest('exhausted input');
   let input: unknown;
   try {
@@ -118,7 +118,7 @@ function decode(text: string): Body {
   } catch (err) {
     throw new UndecodableRequest(`malformed JSON: ${(err as Error).message}`);
   }
-  const result = bodySchema.safeParse(input);
+  const result = schema.safeParse(input);
   if (!result.success) {
     const issue = result.error.issues[0];
     throw new UndecodableRequest(issue ? describe(issue, input) : undefined);
@@ -131,16 +131,20 @@ function decode(text: string): Body {
  * Whatever else goes wrong while decoding (e.g. a RangeError on a body nested
  * too deeply) is the client's body too: the same 400 text/plain, never a 500.
  */
-export function decodeTransactionByIdBody(text: string): Body {
+export function decodeLedgerBody<T>(schema: z.ZodType<T>, text: string): T {
   try {
-    return decode(text);
+    return decode(schema, text);
   } catch (err) {
     if (err instanceof UndecodableRequest) throw err;
     throw new UndecodableRequest(undefined);
   }
 }
 
-function cumulative(input: FiltersInput, where: string): Filters {
+export function decodeTransactionByIdBody(text: string): Body {
+  return decodeLedgerBody(bodySchema, text);
+}
+
+export function cumulative(input: FiltersInput, where: string): Filters {
   const filters: CumulativeFilter[] = [];
   for (const { identifierFilter: f } of input.cumulative ?? []) {
     if (!f || f.kind === 'Empty') continue;

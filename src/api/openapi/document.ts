@@ -14,6 +14,7 @@ import { ledgerOperations } from '../ledger/router';
 import { registryOperations } from '../registry/router';
 import { acsOperations } from '../scan/acs-routes';
 import { holdingsOperations } from '../scan/holdings-routes';
+import { legacyHistoryOperations } from '../scan/legacy-history-routes';
 import { migrationOperations } from '../scan/migration-routes';
 import { networkOperations } from '../scan/network-routes';
 import { stateOperations } from '../scan/state-routes';
@@ -49,6 +50,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     pathsOf('/api/scan', holdingsOperations, components),
     pathsOf('/api/scan', acsOperations, components),
     pathsOf('/api/scan', updateOperations, components),
+    pathsOf('/api/scan', legacyHistoryOperations, components),
     pathsOf('/api/scan', surfaceOperations, components),
     pathsOf('/api/validator', validatorOperations, components),
     pathsOf('/registry', registryOperations, components),

@@ -9,6 +9,7 @@ import { componentRef as ref } from './from-operations';
 /** Operations behind heavyRequest(); a test compares this list with the routes that carry the bound. */
 export const EXPENSIVE_OPERATIONS: readonly string[] = [
   'POST /api/scan/v2/updates',
+  'POST /api/scan/v1/updates',
   'POST /api/scan/v0/events',
   'POST /api/scan/v0/backfilling/import-updates',
   'POST /api/scan/v0/backfilling/updates-before',

@@ -7,6 +7,7 @@ import { acsRoutes } from './acs-routes';
 import { stateRoutes } from './state-routes';
 import { surfaceRoutes } from './surface-routes';
 import { holdingsRoutes } from './holdings-routes';
+import { legacyHistoryRoutes } from './legacy-history-routes';
 import { migrationRoutes } from './migration-routes';
 import { networkRoutes } from './network-routes';
 import { updateRoutes } from './update-routes';
@@ -26,6 +27,7 @@ export function scanRouter(context: ApiContext): Router {
   router.use(holdingsRoutes(context, tokens));
   router.use(acsRoutes(context, tokens));
   router.use(updateRoutes(context));
+  router.use(legacyHistoryRoutes(context));
   router.use(surfaceRoutes(context));
   return router;
 }

@@ -56,7 +56,7 @@ import { DamlValueEncoding, EventHistoryItem, UpdateHistoryItem } from './schema
 const integer = (format: 'int32' | 'int64') => int64.meta({ type: 'integer', format });
 const timestamp = () => z.string({ error: 'expected a string' }).meta({ format: 'date-time' });
 
-const EncodingQuery = z.object({
+export const EncodingQuery = z.object({
   daml_value_encoding: DamlValueEncoding.optional().describe('Encoding of create_arguments, choice_argument and exercise_result.'),
 });
 // Absent and null are the same for optional body fields, as Scan's decoders read them.
@@ -66,7 +66,7 @@ const Cursor = z.object({
   after_record_time: z.string({ error: 'expected a string' }).describe('Record time of the last item of the previous page.'),
 });
 
-const HistoryRequest = z.object({
+export const HistoryRequest = z.object({
   page_size: integer('int32'),
   after: Cursor.nullish(),
   daml_value_encoding: DamlValueEncoding.nullish(),
@@ -99,11 +99,11 @@ const UpdatesBeforeRequest = z.object({
 /** Never read: the operation answers 501 whatever it is given. */
 const ChecksumsRequest = z.object({ object_keys: z.array(z.string()) });
 
-const TransactionsPage = z.object({ transactions: z.array(UpdateHistoryItem) });
+export const TransactionsPage = z.object({ transactions: z.array(UpdateHistoryItem) });
 const EventsPage = z.object({ events: z.array(EventHistoryItem) });
 
 /** `after_record_time` is parsed like Instant.parse; digits beyond microseconds are floored. */
-function historyCursor(after: z.infer<typeof Cursor> | null | undefined): HistoryCursor | undefined {
+export function historyCursor(after: z.infer<typeof Cursor> | null | undefined): HistoryCursor | undefined {
   if (!after) return undefined;
   const cursor = { migrationId: after.after_migration_id, recordTime: requestTimestamp(after.after_record_time) };
   // A replica serves the page only if it holds something after the cursor: at its end, its page would be
@@ -113,14 +113,14 @@ function historyCursor(after: z.infer<typeof Cursor> | null | undefined): Histor
 }
 
 /** A page as the primary would serve it: one a replica ends short may end there only because the replica does. */
-const fullOrFromPrimary = <T>(limit: number, read: () => Promise<T[]>): Promise<T[]> =>
+export const fullOrFromPrimary = <T>(limit: number, read: () => Promise<T[]>): Promise<T[]> =>
   acceptedOrFromPrimary(read, (page) => page.length >= limit, 'short_page');
 
 const BACKFILLING_MESSAGE =
   'This scan instance has not yet replicated all data. This process can take an extended period of time to complete. Wait until replication is complete, or connect to a different scan instance.';
 
 /** The backfilling gate of the list endpoints (HttpScanHandler.confirmBackfillingIsCompleteThen). */
-async function confirmHistoryComplete(context: ApiContext): Promise<void> {
+export async function confirmHistoryComplete(context: ApiContext): Promise<void> {
   if (await historyIncomplete(context.db)) throw new HttpError(503, BACKFILLING_MESSAGE);
 }
 
@@ -136,7 +136,7 @@ function storedJson(u: StoredUpdate): string {
 }
 
 /** A v2 item: the stored JSON with the hash appended when the update has one. */
-const v2Item = (u: StoredUpdate) => withExternalHash(storedJson(u), u.externalTransactionHash);
+export const v2Item = (u: StoredUpdate) => withExternalHash(storedJson(u), u.externalTransactionHash);
 
 function eventJson(row: EventRow): string {
   return eventItemJson({
@@ -151,7 +151,7 @@ const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
 const ok = (body: z.ZodType) => ({ '200': { description: 'OK', body } });
 const encodingQuery = { query: EncodingQuery };
-const UpdateIdParams = z.object({ update_id: z.string() });
+export const UpdateIdParams = z.object({ update_id: z.string() });
 
 const updates = operation({
   method: 'post',

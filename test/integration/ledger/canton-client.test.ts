@@ -75,6 +75,21 @@ describe('the Canton ledger client against the server', () => {
     expect(response).toEqual({ transaction: expectedTransaction(TX, reading, { creates, offset }) });
   });
 
+  it('reads the same transaction through update-by-id, its replacement', async () => {
+    const reading = { shape: 'LEDGER_EFFECTS' as const, byParty: { [READER]: wildcard() } };
+    const body = {
+      updateId: TX.update_id,
+      updateFormat: {
+        includeTransactions: {
+          eventFormat: { filtersByParty: { [READER]: { cumulative: [] } }, verbose: true },
+          transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' as const,
+        },
+      },
+    };
+    const response = await client.post('/v2/updates/update-by-id', body);
+    expect(response).toEqual({ update: { Transaction: { value: expectedTransaction(TX, reading, { creates, offset }) } } });
+  });
+
   it('receives the UPDATE_NOT_FOUND LedgerError for an unknown update', async () => {
     const unknown = { updateId: `1220${'cd'.repeat(32)}`, requestingParties: [READER] };
     const error = await client.post('/v2/updates/transaction-by-id', unknown).then(
