@@ -253,7 +253,7 @@ export function activityRows(tx: TransactionUpdate, migrationId: number, recordT
   }));
 }
 
-const ACTIVITY_COLUMNS = [
+export const ACTIVITY_COLUMNS = [
   'migration_id',
   'record_time',
   'update_id',

@@ -7,6 +7,7 @@ import { array, int64, json, nullable, object, str } from './builders';
 import { commonResponses, withCommonResponses } from './common-responses';
 import { withFairAccessResponses } from './fair-access';
 import { pathsOf, SchemaComponents } from './from-operations';
+import { activityOperations } from '../indexer/activity-routes';
 import { indexerOperations } from '../indexer/router';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
@@ -183,7 +184,7 @@ const operational: Paths = {
 export function openApiDocument(version: string): Record<string, unknown> {
   const components = new SchemaComponents();
   // Each router's declared operations, under the prefix it is mounted at.
-  const declared = merged(pathsOf('/api/indexer', indexerOperations, components));
+  const declared = merged(pathsOf('/api/indexer', indexerOperations, components), pathsOf('/api/indexer', activityOperations, components));
   return {
     openapi: '3.1.0',
     info: {
