@@ -15,7 +15,7 @@
  * transaction is known only from its create, so an unlock names the owner of the amulet it creates (the
  * receiver, for a token-standard transfer instruction accepted or an allocation executed).
  */
-import { formatDecimal, parseDecimal, type Decimal10 } from './decimal';
+import { parseDecimal, type Decimal10 } from './decimal';
 import type { Json } from './json';
 import type { CreatedEvent, ExercisedEvent, TransactionUpdate } from './items';
 
@@ -69,7 +69,7 @@ type Obj = Record<string, Json>;
 
 function obj(value: Json | undefined, what: string): Obj {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${what} must be a record`);
-  return value as Obj;
+  return value;
 }
 
 function text(value: Json | undefined, what: string): string {
@@ -81,7 +81,7 @@ function decimal(value: Json | undefined, what: string): Decimal10 {
   try {
     return parseDecimal(text(value, what));
   } catch (err) {
-    throw new Error(`${what}: ${(err as Error).message}`);
+    throw new Error(`${what}: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -123,7 +123,7 @@ function summaryOf(value: Json | undefined): Summary {
 }
 
 /** What a transfer burns: the holding fees of its inputs, its output fees and the sender's change fee. */
-export function transferBurn(s: Pick<Summary, 'holdingFees' | 'outputFees' | 'senderChangeFee'>): Decimal10 {
+function transferBurn(s: Pick<Summary, 'holdingFees' | 'outputFees' | 'senderChangeFee'>): Decimal10 {
   let burned = s.holdingFees + s.senderChangeFee;
   for (const f of s.outputFees) burned += f;
   return burned;
@@ -314,7 +314,7 @@ const CHOICES = new Set([
 ]);
 
 /** Whether a transaction has any exercise an activity is read from: most have none, and are not walked. */
-export function mayHaveActivities(tx: TransactionUpdate): boolean {
+function mayHaveActivities(tx: TransactionUpdate): boolean {
   for (const id in tx.events_by_id) {
     const e = tx.events_by_id[id]!;
     if (e.event_type === 'exercised_event' && CHOICES.has(e.choice)) return true;
@@ -339,9 +339,6 @@ export function activitiesOf(tx: TransactionUpdate): Activity[] {
     const e = tx.events_by_id[eventId];
     if (!e || e.event_type !== 'exercised_event') return;
     const node = nodeOf(eventId);
-    const at = (what: string) => (err: unknown) => {
-      throw new Error(`${what} at event ${eventId}: ${(err as Error).message}`);
-    };
     try {
       switch (e.choice) {
         case 'AmuletRules_Transfer':
@@ -364,7 +361,7 @@ export function activitiesOf(tx: TransactionUpdate): Activity[] {
           return;
       }
     } catch (err) {
-      at(e.choice)(err);
+      throw new Error(`${e.choice} at event ${eventId}: ${(err as Error).message}`, { cause: err });
     }
     for (const child of e.child_event_ids) visit(child, e.choice);
   };

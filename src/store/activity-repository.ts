@@ -264,7 +264,7 @@ function valueOf(row: ActivityRow, column: (typeof ACTIVITY_COLUMNS)[number]) {
   const v = row[column];
   switch (column) {
     case 'record_time':
-      return sql`${v as string}::timestamptz`;
+      return sql`${v}::timestamptz`;
     case 'round':
     case 'traffic':
       return sql`${v === null ? null : String(v)}::bigint`;

@@ -122,7 +122,7 @@ const CSV_COLUMNS = [
 ] as const satisfies readonly (keyof ReturnType<typeof rowJson>)[];
 
 const NEEDS_QUOTES = /[",\r\n]/;
-function csvField(value: unknown): string {
+function csvField(value: string | number | boolean | string[] | null): string {
   if (value === null || value === undefined) return '';
   const text = Array.isArray(value) ? value.join(' ') : String(value);
   return NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

@@ -59,7 +59,6 @@ function expectedRows(items: CanonicalItem[]): Row[] {
       if (e.event_type === 'exercised_event') for (const c of e.child_event_ids) parentOf.set(c, id);
     for (const [id, e] of Object.entries(tx.events_by_id)) {
       if (e.event_type !== 'exercised_event') continue;
-      const node = Number(id.split(':').pop());
       const parent = parentOf.get(id);
       const via = parent === undefined ? null : (tx.events_by_id[parent] as ExercisedEvent).choice;
       const common = { ...base, event_id: id, via, holding_fees: null, burned: null, provider: null, featured: null, traffic: null };
