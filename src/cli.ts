@@ -12,6 +12,7 @@ import { projectRoot } from './internal/paths';
 import { createProgress } from './internal/progress';
 import { writeBuildInfo } from './internal/build-info';
 import { Shutdown } from './internal/shutdown';
+import { backfillActivities } from './ingest/activity-backfill';
 import { catchUpSnapshots } from './jobs/acs-snapshots';
 import { openMigratedDatabase, serve, startWorker } from './runtime';
 import { writeNdjson } from './simulator';
@@ -25,6 +26,8 @@ Commands:
   migrate            apply pending database migrations and exit
   import <file>      import an NDJSON file of /v0/events items, then announce due ACS snapshots
   snapshot           announce every ACS snapshot that ingestion has passed, then exit
+  backfill-activities
+                     derive the activity projection of history stored before it existed; resumable, safe to interrupt
   simulate --seed S --updates N [--migrations K] --out FILE
                      write a simulated network as NDJSON (the same arguments give the same bytes)
   docs-config        regenerate .env.example and the README configuration table
@@ -113,6 +116,29 @@ async function importFile(file: string | undefined, config: Config, logger: Logg
   }
 }
 
+/** Each page commits with its position: a signal stops it after the page in hand, and a new run resumes there. */
+async function backfill(config: Config, logger: Logger, shutdown: Shutdown): Promise<number> {
+  // Not the shutdown's handlers: they would close the pool under the page in hand.
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => stop.abort());
+  const database = await openMigratedDatabase(config, logger, shutdown);
+  const progress = createProgress('backfilling activities');
+  try {
+    const result = await backfillActivities(database.db, {
+      signal: stop.signal,
+      onProgress: (p) => progress.update(p.updatesDone, p.totalUpdates, `${p.updatesDone} of ${p.totalUpdates} updates, at ${p.at}`),
+    });
+    progress.finish(
+      result.finished
+        ? `done: ${result.updates} updates walked, ${result.activities} activity rows`
+        : `interrupted after ${result.updates} updates; run it again to resume`,
+    );
+    return result.finished ? 0 : 130;
+  } finally {
+    await shutdown.run('backfill finished');
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command = 'help', ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
@@ -131,7 +157,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'simulate') return simulate(rest);
-  if (!['start', 'serve', 'ingest', 'migrate', 'import', 'snapshot'].includes(command)) {
+  if (!['start', 'serve', 'ingest', 'migrate', 'import', 'snapshot', 'backfill-activities'].includes(command)) {
     throw new UsageError(`unknown command '${command}'`);
   }
 
@@ -155,6 +181,8 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'import':
         return await importFile(rest[0], config, logger, shutdown);
+      case 'backfill-activities':
+        return await backfill(config, logger, shutdown);
       default:
         return await runService(command as 'start' | 'serve' | 'ingest', config, logger, shutdown);
     }

@@ -15,7 +15,7 @@ import { CLOSE_VOTE_REQUEST, voteResultFacts } from '../domain/vote-results';
 import { TRANSFER_COMMAND_CHOICES, transferCommandEvent } from '../domain/transfer-commands';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, startOfHour, startOfMonth, type Micros } from '../domain/time';
-import { AppendedRows, type AcsDeltaRow } from '../store/ingest-rows';
+import { AppendedRows, activityRows, type AcsDeltaRow } from '../store/ingest-rows';
 import { CreatedContracts, type CreatedContract } from '../store/contract-rows';
 import type {
   ArchiveRow,
@@ -430,6 +430,7 @@ export class BatchPlanner {
     if (item.created_event_blobs !== undefined) this.addBlobs(source, update, item.created_event_blobs);
     if (isTransaction(update)) {
       this.applyTransaction(source, update, key, isImport);
+      if (!isImport) this.addActivities(source, update, row.migration_id, row.record_time);
     } else if (isAssign(update.event)) {
       const event = update.event;
       const contractId = event.created_event.contract_id;
@@ -572,6 +573,17 @@ export class BatchPlanner {
     }
     if ('vote' in row) this.rows.appended.voteResult(row.vote);
     else this.rows.appended.transferCommandEvent(row.command);
+  }
+
+  /** The activity projection's rows of a transaction (domain/activities.ts); a result that lacks what it must hold is bad input. */
+  private addActivities(source: SourceItem, tx: TransactionUpdate, migrationId: number, recordTime: string): void {
+    let rows;
+    try {
+      rows = activityRows(tx, migrationId, recordTime);
+    } catch (err) {
+      this.fail(source, (err as Error).message);
+    }
+    for (const row of rows) this.rows.appended.activity(row);
   }
 
   /** Walks the tree in pre-order, so a create precedes the consumption of its contract. */

@@ -405,6 +405,7 @@ export async function writeBatch(connection: WriteConnection, rows: BatchRows): 
     rows.appended.appActivity,
     rows.appended.voteResults,
     rows.appended.transferCommands,
+    rows.appended.activities,
   ]) {
     await copy(connection, copied);
   }

@@ -4,6 +4,9 @@
  * without depending on the database (.dependency-cruiser.cjs, planner-runs-no-sql).
  */
 import type { Selectable } from 'kysely';
+import { activitiesOf } from '../domain/activities';
+import { formatDecimal } from '../domain/decimal';
+import type { TransactionUpdate } from '../domain/items';
 import { parseTimestamp } from '../domain/time';
 import { BinaryCopyRows, type BinaryType } from './copy-binary';
 import type { ContractRow, CreatedContracts } from './contract-rows';
@@ -100,6 +103,27 @@ export interface VoteResultRow {
   effective_at: string | null;
   completed_at: string;
   result: string;
+}
+
+/** One activity of a transaction for one party (activities); amounts are decimal text. */
+export interface ActivityRow {
+  migration_id: number;
+  record_time: string;
+  update_id: string;
+  node: number;
+  kind: string;
+  leg: number;
+  party: string;
+  round: bigint | null;
+  amount: string;
+  fees: string;
+  holding_fees: string | null;
+  burned: string | null;
+  counterparties: string[];
+  provider: string | null;
+  featured: boolean | null;
+  via: string | null;
+  traffic: bigint | null;
 }
 
 export interface RangeRow {
@@ -205,9 +229,53 @@ const VOTE_RESULT_COLUMNS = [
   'result',
 ] as const satisfies readonly (keyof VoteResultRow)[];
 
+/** The activity rows of a transaction (domain/activities.ts) at its key; throws on a result that lacks what it must hold. */
+export function activityRows(tx: TransactionUpdate, migrationId: number, recordTime: string): ActivityRow[] {
+  const nullable = (x: bigint | null) => (x === null ? null : formatDecimal(x));
+  return activitiesOf(tx).map((a) => ({
+    migration_id: migrationId,
+    record_time: recordTime,
+    update_id: tx.update_id,
+    node: a.node,
+    kind: a.kind,
+    leg: a.leg,
+    party: a.party,
+    round: a.round,
+    amount: formatDecimal(a.amount),
+    fees: formatDecimal(a.fees),
+    holding_fees: nullable(a.holdingFees),
+    burned: nullable(a.burned),
+    counterparties: a.counterparties,
+    provider: a.provider,
+    featured: a.featured,
+    via: a.via,
+    traffic: a.traffic,
+  }));
+}
+
+export const ACTIVITY_COLUMNS = [
+  'migration_id',
+  'record_time',
+  'update_id',
+  'node',
+  'kind',
+  'leg',
+  'party',
+  'round',
+  'amount',
+  'fees',
+  'holding_fees',
+  'burned',
+  'counterparties',
+  'provider',
+  'featured',
+  'via',
+  'traffic',
+] as const satisfies readonly (keyof ActivityRow)[];
+
 /**
  * The rows of a batch that never change once planned (updates, verdicts,
- * traffic and activity records, vote results, transfer command events), encoded for COPY as they are
+ * traffic and activity records, vote results, transfer command events, activities), encoded for COPY as they are
  * added: a batch holds their bytes, outside the JavaScript heap, rather than
  * objects the garbage collector copies until the batch commits.
  */
@@ -218,6 +286,7 @@ export class AppendedRows {
   readonly appActivity = new CopyRows('app_activity_records', APP_ACTIVITY_COLUMNS);
   readonly voteResults = new CopyRows('vote_results', VOTE_RESULT_COLUMNS);
   readonly transferCommands = new CopyRows('transfer_command_events', TRANSFER_COMMAND_COLUMNS);
+  readonly activities = new CopyRows('activities', ACTIVITY_COLUMNS);
 
   update(row: UpdateRow): void {
     this.updates.add([
@@ -256,6 +325,10 @@ export class AppendedRows {
     this.transferCommands.add(TRANSFER_COMMAND_COLUMNS.map((k) => row[k]));
   }
 
+  activity(row: ActivityRow): void {
+    this.activities.add(ACTIVITY_COLUMNS.map((k) => row[k]));
+  }
+
   /** Bytes encoded so far. */
   get bytes(): number {
     return (
@@ -264,7 +337,8 @@ export class AppendedRows {
       this.traffic.bytes +
       this.appActivity.bytes +
       this.voteResults.bytes +
-      this.transferCommands.bytes
+      this.transferCommands.bytes +
+      this.activities.bytes
     );
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The partitions of the history tables (migration 20261126_001_partitioned_history.sql): one per
- * migration and UTC month for updates, verdicts, traffic summaries and activity records, and one
+ * migration and UTC month for updates, verdicts, traffic summaries, activity records and activities
+ * (20261126_080), and one
  * per archive month for contracts and their stakeholder rows. The writer makes them ahead of the
  * rows that need them, each month together with the next, so that in steady state a month's
  * partitions exist weeks before its first item; retention drops whole months.
@@ -74,7 +75,7 @@ interface HistoryPartition {
 }
 
 const PARTITION_NAME =
-  /^(updates|verdicts|traffic_summaries|app_activity_records)_m(\d+)_p(\d{4})(\d{2})$|^(contracts|contract_stakeholders)_archived_p(\d{4})(\d{2})$/;
+  /^(updates|verdicts|traffic_summaries|app_activity_records|activities)_m(\d+)_p(\d{4})(\d{2})$|^(contracts|contract_stakeholders)_archived_p(\d{4})(\d{2})$/;
 
 const monthOf = (year: string, month: string): Micros => parseTimestamp(`${year}-${month}-01T00:00:00Z`);
 
@@ -82,7 +83,7 @@ async function listHistoryPartitions(db: Db): Promise<HistoryPartition[]> {
   const { rows } = await sql<{ parent: string; name: string }>`
     select p.relname as parent, c.relname as name
     from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
-    where p.relname in ('updates', 'verdicts', 'traffic_summaries', 'app_activity_records', 'contracts', 'contract_stakeholders')
+    where p.relname in ('updates', 'verdicts', 'traffic_summaries', 'app_activity_records', 'activities', 'contracts', 'contract_stakeholders')
       and p.relnamespace = current_schema()::regnamespace`.execute(db);
   return rows.flatMap((r): HistoryPartition[] => {
     const m = PARTITION_NAME.exec(r.name);

@@ -219,6 +219,43 @@ interface VoteResultsTable {
   ingest_seq: Generated<Int8>;
 }
 
+/** One activity of a transaction, for one party (20261126_080_activities.sql). Numerics are read as text. */
+interface ActivitiesTable {
+  migration_id: Int8;
+  record_time: Timestamp;
+  update_id: string;
+  node: number;
+  kind: string;
+  leg: number;
+  party: string;
+  round: Int8 | null;
+  amount: string;
+  fees: string;
+  holding_fees: string | null;
+  burned: string | null;
+  counterparties: string[];
+  provider: string | null;
+  featured: boolean | null;
+  via: string | null;
+  traffic: Int8 | null;
+}
+
+/** Where the activity backfill is (one row). */
+interface ActivityBackfillTable {
+  id: Generated<boolean>;
+  migration_id: Int8;
+  record_time: Timestamp;
+  synchronizer_id: string;
+  update_id: string;
+  end_migration_id: Int8;
+  end_record_time: Timestamp;
+  end_synchronizer_id: string;
+  end_update_id: string;
+  updates_done: Int8;
+  finished_at: Timestamp | null;
+  updated_at: Generated<Timestamp>;
+}
+
 interface TransferCommandEventsTable {
   migration_id: Int8;
   record_time: Timestamp;
@@ -268,6 +305,8 @@ export interface Database {
   answer_versions: AnswerVersionsTable;
   page_positions: PagePositionsTable;
   transfer_command_events: TransferCommandEventsTable;
+  activities: ActivitiesTable;
+  activity_backfill: ActivityBackfillTable;
   rate_limit_buckets: RateLimitBucketsTable;
   schema_migrations: SchemaMigrationsTable;
 }

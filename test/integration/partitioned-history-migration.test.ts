@@ -88,8 +88,10 @@ describe(`migration ${CONVERSION}`, () => {
       Number((await t.pool.query<{ n: string }>(`select count(*) as n from pg_partitioned_table`)).rows[0]!.n);
     expect(await partitioned(converted)).toBe(0);
 
-    await migrate(converted.pool);
+    // The conversion alone (later migrations add partitioned tables of their own).
+    await migrate(converted.pool, { files: readMigrationFiles().filter((f) => f.name <= CONVERSION) });
     expect(await partitioned(converted)).toBe(6);
+    await migrate(converted.pool);
     expect(await dumpTables(converted.db)).toEqual(await dumpTables(grown.db));
     expect(await offsets(converted)).toEqual(await offsets(grown));
     const months = await converted.pool.query<{ relname: string }>(

@@ -18,6 +18,7 @@ import { mountOperations, operation, type OperationOf } from '../operation';
 import { MAX_PAGE_SIZE } from '../page-limit';
 import { pageTokensFor, pageTokensWithKey, type PageTokens, type TokenScope } from '../page-token';
 import { ErrorResponse } from '../schema-kit';
+import { activityOperations } from './activity-routes';
 import { HourlyUpdates, SnapshotsPage } from './schemas';
 
 const DEFAULT_SNAPSHOTS_PAGE_SIZE = 100;
@@ -127,5 +128,6 @@ export function indexerRouter(context: ApiContext): Router {
   const tokens = config.pageTokenSecret
     ? pageTokensWithKey(Buffer.from(config.pageTokenSecret, 'utf8'))
     : pageTokensFor(primaryDbOf(context));
+  mountOperations(router, activityOperations, { db, tokens });
   return mountOperations(router, indexerOperations, { db, tokens });
 }

@@ -3,7 +3,8 @@
  * (type-only imports), so that the page and the server read one description of each answer.
  */
 import { z } from 'zod';
-import { dateTime, decimal, int64 } from '../schema-kit';
+import { ACTIVITY_KINDS } from '../../domain/activities';
+import { bool, dateTime, decimal, int32, int64, str } from '../schema-kit';
 
 export const SnapshotsPage = z.object({
   snapshots: z.array(
@@ -23,4 +24,37 @@ export const HourlyUpdates = z.object({
   buckets: z
     .array(z.object({ hour: dateTime('Start of the UTC hour.'), updates: int64() }))
     .describe('As many as hours asked for; empty when migration_id is null.'),
+});
+
+const nullableDecimal = (description: string) => decimal(description).nullable();
+
+const ActivityRecord = z
+  .object({
+    migration_id: int64(),
+    record_time: dateTime("The update's record time, six fractional digits."),
+    update_id: str(),
+    event_id: str('The exercise the activity was read from.'),
+    kind: z.enum(ACTIVITY_KINDS),
+    leg: int32(
+      "0: the party that acted (sender, owner, claimant, buyer); 1 and up: the others (receivers); a lock's leg is its output's index.",
+    ),
+    party: str(),
+    round: int64('The mining round the result names.').nullable(),
+    amount: decimal(
+      "The party's amount: sent to others (a sender), received (a receiver), minted, tapped, claimed, locked or released, paid for traffic.",
+    ),
+    fees: decimal("Fees the party paid: a sender's share of the output fees and its change fee; a receiver's share."),
+    holding_fees: nullableDecimal("Holding fees of the sender's inputs (transfers and traffic purchases)."),
+    burned: nullableDecimal('What the activity burned in all (leg 0 of transfers and traffic purchases).'),
+    counterparties: z.array(z.string()).describe("A sender's receivers, a receiver's sender, a lock's holders."),
+    provider: str('The app provider of a transfer.').nullable(),
+    featured: bool('Whether the transfer used a featured-app right.').nullable(),
+    via: str("The choice whose exercise led to the activity's (null at a root).").nullable(),
+    traffic: int64('Traffic bought, in bytes.').nullable(),
+  })
+  .meta({ id: 'IndexerActivity' });
+
+export const ActivityPage = z.object({
+  activities: z.array(ActivityRecord),
+  next_page_token: z.string().nullable().describe('Set when the page is full: pass it as page_token for the next page.'),
 });

@@ -9,6 +9,7 @@ import { withFairAccessResponses } from './fair-access';
 import { pathsOf, SchemaComponents } from './from-operations';
 import { docsOperations } from '../docs-operation';
 import { healthOperations } from '../health';
+import { activityOperations } from '../indexer/activity-routes';
 import { indexerOperations } from '../indexer/router';
 import { ledgerOperations } from '../ledger/router';
 import { registryOperations } from '../registry/router';
@@ -58,6 +59,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     pathsOf('/api/validator/v0/scan-proxy/registry', proxiedRegistryOperations, components),
     pathsOf('/v2', ledgerOperations, components),
     pathsOf('/api/indexer', indexerOperations, components),
+    pathsOf('/api/indexer', activityOperations, components),
   );
   // Health, status, metrics, this document and the web UI: mounted at the root, never rate limited.
   const operational = merged(

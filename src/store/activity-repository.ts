@@ -1,0 +1,281 @@
+/**
+ * The activity projection (20261126_080_activities.sql): a party's activities as keyset pages, and the
+ * backfill's reads and writes for history stored before the projection existed.
+ */
+import { sql } from 'kysely';
+import { formatDecimal, parseDecimal } from '../domain/decimal';
+import type { TransactionUpdate } from '../domain/items';
+import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
+import { ACTIVITY_COLUMNS, type ActivityRow } from './ingest-rows';
+import type { Db } from './pool';
+import { repositoryOperation } from './query-operation';
+import { storedJson, type StoredJsonColumns } from './update-repository';
+
+/** An activity row's place in the network's order: the page token's position. */
+export interface ActivityPosition {
+  migrationId: number;
+  recordTime: Micros;
+  updateId: string;
+  node: number;
+  kind: string;
+  leg: number;
+}
+
+export interface StoredActivity extends ActivityPosition {
+  party: string;
+  round: number | null;
+  /** Decimals with ten fractional digits. */
+  amount: string;
+  fees: string;
+  holdingFees: string | null;
+  burned: string | null;
+  counterparties: string[];
+  provider: string | null;
+  featured: boolean | null;
+  via: string | null;
+  traffic: number | null;
+}
+
+export interface PartyActivityQuery {
+  party: string;
+  /** Any of these kinds; all when absent. */
+  kinds?: readonly string[];
+  /** Record time at or after `from`, before `to`. */
+  from?: Micros;
+  to?: Micros;
+  order: 'asc' | 'desc';
+  /** The position of the last row of the previous page. */
+  after?: ActivityPosition;
+  limit: number;
+}
+
+const timestamp = (t: Micros) => sql`${formatRecordTime(t)}::timestamptz`;
+const tenDigits = (x: string) => formatDecimal(parseDecimal(x));
+
+interface ActivitySelect {
+  migration_id: number;
+  record_time: string;
+  update_id: string;
+  node: number;
+  kind: string;
+  leg: number;
+  party: string;
+  round: number | null;
+  amount: string;
+  fees: string;
+  holding_fees: string | null;
+  burned: string | null;
+  counterparties: string[];
+  provider: string | null;
+  featured: boolean | null;
+  via: string | null;
+  traffic: number | null;
+}
+
+/**
+ * A page of a party's activities in the network's order (or its reverse): one range of
+ * activities_by_party from the position on, filtered by kind and record time.
+ */
+export const listPartyActivities = repositoryOperation(
+  'listPartyActivities',
+  async function listPartyActivities(db: Db, q: PartyActivityQuery): Promise<StoredActivity[]> {
+    const conditions = [sql`party = ${q.party}`];
+    if (q.kinds !== undefined) conditions.push(sql`kind = any(${[...q.kinds]}::text[])`);
+    if (q.from !== undefined) conditions.push(sql`record_time >= ${timestamp(q.from)}`);
+    if (q.to !== undefined) conditions.push(sql`record_time < ${timestamp(q.to)}`);
+    const key = sql`(migration_id, record_time, update_id, node, kind, leg)`;
+    if (q.after) {
+      const a = q.after;
+      const position = sql`(${a.migrationId}::bigint, ${timestamp(a.recordTime)}, ${a.updateId}::text, ${a.node}::int, ${a.kind}::text, ${a.leg}::smallint)`;
+      conditions.push(q.order === 'asc' ? sql`${key} > ${position}` : sql`${key} < ${position}`);
+    }
+    const direction = q.order === 'asc' ? sql`asc` : sql`desc`;
+    const { rows } = await sql<ActivitySelect>`
+      select migration_id, record_time, update_id, node, kind, leg, party, round, amount, fees, holding_fees, burned,
+        counterparties, provider, featured, via, traffic
+      from activities
+      where ${sql.join(conditions, sql` and `)}
+      order by party ${direction}, migration_id ${direction}, record_time ${direction}, update_id ${direction}, node ${direction},
+        kind ${direction}, leg ${direction}
+      limit ${q.limit}`.execute(db);
+    return rows.map((r) => ({
+      migrationId: r.migration_id,
+      recordTime: fromPgTimestamp(r.record_time),
+      updateId: r.update_id,
+      node: r.node,
+      kind: r.kind,
+      leg: r.leg,
+      party: r.party,
+      round: r.round,
+      amount: tenDigits(r.amount),
+      fees: tenDigits(r.fees),
+      holdingFees: r.holding_fees === null ? null : tenDigits(r.holding_fees),
+      burned: r.burned === null ? null : tenDigits(r.burned),
+      counterparties: r.counterparties,
+      provider: r.provider,
+      featured: r.featured,
+      via: r.via,
+      traffic: r.traffic,
+    }));
+  },
+);
+
+/** An update's key in the stream's order (updates_live_by_position). */
+export interface UpdateKey {
+  migrationId: number;
+  recordTime: Micros;
+  synchronizerId: string;
+  updateId: string;
+}
+
+export interface ActivityBackfillState {
+  /** The last update derived; undefined before the first. */
+  position: UpdateKey | undefined;
+  /** The newest update stored when the backfill began: it walks up to it. */
+  end: UpdateKey;
+  updatesDone: number;
+  finished: boolean;
+}
+
+const BEFORE_EVERYTHING = { migrationId: -1, recordTime: formatRecordTime(0n), synchronizerId: '', updateId: '' };
+
+/**
+ * Where the backfill is; the first call records where it ends (the newest live update stored then:
+ * the writer derives the activities of what it stores after that). Undefined when nothing is stored.
+ */
+export const beginActivityBackfill = repositoryOperation('beginActivityBackfill', async function beginActivityBackfill(db: Db): Promise<
+  ActivityBackfillState | undefined
+> {
+  const existing = await db.selectFrom('activity_backfill').selectAll().executeTakeFirst();
+  if (!existing) {
+    const newest = await sql<{ migration_id: number; record_time: string; synchronizer_id: string; update_id: string }>`
+        select migration_id, record_time, synchronizer_id, update_id from updates
+        where record_time > '0001-01-01 00:00:00+00'
+        order by migration_id desc, record_time desc, synchronizer_id desc, update_id desc limit 1`.execute(db);
+    const end = newest.rows[0];
+    if (!end) return undefined;
+    await sql`
+        insert into activity_backfill (migration_id, record_time, synchronizer_id, update_id,
+          end_migration_id, end_record_time, end_synchronizer_id, end_update_id, updates_done)
+        values (${BEFORE_EVERYTHING.migrationId}, ${BEFORE_EVERYTHING.recordTime}::timestamptz, '', '',
+          ${end.migration_id}, ${end.record_time}::timestamptz, ${end.synchronizer_id}, ${end.update_id}, 0)
+        on conflict (id) do nothing`.execute(db);
+  }
+  const row = await db.selectFrom('activity_backfill').selectAll().executeTakeFirstOrThrow();
+  const started = row.migration_id >= 0;
+  return {
+    position: started
+      ? {
+          migrationId: row.migration_id,
+          recordTime: fromPgTimestamp(row.record_time),
+          synchronizerId: row.synchronizer_id,
+          updateId: row.update_id,
+        }
+      : undefined,
+    end: {
+      migrationId: row.end_migration_id,
+      recordTime: fromPgTimestamp(row.end_record_time),
+      synchronizerId: row.end_synchronizer_id,
+      updateId: row.end_update_id,
+    },
+    updatesDone: row.updates_done,
+    finished: row.finished_at !== null,
+  };
+});
+
+/** Live updates stored, the backfill's whole (the ranges' counts). */
+export const countLiveUpdates = repositoryOperation('countLiveUpdates', async function countLiveUpdates(db: Db): Promise<number> {
+  const { rows } = await sql<{ n: string | null }>`select sum(update_count)::text as n from migration_synchronizers`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+});
+
+export interface StoredTransaction {
+  key: UpdateKey;
+  /** Undefined for a reassignment. */
+  transaction: TransactionUpdate | undefined;
+}
+
+/** The next live updates after `position` up to `end` (inclusive), in the stream's order, transactions parsed. */
+export const readUpdatesForBackfill = repositoryOperation(
+  'readUpdatesForBackfill',
+  async function readUpdatesForBackfill(
+    db: Db,
+    position: UpdateKey | undefined,
+    end: UpdateKey,
+    limit: number,
+  ): Promise<StoredTransaction[]> {
+    const from = position ?? { ...BEFORE_EVERYTHING, recordTime: 0n };
+    const key = sql`(u.migration_id, u.record_time, u.synchronizer_id, u.update_id)`;
+    const { rows } = await sql<
+      StoredJsonColumns & { kind: string; migration_id: number; record_time: string; synchronizer_id: string; update_id: string }
+    >`
+      select u.migration_id, u.record_time, u.synchronizer_id, u.update_id, u.kind,
+        case when u.kind = 'transaction' then u.payload end as payload, u.payload_compact_length,
+        case when u.kind = 'transaction' then u.json_compact end as json_compact, null::text as json_protobuf
+      from updates u
+      where u.record_time > '0001-01-01 00:00:00+00'
+        and ${key} > (${from.migrationId}::bigint, ${timestamp(from.recordTime)}, ${from.synchronizerId}::text, ${from.updateId}::text)
+        and ${key} <= (${end.migrationId}::bigint, ${timestamp(end.recordTime)}, ${end.synchronizerId}::text, ${end.updateId}::text)
+      order by u.migration_id, u.record_time, u.synchronizer_id, u.update_id
+      limit ${limit}`.execute(db);
+    return rows.map((r) => ({
+      key: {
+        migrationId: r.migration_id,
+        recordTime: fromPgTimestamp(r.record_time),
+        synchronizerId: r.synchronizer_id,
+        updateId: r.update_id,
+      },
+      transaction: r.kind === 'transaction' ? (JSON.parse(storedJson(r, 'compact_json')!) as TransactionUpdate) : undefined,
+    }));
+  },
+);
+
+/**
+ * The activities of a page of the backfill and its new position, in one transaction: an interrupted
+ * backfill resumes after the last page committed. Rows already there (from a page committed before a
+ * crash, or from the writer) are left as they are.
+ */
+export const writeActivityBackfillPage = repositoryOperation(
+  'writeActivityBackfillPage',
+  async function writeActivityBackfillPage(
+    db: Db,
+    rows: readonly ActivityRow[],
+    position: UpdateKey,
+    updates: number,
+    finished: boolean,
+  ): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += 500) {
+        const chunk = rows.slice(i, i + 500);
+        await sql`
+          insert into activities (${sql.join(ACTIVITY_COLUMNS.map((c) => sql.ref(c)))})
+          values ${sql.join(chunk.map((r) => sql`(${sql.join(ACTIVITY_COLUMNS.map((c) => valueOf(r, c)))})`))}
+          on conflict do nothing`.execute(trx);
+      }
+      await sql`
+        update activity_backfill set migration_id = ${position.migrationId}, record_time = ${timestamp(position.recordTime)},
+          synchronizer_id = ${position.synchronizerId}, update_id = ${position.updateId}, updates_done = updates_done + ${updates},
+          finished_at = ${finished ? sql`now()` : sql`null`}, updated_at = now()`.execute(trx);
+    });
+  },
+);
+
+function valueOf(row: ActivityRow, column: (typeof ACTIVITY_COLUMNS)[number]) {
+  const v = row[column];
+  switch (column) {
+    case 'record_time':
+      return sql`${v}::timestamptz`;
+    case 'round':
+    case 'traffic':
+      return sql`${v === null ? null : String(v)}::bigint`;
+    case 'amount':
+    case 'fees':
+    case 'holding_fees':
+    case 'burned':
+      return sql`${v}::numeric`;
+    case 'counterparties':
+      return sql`${v}::text[]`;
+    default:
+      return sql`${v}`;
+  }
+}

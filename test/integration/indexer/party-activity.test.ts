@@ -1,0 +1,307 @@
+/**
+ * The activity projection and GET /api/indexer/v0/parties/{party}/activity through the real HTTP server,
+ * on a simulated network of two migrations. Expected rows are read here from the items the simulator
+ * emitted, by a walk of their trees written for this test: the simulator pays every fee from the sender
+ * (receiverFeeRatio 0), records each transfer's burn in its result's `burned` metadata, and creates the
+ * amulet of a tap, unlock or expired lock under the exercise; the derivation in src/domain is not called.
+ */
+import type { CanonicalItem, CreatedEvent, ExercisedEvent, TransactionUpdate } from '../../../src/domain/items';
+import { backfillActivities } from '../../../src/ingest/activity-backfill';
+import { useTestDatabase } from '../../support/database/database';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
+import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
+
+interface Row {
+  migration_id: number;
+  record_time: string;
+  update_id: string;
+  event_id: string;
+  kind: string;
+  leg: number;
+  party: string;
+  round: number | null;
+  amount: string;
+  fees: string;
+  holding_fees: string | null;
+  burned: string | null;
+  counterparties: string[];
+  provider: string | null;
+  featured: boolean | null;
+  via: string | null;
+  traffic: number | null;
+}
+interface Page {
+  activities: Row[];
+  next_page_token: string | null;
+}
+
+const BURNED = 'splice.lfdecentralizedtrust.org/burned';
+const units = (x: string) => {
+  const [whole, fraction = ''] = x.split('.');
+  return BigInt(whole!) * 10_000_000_000n + BigInt(fraction.padEnd(10, '0').slice(0, 10)) * (x.startsWith('-') ? -1n : 1n);
+};
+const text = (x: bigint) => `${x / 10_000_000_000n}.${(x % 10_000_000_000n).toString().padStart(10, '0')}`;
+const sum = (xs: string[]) => text(xs.reduce((a, x) => a + units(x), 0n));
+
+type Obj = Record<string, unknown>;
+
+/** Every activity row of the items, in the network's order (migration, record time, update, node, kind, leg). */
+function expectedRows(items: CanonicalItem[]): Row[] {
+  const rows: Row[] = [];
+  for (const item of items) {
+    const tx = item.update as TransactionUpdate | null;
+    if (!tx || !('events_by_id' in tx) || tx.record_time.startsWith('0001-')) continue;
+    const base = { migration_id: tx.migration_id, record_time: tx.record_time, update_id: tx.update_id };
+    const createdUnder = (e: ExercisedEvent) =>
+      e.child_event_ids.map((id) => tx.events_by_id[id]!).find((c): c is CreatedEvent => c.event_type === 'created_event')!;
+    const parentOf = new Map<string, string>();
+    for (const [id, e] of Object.entries(tx.events_by_id))
+      if (e.event_type === 'exercised_event') for (const c of e.child_event_ids) parentOf.set(c, id);
+    for (const [id, e] of Object.entries(tx.events_by_id)) {
+      if (e.event_type !== 'exercised_event') continue;
+      const parent = parentOf.get(id);
+      const via = parent === undefined ? null : (tx.events_by_id[parent] as ExercisedEvent).choice;
+      const common = { ...base, event_id: id, via, holding_fees: null, burned: null, provider: null, featured: null, traffic: null };
+      const result = e.exercise_result as Obj;
+      if (e.choice === 'AmuletRules_Transfer') {
+        const arg = e.choice_argument as { transfer: { sender: string; provider: string; outputs: Obj[] }; context: Obj };
+        const summary = result.summary as { outputFees: string[]; senderChangeFee: string; holdingFees: string };
+        const round = Number((result.round as { number: string }).number);
+        const sender = arg.transfer.sender;
+        const outputs = arg.transfer.outputs as { receiver: string; amount: string; lock: { holders: string[] } | null }[];
+        const others = outputs.filter((o) => o.receiver !== sender);
+        const receivers = [...new Set(others.map((o) => o.receiver))];
+        const transfer = {
+          ...common,
+          kind: 'transfer',
+          round,
+          provider: arg.transfer.provider,
+          featured: arg.context.featuredAppRight !== null,
+        };
+        rows.push({
+          ...transfer,
+          leg: 0,
+          party: sender,
+          amount: sum(others.map((o) => o.amount)),
+          fees: sum([...summary.outputFees, summary.senderChangeFee]),
+          holding_fees: summary.holdingFees,
+          burned: text(units((result.meta as { values: Record<string, string> }).values[BURNED]!)),
+          counterparties: receivers,
+        });
+        receivers.forEach((r, i) =>
+          rows.push({
+            ...transfer,
+            leg: i + 1,
+            party: r,
+            amount: sum(others.filter((o) => o.receiver === r).map((o) => o.amount)),
+            fees: text(0n),
+            counterparties: [sender],
+          }),
+        );
+        outputs.forEach((o, i) => {
+          if (o.lock)
+            rows.push({
+              ...common,
+              kind: 'lock',
+              leg: i,
+              party: o.receiver,
+              round,
+              amount: o.amount,
+              fees: text(0n),
+              counterparties: o.lock.holders,
+            });
+        });
+      }
+      const creates: Record<string, string> = {
+        AmuletRules_DevNet_Tap: 'tap',
+        LockedAmulet_Unlock: 'unlock',
+        LockedAmulet_OwnerExpireLock: 'owner_expire_lock',
+      };
+      // A mint under a tap is the tap; the simulator mints only so.
+      if (creates[e.choice]) {
+        const amulet = (
+          e.choice === 'AmuletRules_DevNet_Tap' ? createdUnder(tx.events_by_id[e.child_event_ids[0]!] as ExercisedEvent) : createdUnder(e)
+        ).create_arguments as { owner: string; amount: { initialAmount: string } };
+        const sumOf = result.amuletSum as { round: { number: string } };
+        rows.push({
+          ...common,
+          kind: creates[e.choice]!,
+          leg: 0,
+          party: amulet.owner,
+          round: Number(sumOf.round.number),
+          amount: text(units(amulet.amount.initialAmount)),
+          fees: text(0n),
+          counterparties: [],
+        });
+      }
+    }
+  }
+  const node = (r: Row) => Number(r.event_id.split(':').pop());
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return rows.sort(
+    (a, b) =>
+      a.migration_id - b.migration_id ||
+      cmp(a.record_time, b.record_time) ||
+      cmp(a.update_id, b.update_id) ||
+      node(a) - node(b) ||
+      cmp(a.kind, b.kind) ||
+      a.leg - b.leg,
+  );
+}
+
+const csvOf = (rows: Row[]) =>
+  'migration_id,record_time,update_id,event_id,kind,leg,party,round,amount,fees,holding_fees,burned,counterparties,provider,featured,via,traffic\r\n' +
+  rows
+    .map(
+      (r) =>
+        [
+          r.migration_id,
+          r.record_time,
+          r.update_id,
+          r.event_id,
+          r.kind,
+          r.leg,
+          r.party,
+          r.round ?? '',
+          r.amount,
+          r.fees,
+          r.holding_fees ?? '',
+          r.burned ?? '',
+          r.counterparties.join(' '),
+          r.provider ?? '',
+          r.featured ?? '',
+          r.via ?? '',
+          r.traffic ?? '',
+        ].join(',') + '\r\n',
+    )
+    .join('');
+
+describe('the activity projection and a party activity', () => {
+  const t = useTestDatabase();
+  const items = simulatedItems({ seed: 'activity', updates: 1200, migrations: 2, meanUpdateGapMs: 30_000 });
+  const all = expectedRows(items);
+  // The party with the most rows, and one that has received, tapped, locked and unlocked.
+  const counts = new Map<string, number>();
+  for (const r of all) counts.set(r.party, (counts.get(r.party) ?? 0) + 1);
+  const busiest = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
+  const ofParty = (party: string) => all.filter((r) => r.party === party);
+  let api: TestApi;
+  const get = (path: string, headers?: Record<string, string>) => request(api.url, 'GET', `/api/indexer${path}`, undefined, headers);
+  const activityPath = (party: string, query = '') => `/v0/parties/${encodeURIComponent(party)}/activity${query}`;
+
+  beforeAll(async () => {
+    await ingestThroughWorker(t, items);
+    api = await startTestApi(t);
+  }, 300_000);
+  afterAll(async () => api?.close());
+
+  it('has a dataset worth testing', () => {
+    const kinds = new Set(all.map((r) => r.kind));
+    expect([...kinds].sort()).toEqual(['lock', 'owner_expire_lock', 'tap', 'transfer', 'unlock']);
+    expect(all.some((r) => r.kind === 'transfer' && r.leg === 2)).toBe(true);
+    expect(all.some((r) => r.featured === true)).toBe(true);
+    expect(new Set(all.map((r) => r.migration_id))).toEqual(new Set([0, 1]));
+    expect(ofParty(busiest).length).toBeGreaterThan(25);
+  });
+
+  it('the writer stored every row the items imply', async () => {
+    const { rows } = await t.pool.query<{ n: string; burned: string }>(
+      'select count(*)::text as n, coalesce(sum(burned), 0)::numeric(38, 10)::text as burned from activities',
+    );
+    expect(rows[0]).toEqual({ n: String(all.length), burned: sum(all.flatMap((r) => (r.burned === null ? [] : [r.burned]))) });
+  });
+
+  it('pages a party activity newest first, whole bodies, through every page', async () => {
+    const expected = ofParty(busiest).reverse();
+    const first = await get(activityPath(busiest, '?page_size=7'));
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect((first.json as Page).activities).toEqual(expected.slice(0, 7));
+    const seen: Row[] = [];
+    let token: string | null = null;
+    let pages = 0;
+    do {
+      const res = await get(activityPath(busiest, `?page_size=7${token ? `&page_token=${encodeURIComponent(token)}` : ''}`));
+      const page = res.json as Page;
+      seen.push(...page.activities);
+      token = page.next_page_token;
+      pages += 1;
+    } while (token !== null && pages < 100);
+    expect(seen).toEqual(expected);
+  });
+
+  it('filters by kinds and a record-time range, oldest first', async () => {
+    const rows = ofParty(busiest);
+    const from = rows[Math.floor(rows.length / 4)]!.record_time;
+    const to = rows[Math.floor((3 * rows.length) / 4)]!.record_time;
+    const expected = rows.filter((r) => ['transfer', 'tap'].includes(r.kind) && r.record_time >= from && r.record_time < to);
+    const res = await get(
+      activityPath(
+        busiest,
+        `?kind=transfer&kind=tap&order=asc&page_size=1000&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`,
+      ),
+    );
+    expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: { activities: expected, next_page_token: null } });
+    const one = await get(activityPath(busiest, '?kind=lock&order=asc&page_size=1000'));
+    expect(one.json).toEqual({ activities: rows.filter((r) => r.kind === 'lock'), next_page_token: null });
+  });
+
+  it('streams the same rows as CSV with a header, over the whole range', async () => {
+    const res = await get(activityPath(busiest), { accept: 'text/csv' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(res.text).toBe(csvOf(ofParty(busiest).reverse()));
+    const asc = await get(activityPath(busiest, '?order=asc&kind=unlock&kind=owner_expire_lock'), { accept: 'text/csv' });
+    expect(asc.text).toBe(csvOf(ofParty(busiest).filter((r) => r.kind === 'unlock' || r.kind === 'owner_expire_lock')));
+  });
+
+  it('answers a party without activity with an empty page, and client mistakes with the Scan error body', async () => {
+    expect((await get(activityPath('nobody::1220'))).json).toEqual({ activities: [], next_page_token: null });
+    const cases: [string, string][] = [
+      [activityPath('no-namespace'), 'Invalid unique identifier `no-namespace` with missing namespace.'],
+      [activityPath(busiest, '?from=yesterday'), "Invalid from: expected an ISO 8601 date-time with a zone, got 'yesterday'."],
+    ];
+    for (const [path, error] of cases) {
+      const res = await get(path);
+      expect({ status: res.status, body: res.json }).toEqual({ status: 400, body: { error } });
+    }
+    const kind = await get(activityPath(busiest, '?kind=gift'));
+    expect(kind.status).toBe(400);
+    const other = await get(activityPath(busiest, '?page_size=2'));
+    const token = (other.json as Page).next_page_token!;
+    const replayed = await get(activityPath(busiest, `?page_size=2&order=asc&page_token=${encodeURIComponent(token)}`));
+    expect({ status: replayed.status, body: replayed.json }).toEqual({
+      status: 400,
+      body: {
+        error:
+          "Invalid page token in 'page_token': it was issued for a different request. Repeat the request that returned it, changing only 'page_token'.",
+      },
+    });
+  });
+
+  it('the backfill derives the same rows from stored history, resumes after an interruption, and keeps rows already there', async () => {
+    const snapshot = async () =>
+      (await t.pool.query('select * from activities order by migration_id, record_time, update_id, node, kind, leg')).rows as unknown[];
+    const written = await snapshot();
+    expect(written).toHaveLength(all.length);
+    // History stored before the projection: no rows.
+    await t.pool.query('delete from activities');
+    const stop = new AbortController();
+    let pages = 0;
+    const first = await backfillActivities(t.db, {
+      pageSize: 100,
+      signal: stop.signal,
+      onProgress: () => {
+        if (++pages === 3) stop.abort();
+      },
+    });
+    expect(first).toEqual({ updates: 300, activities: expect.any(Number), finished: false });
+    const progress: number[] = [];
+    const second = await backfillActivities(t.db, { pageSize: 100, onProgress: (p) => progress.push(p.updatesDone) });
+    expect(second.finished).toBe(true);
+    expect(progress[0]).toBe(400);
+    expect(await snapshot()).toEqual(written);
+    // Finished: a third run does nothing.
+    expect(await backfillActivities(t.db)).toEqual({ updates: 0, activities: 0, finished: true });
+  });
+});
