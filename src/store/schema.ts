@@ -147,6 +147,23 @@ interface AcsSnapshotsTable {
   locked_amulet: Numeric;
   max_created_at: Timestamp | null;
   taken_at: Generated<Timestamp>;
+  /** Whether holding_totals holds the owners' totals at this snapshot. */
+  holding_totals: Generated<boolean>;
+}
+
+/** Per-owner holdings totals at a snapshot; an owner's totals at S are its newest row at or before S. */
+interface HoldingTotalsTable {
+  migration_id: Int8;
+  owner: string;
+  record_time: Timestamp;
+  holdings: Int8;
+  first_created_at: Timestamp | null;
+  unlocked: Numeric;
+  locked: Numeric;
+  unlocked_rate: Numeric;
+  locked_rate: Numeric;
+  unlocked_round_rate: Numeric;
+  locked_round_rate: Numeric;
 }
 
 /** What the writer added to the ACS figures per migration and snapshot slot. */
@@ -259,6 +276,7 @@ export interface Database {
   traffic_summaries: TrafficSummariesTable;
   app_activity_records: AppActivityRecordsTable;
   acs_snapshots: AcsSnapshotsTable;
+  holding_totals: HoldingTotalsTable;
   acs_deltas: AcsDeltasTable;
   ingest_checkpoints: IngestCheckpointsTable;
   network_facts: NetworkFactsTable;
