@@ -63,7 +63,7 @@ function insertHoldings(owners: number, min: number, max: number, from: bigint, 
     select 0, ${prefix} || o || '-' || h, 'p:Splice.Amulet:Amulet', 'splice-amulet', 'Splice.Amulet:Amulet', '{}', ct,
       array[owner], '{}', ct, case when h % 10 = 0 then ct + interval '3 hours' else 'infinity' end, owner,
       -- Mostly whole amounts, some dust whose fee the clamp bounds.
-      case when h % 50 = 0 then 0.0001 else (h % 997) + 1.5 end, h % 500, 0.0000190259, h % 7 = 0
+      case when h % 50 = 1 then 0.0001 else (h % 997) + 1.5 end, h % 500, 0.0000190259, h % 7 = 0
     from generate_series(1, ${owners}) o
     cross join lateral generate_series(1, ${min} + (o * ${max - min}) / ${owners}) h
     cross join lateral (select ('party-' || o || '::1220' || md5(o::text)) as owner,
@@ -85,7 +85,7 @@ export async function runHoldingsBench(options: HoldingsBenchOptions): Promise<s
     await sql`select ensure_history_partitions(0, ${formatRecordTime(DAY0)}::timestamptz)`.execute(db);
     log(`holdings: ${size.owners} owners holding ${size.minHoldings}-${size.maxHoldings} amulets each`);
     await insertHoldings(size.owners, size.minHoldings, size.maxHoldings, DAY0 + HOUR, 'a').execute(db);
-    await sql`analyze contracts`.execute(db);
+    await sql`vacuum analyze contracts`.execute(db);
     const first = DAY0 + 6n * HOUR;
     let start = process.hrtime.bigint();
     const firstRow = await takeSnapshot(db, 0, undefined, first);
@@ -96,6 +96,8 @@ export async function runHoldingsBench(options: HoldingsBenchOptions): Promise<s
     start = process.hrtime.bigint();
     await takeSnapshot(db, 0, firstRow, at);
     const nextMs = Number(process.hrtime.bigint() - start) / 1e6;
+    // As autovacuum would have it: the visibility map lets the clamp candidates be read from the index alone.
+    await sql`vacuum analyze contracts`.execute(db);
     const counts = await sql<{ active: string; all: string }>`
       select count(*) filter (where archived_record_time = 'infinity')::text as active, count(*)::text as all from contracts`.execute(db);
     const held = await sql<{ n: string }>`

@@ -43,12 +43,13 @@ create function holding_clamp_round(amount numeric, created_round bigint, rate n
     else created_round + div(amount, rate) + 1
   end;
 
--- Holdings by the record time of their creation and of their archive: what a snapshot adds and removes.
-create index contracts_holdings_by_creation on contracts (migration_id, created_record_time)
+-- Holdings by the snapshot slot of their creation and of their archive: what a snapshot adds and
+-- removes. Keyed by slot, a key no other read ranges over, so that no plan of theirs takes these.
+create index contracts_holdings_by_creation on contracts (migration_id, created_slot)
   include (amulet_owner, amulet_initial_amount, amulet_created_round, amulet_rate_per_round, amulet_locked)
   where amulet_owner is not null and archived_record_time > created_slot;
-create index contracts_holdings_by_archive on contracts (migration_id, archived_record_time)
-  include (amulet_owner, created_record_time, amulet_initial_amount, amulet_created_round, amulet_rate_per_round, amulet_locked)
+create index contracts_holdings_by_archive on contracts (migration_id, acs_slot(archived_record_time))
+  include (amulet_owner, amulet_initial_amount, amulet_created_round, amulet_rate_per_round, amulet_locked)
   where amulet_owner is not null and archived_record_time < 'infinity' and archived_record_time > created_slot;
 -- Active holdings by owner and clamp round: those whose fee is clamped as of a round.
 create index contracts_holdings_by_clamp_round

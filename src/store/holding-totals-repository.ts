@@ -4,9 +4,9 @@
  *
  * Taking a snapshot S after P writes a row at S for each owner whose holdings changed in (P, S]:
  * its row at P plus the holdings created in (P, S] minus those archived in (P, S] (a contract
- * created and archived within the window counts once each way), read by record time
- * (contracts_holdings_by_creation, contracts_holdings_by_archive): the cost follows what changed,
- * not the ACS. The first snapshot with totals (none before it, or only snapshots taken before the
+ * created and archived within the window counts once each way), read by snapshot slot
+ * (contracts_holdings_by_creation, contracts_holdings_by_archive; snapshots are on slot
+ * boundaries, as acs_deltas has it): the cost follows what changed, not the ACS. The first snapshot with totals (none before it, or only snapshots taken before the
  * migration) aggregates every holding once.
  *
  * Holding fees as of round R are R × sum(rate) − sum(created_round × rate) wherever the clamp of
@@ -83,13 +83,14 @@ export async function writeHoldingTotals(
   await sql`with changes as (
         select c.amulet_owner as owner, ${sums('')} from contracts c
         where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.archived_record_time > c.created_slot
-          and c.archived_record_time > ${p} and c.created_record_time > ${p} and c.created_record_time <= ${s}
+          and c.archived_record_time > ${p} and c.created_slot > ${p} and c.created_slot <= ${s}
         group by c.amulet_owner
         union all
         select c.amulet_owner, ${sums('-')} from contracts c
         where c.migration_id = ${migrationId} and c.amulet_owner is not null
           and c.archived_record_time < 'infinity' and c.archived_record_time > c.created_slot
           and c.archived_record_time > ${p} and c.archived_record_time <= ${s}
+          and acs_slot(c.archived_record_time) > ${p} and acs_slot(c.archived_record_time) <= ${s}
         group by c.amulet_owner),
       delta as (
         select owner, sum(holdings) as holdings, sum(unlocked) as unlocked, sum(locked) as locked,
@@ -102,7 +103,14 @@ export async function writeHoldingTotals(
           coalesce(t.unlocked_rate, 0) + d.unlocked_rate as unlocked_rate, coalesce(t.locked_rate, 0) + d.locked_rate as locked_rate,
           coalesce(t.unlocked_round_rate, 0) + d.unlocked_round_rate as unlocked_round_rate,
           coalesce(t.locked_round_rate, 0) + d.locked_round_rate as locked_round_rate
-        from delta d left join lateral (${totalsAt(migrationId, from.recordTime, 'd.owner')}) t on true)
+        from delta d left join lateral (${totalsAt(migrationId, from.recordTime, 'd.owner')}) t on true),
+      -- In one pass for all owners: per owner, the planner could walk every archive since S once each.
+      archived_since as (
+        select h.amulet_owner as owner, min(h.created_at) as first from contracts h
+        where h.migration_id = ${migrationId} and h.amulet_owner is not null and h.amulet_owner = any(array(select owner from delta))
+          and h.archived_record_time > ${s} and h.archived_record_time < 'infinity' and h.archived_record_time > h.created_slot
+          and h.created_record_time <= ${s}
+        group by h.amulet_owner)
       insert into holding_totals (${COLUMNS})
       select ${migrationId}, n.owner, ${s}, n.holdings,
         n.unlocked, n.locked, n.unlocked_rate, n.locked_rate, n.unlocked_round_rate, n.locked_round_rate,
@@ -112,9 +120,7 @@ export async function writeHoldingTotals(
            where a.migration_id = ${migrationId} and a.amulet_owner is not null and a.amulet_owner = n.owner
              and a.archived_record_time = 'infinity' and a.created_record_time <= ${s}
            order by a.created_at, a.contract_id limit 1),
-          (select min(h.created_at) from contracts h
-           where h.migration_id = ${migrationId} and h.amulet_owner is not null and h.amulet_owner = n.owner
-             and h.archived_record_time > ${s} and h.archived_record_time < 'infinity' and h.archived_record_time > h.created_slot and h.created_record_time <= ${s}))
+          (select l.first from archived_since l where l.owner = n.owner))
         end
       from next n
       on conflict (migration_id, owner, record_time) do nothing`.execute(db);

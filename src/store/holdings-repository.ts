@@ -140,26 +140,32 @@ async function totalsFromSnapshotRows(
   const fees =
     asOfRound === undefined
       ? sql`'0' as fees_unlocked, '0' as fees_locked`
-      : sql`(${round}::numeric * t.unlocked_rate - t.unlocked_round_rate + coalesce(x.unlocked, 0))::text as fees_unlocked,
-          (${round}::numeric * t.locked_rate - t.locked_round_rate + coalesce(x.locked, 0))::text as fees_locked`;
+      : sql`(${round}::numeric * t.unlocked_rate - t.unlocked_round_rate + coalesce(x.unlocked, 0) + coalesce(l.unlocked, 0))::text
+            as fees_unlocked,
+          (${round}::numeric * t.locked_rate - t.locked_round_rate + coalesce(x.locked, 0) + coalesce(l.locked, 0))::text as fees_locked`;
+  const correction = sql`sum(coalesce(${fee}, 0) - ${unclamped}) filter (where c.amulet_locked is false) as unlocked,
+        sum(coalesce(${fee}, 0) - ${unclamped}) filter (where c.amulet_locked is true) as locked`;
+  // The active candidates per owner by its clamp index; those archived since the snapshot in one pass
+  // for all owners (a per-owner lateral would let the planner walk every archive since the snapshot once per owner).
   const corrections =
     asOfRound === undefined
       ? sql``
       : sql`left join lateral (
-          select sum(coalesce(${fee}, 0) - ${unclamped}) filter (where c.amulet_locked is false) as unlocked,
-                 sum(coalesce(${fee}, 0) - ${unclamped}) filter (where c.amulet_locked is true) as locked
-          from (
-            select c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round, c.amulet_locked from contracts c
-            where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = o.owner
-              and c.archived_record_time = 'infinity' and ${clampRound} <= ${round}::numeric and c.created_record_time <= ${t}::timestamptz
-            union all
-            select c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round, c.amulet_locked from contracts c
-            where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = o.owner
-              and c.archived_record_time > ${t}::timestamptz and c.archived_record_time < 'infinity' and c.archived_record_time > c.created_slot
-              and c.created_record_time <= ${t}::timestamptz and ${clampRound} <= ${round}::numeric
-          ) c cross join as_of) x on true`;
+          select ${correction} from contracts c cross join as_of
+          where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = o.owner
+            and c.archived_record_time = 'infinity' and ${clampRound} <= ${round}::numeric and c.created_record_time <= ${t}::timestamptz) x on true
+        left join archived_since l on l.owner = o.owner`;
+  const archivedSince =
+    asOfRound === undefined
+      ? sql``
+      : sql`, archived_since as (
+          select c.amulet_owner as owner, ${correction} from contracts c cross join as_of
+          where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = any(${owners}::text[])
+            and c.archived_record_time > ${t}::timestamptz and c.archived_record_time < 'infinity' and c.archived_record_time > c.created_slot
+            and c.created_record_time <= ${t}::timestamptz and ${clampRound} <= ${round}::numeric
+          group by c.amulet_owner)`;
   const rows = await sql<TotalsRow>`
-    with as_of as (select ${round}::bigint as round)
+    with as_of as (select ${round}::bigint as round) ${archivedSince}
     select o.owner as party_id, t.unlocked::text as unlocked, t.locked::text as locked, ${fees}
     from unnest(${owners}::text[]) as o(owner)
     cross join lateral (${totalsAt(migrationId, at, 'o.owner')}) t
