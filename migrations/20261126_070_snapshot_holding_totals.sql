@@ -4,14 +4,19 @@
 -- holding_totals keeps, per migration and owner, its totals at a snapshot: a row is written at a
 -- snapshot only for the owners whose holdings changed since the previous one, and an owner's totals
 -- at snapshot S are its newest row at or before S (holdings = 0: none). The first snapshot taken with
--- totals writes a row for every owner; snapshots taken before hold none (acs_snapshots.holding_totals
--- is false) and are read from the contracts as before.
+-- totals writes a row for every owner; snapshots taken before hold none (they have no row in
+-- holding_totals_snapshots) and are read from the contracts as before.
 --
 -- Holding fees as of round R are sum(least(amount, (R - created_round) * rate)). Without the clamp
 -- that is R * sum(rate) - sum(created_round * rate), which the sums give; the clamp binds only for
 -- holdings whose clamp round (holding_clamp_round) is at most R, and those are read one by one
 -- (contracts_holdings_by_clamp_round).
-alter table acs_snapshots add column holding_totals boolean not null default false;
+-- The snapshots taken with holdings totals (acs_snapshots itself is left as it was).
+create table holding_totals_snapshots (
+  migration_id bigint      not null,
+  record_time  timestamptz not null,
+  primary key (migration_id, record_time)
+);
 
 create table holding_totals (
   migration_id       bigint      not null,

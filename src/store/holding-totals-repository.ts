@@ -64,9 +64,7 @@ export async function writeHoldingTotals(
   at: Micros,
 ): Promise<boolean> {
   const later = await sql<{ one: number }>`
-    select 1 as one from acs_snapshots where migration_id = ${migrationId} and record_time > ${ts(at)} and holding_totals limit 1`.execute(
-    db,
-  );
+    select 1 as one from holding_totals_snapshots where migration_id = ${migrationId} and record_time > ${ts(at)} limit 1`.execute(db);
   if (later.rows.length > 0) return false;
   if (from === undefined || !from.holdingTotals) {
     await sql`insert into holding_totals (${COLUMNS})
@@ -137,8 +135,8 @@ export const dropHoldingTotalsBefore = repositoryOperation(
   async function dropHoldingTotalsBefore(db: Db, start: string): Promise<void> {
     await db.transaction().execute(async (trx) => {
       await sql`with kept as (
-          select migration_id, min(record_time) as first from acs_snapshots
-          where holding_totals and record_time >= ${start}::timestamptz group by migration_id),
+          select migration_id, min(record_time) as first from holding_totals_snapshots
+          where record_time >= ${start}::timestamptz group by migration_id),
         newest as (
           select distinct on (t.migration_id, t.owner) t.migration_id, t.owner, t.record_time, k.first from holding_totals t
           join kept k on k.migration_id = t.migration_id
@@ -150,6 +148,7 @@ export const dropHoldingTotalsBefore = repositoryOperation(
         trx,
       );
       await sql`delete from holding_totals where record_time < ${start}::timestamptz`.execute(trx);
+      await sql`delete from holding_totals_snapshots where record_time < ${start}::timestamptz`.execute(trx);
     });
   },
 );

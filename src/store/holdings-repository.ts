@@ -91,11 +91,11 @@ export interface OwnerTotals extends HoldingsTotals {
 export const holdingsTotals = repositoryOperation(
   'holdingsTotals',
   async function holdingsTotals(db: Db, migrationId: number, at: Micros, owners: string[], asOfRound?: bigint): Promise<OwnerTotals[]> {
-    const snapshot = await sql<{ holding_totals: boolean }>`
-      select holding_totals from acs_snapshots where migration_id = ${migrationId} and record_time = ${formatRecordTime(at)}::timestamptz`.execute(
+    const snapshot = await sql<{ one: number }>`
+      select 1 as one from holding_totals_snapshots where migration_id = ${migrationId} and record_time = ${formatRecordTime(at)}::timestamptz`.execute(
       db,
     );
-    return snapshot.rows[0]?.holding_totals
+    return snapshot.rows.length > 0
       ? totalsFromSnapshotRows(db, migrationId, at, owners, asOfRound)
       : holdingsTotalsFromContracts(db, migrationId, at, owners, asOfRound);
   },

@@ -147,8 +147,12 @@ interface AcsSnapshotsTable {
   locked_amulet: Numeric;
   max_created_at: Timestamp | null;
   taken_at: Generated<Timestamp>;
-  /** Whether holding_totals holds the owners' totals at this snapshot. */
-  holding_totals: Generated<boolean>;
+}
+
+/** The snapshots at which holding_totals holds the owners' totals. */
+interface HoldingTotalsSnapshotsTable {
+  migration_id: Int8;
+  record_time: Timestamp;
 }
 
 /** Per-owner holdings totals at a snapshot; an owner's totals at S are its newest row at or before S. */
@@ -277,6 +281,7 @@ export interface Database {
   app_activity_records: AppActivityRecordsTable;
   acs_snapshots: AcsSnapshotsTable;
   holding_totals: HoldingTotalsTable;
+  holding_totals_snapshots: HoldingTotalsSnapshotsTable;
   acs_deltas: AcsDeltasTable;
   ingest_checkpoints: IngestCheckpointsTable;
   network_facts: NetworkFactsTable;

@@ -44,8 +44,19 @@ export const latestSnapshot = repositoryOperation('latestSnapshot', async functi
   SnapshotRow | undefined
 > {
   const row = await db
-    .selectFrom('acs_snapshots')
-    .selectAll()
+    .selectFrom('acs_snapshots as a')
+    .selectAll('a')
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('holding_totals_snapshots as h')
+            .select('h.migration_id')
+            .whereRef('h.migration_id', '=', 'a.migration_id')
+            .whereRef('h.record_time', '=', 'a.record_time'),
+        )
+        .as('holding_totals'),
+    )
     .where('migration_id', '=', migrationId)
     .orderBy('record_time', 'desc')
     .limit(1)
@@ -58,7 +69,7 @@ export const latestSnapshot = repositoryOperation('latestSnapshot', async functi
         unlockedAmulet: row.unlocked_amulet,
         lockedAmulet: row.locked_amulet,
         maxCreatedAt: row.max_created_at === null ? null : fromPgTimestamp(row.max_created_at),
-        holdingTotals: row.holding_totals,
+        holdingTotals: Boolean(row.holding_totals),
       }
     : undefined;
 });
@@ -91,12 +102,14 @@ export const takeSnapshot = repositoryOperation(
       from acs_deltas d
       where d.migration_id = ${migrationId} and d.slot > ${lower}::timestamptz and d.slot <= ${to}::timestamptz
       on conflict (migration_id, record_time) do update set migration_id = excluded.migration_id
-      returning contract_count, unlocked_amulet as unlocked, locked_amulet as locked, max_created_at, holding_totals,
+      returning contract_count, unlocked_amulet as unlocked, locked_amulet as locked, max_created_at,
+        exists (select 1 from holding_totals_snapshots h where h.migration_id = ${migrationId} and h.record_time = ${to}::timestamptz)
+          as holding_totals,
         xmax = 0 as inserted`.execute(trx);
       const r = rows[0]!;
       let holdingTotals = r.holding_totals;
       if (r.inserted && (await writeHoldingTotals(trx, migrationId, from, at))) {
-        await sql`update acs_snapshots set holding_totals = true where migration_id = ${migrationId} and record_time = ${to}::timestamptz`.execute(
+        await sql`insert into holding_totals_snapshots (migration_id, record_time) values (${migrationId}, ${to}::timestamptz)`.execute(
           trx,
         );
         holdingTotals = true;

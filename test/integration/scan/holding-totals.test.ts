@@ -45,7 +45,7 @@ describe('holdings totals at snapshots', () => {
   const t = useTestDatabase();
 
   async function load(holdings: Holding[]): Promise<void> {
-    await sql`truncate contracts, acs_snapshots, holding_totals`.execute(t.db);
+    await sql`truncate contracts, acs_snapshots, holding_totals, holding_totals_snapshots`.execute(t.db);
     await sql`select ensure_history_partitions(0, ${formatRecordTime(DAY0)}::timestamptz)`.execute(t.db);
     for (const [i, h] of holdings.entries()) {
       const created = DAY0 + BigInt(h.createdMicros);
@@ -69,7 +69,7 @@ describe('holdings totals at snapshots', () => {
       previous = await takeSnapshot(t.db, 0, previous, at);
       if (i === 0 && dropTotalsOfFirst) {
         // As if taken before the totals existed: the next one aggregates every holding again.
-        await sql`update acs_snapshots set holding_totals = false`.execute(t.db);
+        await sql`delete from holding_totals_snapshots`.execute(t.db);
         await sql`delete from holding_totals`.execute(t.db);
         previous = { ...previous, holdingTotals: false };
       }
@@ -95,7 +95,7 @@ describe('holdings totals at snapshots', () => {
           await load(holdings);
           await takeAll(dropTotalsOfFirst);
           const kept = dropTotalsOfFirst ? SNAPSHOTS.slice(1) : SNAPSHOTS;
-          const totals = await sql<{ n: number }>`select count(*)::int as n from acs_snapshots where holding_totals`.execute(t.db);
+          const totals = await sql<{ n: number }>`select count(*)::int as n from holding_totals_snapshots`.execute(t.db);
           expect(totals.rows[0]!.n).toBe(kept.length);
           await expectSame(SNAPSHOTS, [undefined, ...rounds]);
           // Retention: the snapshots before the third go; what the others read stays.
