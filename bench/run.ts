@@ -6,7 +6,7 @@
  *   npm run bench -- --quick       the same measures at small scale (under 5 minutes)
  *   npm run bench -- --tiny        a smoke run at tiny scale (CI)
  *   npm run bench -- --updates N   another ingest size
- *   npm run bench -- --only ingest|reads|simulator|mirror|hot|beside
+ *   npm run bench -- --only ingest|reads|simulator|mirror|hot|beside|holdings
  *   npm run bench -- --server embedded|external   one server only
  *   npm run bench -- --only scale  the stream ingested into an empty database and on top of a large
  *                                  generated history (bench/scale-bench.ts); only when asked for. Its
@@ -28,6 +28,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../src/store/embedded-pos
 import { createPool } from '../src/store/pool';
 import { BESIDE_SETTINGS, formatBesideReport, runBesideBench } from './beside-bench';
 import { formatIngestReport, runIngestBench } from './ingest-bench';
+import { runHoldingsBench } from './holdings-bench';
 import { formatHotAnswersReport, runHotAnswersBench } from './hot-answers-bench';
 import { formatMirrorReport, runMirrorBench } from './mirror-bench';
 import { formatReadBenchReport, runReadBench } from './read-bench';
@@ -111,7 +112,7 @@ function planFrom(args: string[]): Plan {
   const updates = value('--updates') === undefined ? defaults.updates : Number(value('--updates'));
   if (!Number.isSafeInteger(updates) || updates < 1) throw new Error(`--updates needs a positive integer, got ${value('--updates')}`);
   const only = value('--only');
-  const all = ['simulator', 'ingest', 'reads', 'mirror', 'hot', 'beside'];
+  const all = ['simulator', 'ingest', 'reads', 'mirror', 'hot', 'beside', 'holdings'];
   // The scale part fills tens of gigabytes: it runs only when asked for.
   if (only !== undefined && ![...all, 'scale'].includes(only)) throw new Error(`--only takes one of ${[...all, 'scale'].join(', ')}`);
   return {
@@ -214,6 +215,18 @@ async function main(): Promise<void> {
         log(
           formatBesideReport(server.name, await runBesideBench({ adminUrl: server.adminUrl, settings: BESIDE_SETTINGS[plan.scale], log })),
         );
+      }
+      if (plan.parts.has('holdings')) {
+        log(`holdings summaries on ${server.name}:`);
+        const name = `scan_indexer_bench_holdings_${process.pid}`;
+        const url = await ensureDatabase(server.adminUrl, name);
+        try {
+          log(await runHoldingsBench({ databaseUrl: url, scale: plan.scale, log: () => undefined }));
+        } finally {
+          const admin = createPool({ connectionString: server.adminUrl, max: 1 });
+          await admin.query(`drop database if exists ${name} with (force)`);
+          await admin.end();
+        }
       }
       if (plan.parts.has('reads')) {
         log(`reads on ${server.name}:`);

@@ -12,6 +12,10 @@
  * The summaries aggregate this rule in SQL (HOLDING_FEE_SQL in
  * src/store/holdings-repository.ts, over the contracts table's typed columns).
  * test/integration/scan/holding-fees-sql.test.ts checks that the two agree.
+ * Without the min, the fees of many amulets are R × Σ rate − Σ createdAt × rate:
+ * summaries read those sums per owner (holding_totals) and apply the rule itself
+ * only to the amulets whose min can bind as of R, those with
+ * createdAt + floor(initialAmount / rate) + 1 <= R.
  */
 import { decimalOf, minDecimal, mulDecimal, type Decimal10 } from './decimal';
 

@@ -6,7 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { ActiveContract } from '../domain/active-contract';
-import { parseDecimal, type Decimal10 } from '../domain/decimal';
+import { parseDecimal } from '../domain/decimal';
 import type { HoldingsTotals } from '../domain/holding-fees';
 import { SPLICE } from '../domain/splice-contracts';
 import { formatRecordTime, type Micros } from '../domain/time';
@@ -20,6 +20,7 @@ import {
   snapshotBounds,
   type CreationKey,
 } from './acs-repository';
+import { totalsAt } from './holding-totals-repository';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 
@@ -82,13 +83,112 @@ export interface OwnerTotals extends HoldingsTotals {
  * Per-owner totals of the holdings active at (migrationId, at), with holding
  * fees as of `asOfRound` (none asked: fees are zero and not computed). Owners
  * without holdings are absent; the others come in the order of their first
- * holding in creation order (ties by party id, bytewise). Reads only entries
- * of contracts_holdings_totals: each owner's active holdings and those
- * archived since the snapshot.
+ * holding in creation order (ties by party id, bytewise). At a snapshot taken
+ * with holdings totals, one totals row per owner plus the holdings whose fee
+ * the clamp of the rule bounds (src/store/holding-totals-repository.ts);
+ * before, every holding (holdingsTotalsFromContracts).
  */
 export const holdingsTotals = repositoryOperation(
   'holdingsTotals',
   async function holdingsTotals(db: Db, migrationId: number, at: Micros, owners: string[], asOfRound?: bigint): Promise<OwnerTotals[]> {
+    const snapshot = await sql<{ one: number }>`
+      select 1 as one from holding_totals_snapshots where migration_id = ${migrationId} and record_time = ${formatRecordTime(at)}::timestamptz`.execute(
+      db,
+    );
+    return snapshot.rows.length > 0
+      ? totalsFromSnapshotRows(db, migrationId, at, owners, asOfRound)
+      : holdingsTotalsFromContracts(db, migrationId, at, owners, asOfRound);
+  },
+);
+
+interface TotalsRow {
+  party_id: string;
+  unlocked: string;
+  locked: string;
+  fees_unlocked: string;
+  fees_locked: string;
+}
+
+const ownerTotals = (rows: TotalsRow[]): OwnerTotals[] =>
+  rows.map((r) => ({
+    partyId: r.party_id,
+    unlocked: parseDecimal(r.unlocked),
+    locked: parseDecimal(r.locked),
+    feesUnlocked: parseDecimal(r.fees_unlocked),
+    feesLocked: parseDecimal(r.fees_locked),
+  }));
+
+/**
+ * The totals from the snapshot's holding_totals rows: fees as of R are R × sum(rate) −
+ * sum(created_round × rate) plus, for each holding visible at the snapshot whose clamp round is at
+ * most R (the active ones by contracts_holdings_by_clamp_round, and those archived since the
+ * snapshot), its fee by the rule minus that unclamped part.
+ */
+async function totalsFromSnapshotRows(
+  db: Db,
+  migrationId: number,
+  at: Micros,
+  owners: string[],
+  asOfRound?: bigint,
+): Promise<OwnerTotals[]> {
+  const t = formatRecordTime(at);
+  const fee = sql.raw(HOLDING_FEE_SQL);
+  const unclamped = sql`case when c.amulet_initial_amount is not null and c.amulet_created_round is not null and c.amulet_rate_per_round is not null
+    then (as_of.round - c.amulet_created_round)::numeric * c.amulet_rate_per_round else 0 end`;
+  const clampRound = sql`holding_clamp_round(c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round)`;
+  const round = (asOfRound ?? 0n).toString();
+  const fees =
+    asOfRound === undefined
+      ? sql`'0' as fees_unlocked, '0' as fees_locked`
+      : sql`(${round}::numeric * t.unlocked_rate - t.unlocked_round_rate + coalesce(x.unlocked, 0) + coalesce(l.unlocked, 0))::text
+            as fees_unlocked,
+          (${round}::numeric * t.locked_rate - t.locked_round_rate + coalesce(x.locked, 0) + coalesce(l.locked, 0))::text as fees_locked`;
+  const correction = sql`sum(coalesce(${fee}, 0) - ${unclamped}) filter (where c.amulet_locked is false) as unlocked,
+        sum(coalesce(${fee}, 0) - ${unclamped}) filter (where c.amulet_locked is true) as locked`;
+  // The active candidates per owner by its clamp index; those archived since the snapshot in one pass
+  // for all owners (a per-owner lateral would let the planner walk every archive since the snapshot once per owner).
+  const corrections =
+    asOfRound === undefined
+      ? sql``
+      : sql`left join lateral (
+          select ${correction} from contracts c cross join as_of
+          where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = o.owner
+            and c.archived_record_time = 'infinity' and ${clampRound} <= ${round}::numeric and c.created_record_time <= ${t}::timestamptz) x on true
+        left join archived_since l on l.owner = o.owner`;
+  const archivedSince =
+    asOfRound === undefined
+      ? sql``
+      : sql`, archived_since as (
+          select c.amulet_owner as owner, ${correction} from contracts c cross join as_of
+          where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = any(${owners}::text[])
+            and c.archived_record_time > ${t}::timestamptz and c.archived_record_time < 'infinity' and c.archived_record_time > c.created_slot
+            and c.created_record_time <= ${t}::timestamptz and ${clampRound} <= ${round}::numeric
+          group by c.amulet_owner)`;
+  const rows = await sql<TotalsRow>`
+    with as_of as (select ${round}::bigint as round) ${archivedSince}
+    select o.owner as party_id, t.unlocked::text as unlocked, t.locked::text as locked, ${fees}
+    from unnest(${owners}::text[]) as o(owner)
+    cross join lateral (${totalsAt(migrationId, at, 'o.owner')}) t
+    ${corrections}
+    where t.holdings > 0
+    order by t.first_created_at, o.owner collate "C"`.execute(db);
+  return ownerTotals(rows.rows);
+}
+
+/**
+ * The totals summed over every holding active at the snapshot (its owners' entries of
+ * contracts_holdings_totals): what snapshots taken without holdings totals are read from, and the
+ * reference the totals are checked against.
+ */
+export const holdingsTotalsFromContracts = repositoryOperation(
+  'holdingsTotalsFromContracts',
+  async function holdingsTotalsFromContracts(
+    db: Db,
+    migrationId: number,
+    at: Micros,
+    owners: string[],
+    asOfRound?: bigint,
+  ): Promise<OwnerTotals[]> {
     const fee = sql.raw(HOLDING_FEE_SQL);
     const t = formatRecordTime(at);
     const fees =
@@ -96,7 +196,7 @@ export const holdingsTotals = repositoryOperation(
         ? sql`'0' as fees_unlocked, '0' as fees_locked`
         : sql`coalesce(sum(${fee}) filter (where not c.amulet_locked), 0)::text as fees_unlocked,
            coalesce(sum(${fee}) filter (where c.amulet_locked), 0)::text as fees_locked`;
-    const rows = await sql<{ party_id: string; unlocked: string; locked: string; fees_unlocked: string; fees_locked: string }>`
+    const rows = await sql<TotalsRow>`
     with as_of as (select ${(asOfRound ?? 0n).toString()}::bigint as round)
     select c.amulet_owner as party_id,
            coalesce(sum(c.amulet_initial_amount) filter (where not c.amulet_locked), 0)::text as unlocked,
@@ -108,14 +208,7 @@ export const holdingsTotals = repositoryOperation(
       and c.created_record_time <= ${t}::timestamptz
     group by c.amulet_owner
     order by min(c.created_at), c.amulet_owner collate "C"`.execute(db);
-    const dec = (s: string): Decimal10 => parseDecimal(s);
-    return rows.rows.map((r) => ({
-      partyId: r.party_id,
-      unlocked: dec(r.unlocked),
-      locked: dec(r.locked),
-      feesUnlocked: dec(r.fees_unlocked),
-      feesLocked: dec(r.fees_locked),
-    }));
+    return ownerTotals(rows.rows);
   },
 );
 

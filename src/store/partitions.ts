@@ -9,6 +9,7 @@
 import { sql } from 'kysely';
 import type { StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, fromPgTimestamp, parseTimestamp, startOfMonth, type Micros } from '../domain/time';
+import { dropHoldingTotalsBefore } from './holding-totals-repository';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 
@@ -142,6 +143,8 @@ export const dropHistoryBefore = repositoryOperation(
       await sql`alter table ${sql.table(p.parent)} detach partition ${sql.table(p.name)} concurrently`.execute(db);
       await sql`drop table ${sql.table(p.name)}`.execute(db);
     }
+    // The snapshots' holdings totals first: the newest row of each owner carries over to the first kept snapshot.
+    await dropHoldingTotalsBefore(db, start);
     await sql`delete from acs_snapshots where record_time < ${start}::timestamptz`.execute(db);
     // What the migration-info operations report: the record times still held.
     await sql`delete from migration_synchronizers where max_record_time < ${start}::timestamptz`.execute(db);

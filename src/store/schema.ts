@@ -149,6 +149,27 @@ interface AcsSnapshotsTable {
   taken_at: Generated<Timestamp>;
 }
 
+/** The snapshots at which holding_totals holds the owners' totals. */
+interface HoldingTotalsSnapshotsTable {
+  migration_id: Int8;
+  record_time: Timestamp;
+}
+
+/** Per-owner holdings totals at a snapshot; an owner's totals at S are its newest row at or before S. */
+interface HoldingTotalsTable {
+  migration_id: Int8;
+  owner: string;
+  record_time: Timestamp;
+  holdings: Int8;
+  first_created_at: Timestamp | null;
+  unlocked: Numeric;
+  locked: Numeric;
+  unlocked_rate: Numeric;
+  locked_rate: Numeric;
+  unlocked_round_rate: Numeric;
+  locked_round_rate: Numeric;
+}
+
 /** What the writer added to the ACS figures per migration and snapshot slot. */
 interface AcsDeltasTable {
   migration_id: Int8;
@@ -296,6 +317,8 @@ export interface Database {
   traffic_summaries: TrafficSummariesTable;
   app_activity_records: AppActivityRecordsTable;
   acs_snapshots: AcsSnapshotsTable;
+  holding_totals: HoldingTotalsTable;
+  holding_totals_snapshots: HoldingTotalsSnapshotsTable;
   acs_deltas: AcsDeltasTable;
   ingest_checkpoints: IngestCheckpointsTable;
   network_facts: NetworkFactsTable;

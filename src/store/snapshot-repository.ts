@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
+import { writeHoldingTotals } from './holding-totals-repository';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 
@@ -25,6 +26,8 @@ export interface SnapshotRow {
   lockedAmulet: string;
   /** Highest created_at among the snapshot's contracts (null: none). */
   maxCreatedAt: Micros | null;
+  /** Whether the owners' holdings totals at this snapshot are stored (holding_totals). */
+  holdingTotals: boolean;
 }
 
 export const migrationSpans = repositoryOperation('migrationSpans', async function migrationSpans(db: Db): Promise<MigrationSpan[]> {
@@ -41,8 +44,19 @@ export const latestSnapshot = repositoryOperation('latestSnapshot', async functi
   SnapshotRow | undefined
 > {
   const row = await db
-    .selectFrom('acs_snapshots')
-    .selectAll()
+    .selectFrom('acs_snapshots as a')
+    .selectAll('a')
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('holding_totals_snapshots as h')
+            .select('h.migration_id')
+            .whereRef('h.migration_id', '=', 'a.migration_id')
+            .whereRef('h.record_time', '=', 'a.record_time'),
+        )
+        .as('holding_totals'),
+    )
     .where('migration_id', '=', migrationId)
     .orderBy('record_time', 'desc')
     .limit(1)
@@ -55,36 +69,60 @@ export const latestSnapshot = repositoryOperation('latestSnapshot', async functi
         unlockedAmulet: row.unlocked_amulet,
         lockedAmulet: row.locked_amulet,
         maxCreatedAt: row.max_created_at === null ? null : fromPgTimestamp(row.max_created_at),
+        holdingTotals: Boolean(row.holding_totals),
       }
     : undefined;
 });
 
-/** Takes the snapshot at `to` from the one at `from` (undefined: from nothing). */
+/**
+ * Takes the snapshot at `to` from the one at `from` (undefined: from nothing), with the owners'
+ * holdings totals at it, in one transaction. A snapshot taken already is returned as it is.
+ */
 export const takeSnapshot = repositoryOperation(
   'takeSnapshot',
   async function takeSnapshot(db: Db, migrationId: number, from: SnapshotRow | undefined, at: Micros): Promise<SnapshotRow> {
     const lower = from ? formatRecordTime(from.recordTime) : '-infinity';
     const to = formatRecordTime(at);
     const previousMax = from?.maxCreatedAt === null || from?.maxCreatedAt === undefined ? null : formatRecordTime(from.maxCreatedAt);
-    const { rows } = await sql<{ contract_count: number; unlocked: string; locked: string; max_created_at: string | null }>`
-    insert into acs_snapshots (migration_id, record_time, contract_count, unlocked_amulet, locked_amulet, max_created_at)
-    select ${migrationId}, ${to}::timestamptz,
-           ${from?.contractCount ?? 0} + coalesce(sum(d.contract_count), 0),
-           ${from?.unlockedAmulet ?? '0'}::numeric + coalesce(sum(d.unlocked_amulet), 0),
-           ${from?.lockedAmulet ?? '0'}::numeric + coalesce(sum(d.locked_amulet), 0),
-           greatest(${previousMax}::timestamptz, max(d.max_created_at))
-    from acs_deltas d
-    where d.migration_id = ${migrationId} and d.slot > ${lower}::timestamptz and d.slot <= ${to}::timestamptz
-    on conflict (migration_id, record_time) do update set migration_id = excluded.migration_id
-    returning contract_count, unlocked_amulet as unlocked, locked_amulet as locked, max_created_at`.execute(db);
-    const r = rows[0]!;
-    return {
-      migrationId,
-      recordTime: at,
-      contractCount: r.contract_count,
-      unlockedAmulet: r.unlocked,
-      lockedAmulet: r.locked,
-      maxCreatedAt: r.max_created_at === null ? null : fromPgTimestamp(r.max_created_at),
-    };
+    return db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{
+        contract_count: number;
+        unlocked: string;
+        locked: string;
+        max_created_at: string | null;
+        holding_totals: boolean;
+        inserted: boolean;
+      }>`
+      insert into acs_snapshots (migration_id, record_time, contract_count, unlocked_amulet, locked_amulet, max_created_at)
+      select ${migrationId}, ${to}::timestamptz,
+             ${from?.contractCount ?? 0} + coalesce(sum(d.contract_count), 0),
+             ${from?.unlockedAmulet ?? '0'}::numeric + coalesce(sum(d.unlocked_amulet), 0),
+             ${from?.lockedAmulet ?? '0'}::numeric + coalesce(sum(d.locked_amulet), 0),
+             greatest(${previousMax}::timestamptz, max(d.max_created_at))
+      from acs_deltas d
+      where d.migration_id = ${migrationId} and d.slot > ${lower}::timestamptz and d.slot <= ${to}::timestamptz
+      on conflict (migration_id, record_time) do update set migration_id = excluded.migration_id
+      returning contract_count, unlocked_amulet as unlocked, locked_amulet as locked, max_created_at,
+        exists (select 1 from holding_totals_snapshots h where h.migration_id = ${migrationId} and h.record_time = ${to}::timestamptz)
+          as holding_totals,
+        xmax = 0 as inserted`.execute(trx);
+      const r = rows[0]!;
+      let holdingTotals = r.holding_totals;
+      if (r.inserted && (await writeHoldingTotals(trx, migrationId, from, at))) {
+        await sql`insert into holding_totals_snapshots (migration_id, record_time) values (${migrationId}, ${to}::timestamptz)`.execute(
+          trx,
+        );
+        holdingTotals = true;
+      }
+      return {
+        migrationId,
+        recordTime: at,
+        contractCount: r.contract_count,
+        unlockedAmulet: r.unlocked,
+        lockedAmulet: r.locked,
+        maxCreatedAt: r.max_created_at === null ? null : fromPgTimestamp(r.max_created_at),
+        holdingTotals,
+      };
+    });
   },
 );

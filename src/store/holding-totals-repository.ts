@@ -1,0 +1,154 @@
+/**
+ * Per-owner holdings totals at ACS snapshots (holding_totals, migration 20261126_070), so that a
+ * holdings summary reads one row per owner whatever the number of its holdings.
+ *
+ * Taking a snapshot S after P writes a row at S for each owner whose holdings changed in (P, S]:
+ * its row at P plus the holdings created in (P, S] minus those archived in (P, S] (a contract
+ * created and archived within the window counts once each way), read by snapshot slot
+ * (contracts_holdings_by_creation, contracts_holdings_by_archive; snapshots are on slot
+ * boundaries, as acs_deltas has it): the cost follows what changed, not the ACS. The first snapshot with totals (none before it, or only snapshots taken before the
+ * migration) aggregates every holding once.
+ *
+ * Holding fees as of round R are R × sum(rate) − sum(created_round × rate) wherever the clamp of
+ * the rule does not bind; the holdings whose clamp round is at most R are read one by one
+ * (contracts_holdings_by_clamp_round for the active ones, and those archived since the snapshot)
+ * and corrected by the rule itself, so the result is exact.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import { formatRecordTime, type Micros } from '../domain/time';
+import type { Db } from './pool';
+import { repositoryOperation } from './query-operation';
+
+const ts = (t: Micros) => sql`${formatRecordTime(t)}::timestamptz`;
+
+/** The holdings with the three columns of the fee rule all set: their fee without the clamp is (R − c) × r. */
+const REGULAR = sql.raw(
+  'c.amulet_initial_amount is not null and c.amulet_created_round is not null and c.amulet_rate_per_round is not null',
+);
+
+/** The sums one owner's totals are made of, over holdings `c` (negated for what leaves). */
+function sums(sign: '' | '-'): RawBuilder<unknown> {
+  const s = sql.raw(sign);
+  return sql`${s}count(*) as holdings,
+    ${s}coalesce(sum(c.amulet_initial_amount) filter (where c.amulet_locked is false), 0) as unlocked,
+    ${s}coalesce(sum(c.amulet_initial_amount) filter (where c.amulet_locked is true), 0) as locked,
+    ${s}coalesce(sum(c.amulet_rate_per_round) filter (where c.amulet_locked is false and ${REGULAR}), 0) as unlocked_rate,
+    ${s}coalesce(sum(c.amulet_rate_per_round) filter (where c.amulet_locked is true and ${REGULAR}), 0) as locked_rate,
+    ${s}coalesce(sum(c.amulet_created_round::numeric * c.amulet_rate_per_round) filter (where c.amulet_locked is false and ${REGULAR}), 0)
+      as unlocked_round_rate,
+    ${s}coalesce(sum(c.amulet_created_round::numeric * c.amulet_rate_per_round) filter (where c.amulet_locked is true and ${REGULAR}), 0)
+      as locked_round_rate`;
+}
+
+/** The columns in the order of sums() with first_created_at last. */
+const COLUMNS = sql.raw(
+  'migration_id, owner, record_time, holdings, unlocked, locked, unlocked_rate, locked_rate, unlocked_round_rate, locked_round_rate, first_created_at',
+);
+
+/** The newest totals row at or before `at` of the owner in column `owner` (for a lateral join). */
+export const totalsAt = (migrationId: number, at: Micros, owner: string) =>
+  sql`select * from holding_totals t
+      where t.migration_id = ${migrationId} and t.owner = ${sql.ref(owner)} and t.record_time <= ${ts(at)}
+      order by t.record_time desc limit 1`;
+
+/**
+ * Writes the owners' totals at snapshot `at` of the migration, in the caller's transaction, from
+ * those at `from` when it has them (else from every holding). Returns false, writing nothing, when
+ * a later snapshot of the migration has totals already: rows at `at` would change what is read at
+ * the later one.
+ */
+export async function writeHoldingTotals(
+  db: Db,
+  migrationId: number,
+  from: { recordTime: Micros; holdingTotals: boolean } | undefined,
+  at: Micros,
+): Promise<boolean> {
+  const later = await sql<{ one: number }>`
+    select 1 as one from holding_totals_snapshots where migration_id = ${migrationId} and record_time > ${ts(at)} limit 1`.execute(db);
+  if (later.rows.length > 0) return false;
+  if (from === undefined || !from.holdingTotals) {
+    await sql`insert into holding_totals (${COLUMNS})
+      select ${migrationId}, c.amulet_owner, ${ts(at)}, ${sums('')}, min(c.created_at) as first_created_at from contracts c
+      where c.migration_id = ${migrationId} and c.amulet_owner is not null
+        and c.archived_record_time > ${ts(at)} and c.archived_record_time > c.created_slot and c.created_record_time <= ${ts(at)}
+      group by c.amulet_owner
+      on conflict (migration_id, owner, record_time) do nothing`.execute(db);
+    return true;
+  }
+  const p = ts(from.recordTime);
+  const s = ts(at);
+  // Contracts created after P are archived after P too: that bound leaves the earlier archive months out.
+  await sql`with changes as (
+        select c.amulet_owner as owner, ${sums('')} from contracts c
+        where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.archived_record_time > c.created_slot
+          and c.archived_record_time > ${p} and c.created_slot > ${p} and c.created_slot <= ${s}
+        group by c.amulet_owner
+        union all
+        select c.amulet_owner, ${sums('-')} from contracts c
+        where c.migration_id = ${migrationId} and c.amulet_owner is not null
+          and c.archived_record_time < 'infinity' and c.archived_record_time > c.created_slot
+          and c.archived_record_time > ${p} and c.archived_record_time <= ${s}
+          and acs_slot(c.archived_record_time) > ${p} and acs_slot(c.archived_record_time) <= ${s}
+        group by c.amulet_owner),
+      delta as (
+        select owner, sum(holdings) as holdings, sum(unlocked) as unlocked, sum(locked) as locked,
+          sum(unlocked_rate) as unlocked_rate, sum(locked_rate) as locked_rate,
+          sum(unlocked_round_rate) as unlocked_round_rate, sum(locked_round_rate) as locked_round_rate
+        from changes group by owner),
+      next as (
+        select d.owner, coalesce(t.holdings, 0) + d.holdings as holdings,
+          coalesce(t.unlocked, 0) + d.unlocked as unlocked, coalesce(t.locked, 0) + d.locked as locked,
+          coalesce(t.unlocked_rate, 0) + d.unlocked_rate as unlocked_rate, coalesce(t.locked_rate, 0) + d.locked_rate as locked_rate,
+          coalesce(t.unlocked_round_rate, 0) + d.unlocked_round_rate as unlocked_round_rate,
+          coalesce(t.locked_round_rate, 0) + d.locked_round_rate as locked_round_rate
+        from delta d left join lateral (${totalsAt(migrationId, from.recordTime, 'd.owner')}) t on true),
+      -- In one pass for all owners: per owner, the planner could walk every archive since S once each.
+      archived_since as (
+        select h.amulet_owner as owner, min(h.created_at) as first from contracts h
+        where h.migration_id = ${migrationId} and h.amulet_owner is not null and h.amulet_owner = any(array(select owner from delta))
+          and h.archived_record_time > ${s} and h.archived_record_time < 'infinity' and h.archived_record_time > h.created_slot
+          and h.created_record_time <= ${s}
+        group by h.amulet_owner)
+      insert into holding_totals (${COLUMNS})
+      select ${migrationId}, n.owner, ${s}, n.holdings,
+        n.unlocked, n.locked, n.unlocked_rate, n.locked_rate, n.unlocked_round_rate, n.locked_round_rate,
+        -- The first holding at S: the oldest active one created by S, or one archived since S.
+        case when n.holdings > 0 then least(
+          (select a.created_at from contracts a
+           where a.migration_id = ${migrationId} and a.amulet_owner is not null and a.amulet_owner = n.owner
+             and a.archived_record_time = 'infinity' and a.created_record_time <= ${s}
+           order by a.created_at, a.contract_id limit 1),
+          (select l.first from archived_since l where l.owner = n.owner))
+        end
+      from next n
+      on conflict (migration_id, owner, record_time) do nothing`.execute(db);
+  return true;
+}
+
+/**
+ * Before the snapshots before `start` are deleted: each owner's newest totals row before it moves to
+ * the first snapshot with totals kept (unless the owner has a row there), so that what is read at
+ * the kept snapshots does not change; the other rows before `start` go.
+ */
+export const dropHoldingTotalsBefore = repositoryOperation(
+  'dropHoldingTotalsBefore',
+  async function dropHoldingTotalsBefore(db: Db, start: string): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      await sql`with kept as (
+          select migration_id, min(record_time) as first from holding_totals_snapshots
+          where record_time >= ${start}::timestamptz group by migration_id),
+        newest as (
+          select distinct on (t.migration_id, t.owner) t.migration_id, t.owner, t.record_time, k.first from holding_totals t
+          join kept k on k.migration_id = t.migration_id
+          where t.record_time < ${start}::timestamptz
+          order by t.migration_id, t.owner, t.record_time desc)
+      update holding_totals t set record_time = n.first from newest n
+      where t.migration_id = n.migration_id and t.owner = n.owner and t.record_time = n.record_time
+        and not exists (select 1 from holding_totals u where u.migration_id = n.migration_id and u.owner = n.owner and u.record_time = n.first)`.execute(
+        trx,
+      );
+      await sql`delete from holding_totals where record_time < ${start}::timestamptz`.execute(trx);
+      await sql`delete from holding_totals_snapshots where record_time < ${start}::timestamptz`.execute(trx);
+    });
+  },
+);
