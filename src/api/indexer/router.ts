@@ -19,6 +19,7 @@ import { MAX_PAGE_SIZE } from '../page-limit';
 import { pageTokensFor, pageTokensWithKey, type PageTokens, type TokenScope } from '../page-token';
 import { ErrorResponse } from '../schema-kit';
 import { HourlyUpdates, SnapshotsPage } from './schemas';
+import { streamRouter } from './stream-routes';
 
 const DEFAULT_SNAPSHOTS_PAGE_SIZE = 100;
 const DEFAULT_HOURS = 24;
@@ -127,5 +128,6 @@ export function indexerRouter(context: ApiContext): Router {
   const tokens = config.pageTokenSecret
     ? pageTokensWithKey(Buffer.from(config.pageTokenSecret, 'utf8'))
     : pageTokensFor(primaryDbOf(context));
+  router.use(streamRouter(context));
   return mountOperations(router, indexerOperations, { db, tokens });
 }

@@ -8,6 +8,7 @@ import { commonResponses, withCommonResponses } from './common-responses';
 import { withFairAccessResponses } from './fair-access';
 import { pathsOf, SchemaComponents } from './from-operations';
 import { indexerOperations } from '../indexer/router';
+import { streamOperations } from '../indexer/stream-routes';
 import { ledgerPaths, ledgerSchemas } from './ledger';
 import { scanPaths, scanSchemas } from './scan';
 import { registryPaths, registrySchemas } from './registry';
@@ -183,7 +184,7 @@ const operational: Paths = {
 export function openApiDocument(version: string): Record<string, unknown> {
   const components = new SchemaComponents();
   // Each router's declared operations, under the prefix it is mounted at.
-  const declared = merged(pathsOf('/api/indexer', indexerOperations, components));
+  const declared = merged(pathsOf('/api/indexer', indexerOperations, components), pathsOf('/api/indexer', streamOperations, components));
   return {
     openapi: '3.1.0',
     info: {
