@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { Micros } from '../domain/time';
 import type { WriteConnection } from './ingest-repository';
 
-export const COMMIT_CHANNEL = 'scan_indexer_commits';
+const COMMIT_CHANNEL = 'scan_indexer_commits';
 
 /** What one committed batch says of itself. */
 export interface CommitNotice {
@@ -45,7 +45,7 @@ export async function publishCommit(connection: WriteConnection, notice: Omit<Co
 }
 
 /** A notice's payload, or undefined when it is not one (another sender on the channel). */
-export function parseCommitNotice(payload: string | undefined): CommitNotice | undefined {
+function parseCommitNotice(payload: string | undefined): CommitNotice | undefined {
   try {
     const p = JSON.parse(payload ?? '') as { s?: unknown; m?: unknown; t?: unknown; p?: unknown; at?: unknown };
     if (typeof p.s !== 'string' || typeof p.at !== 'number') return undefined;

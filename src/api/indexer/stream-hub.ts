@@ -11,12 +11,12 @@
  * once (notices sent meanwhile are lost).
  */
 import type pg from 'pg';
-import type { Micros } from '../../domain/time';
+import type { StreamKey } from '../../domain/stream-key';
 import type { Logger } from '../../internal/logger';
 import type { Metrics } from '../../internal/metrics';
 import { listenForCommits, type CommitListener } from '../../store/commit-notifications';
 import type { Db } from '../../store/pool';
-import { latestEventRecordTime } from '../../store/update-repository';
+import { newestEventPosition } from '../../store/stream-repository';
 
 export interface StreamSettings {
   readonly maxSubscribers: number;
@@ -31,7 +31,7 @@ export interface StreamSettings {
 export interface HubMember {
   /** The stream's name, for metrics ("events"). */
   readonly stream: string;
-  heartbeat(newestRecordTime: Micros | undefined): void;
+  heartbeat(newest: StreamKey | undefined): void;
   /** Ends the stream with an event telling the client to reconnect (the process is stopping). */
   endForShutdown(): void;
 }
@@ -164,12 +164,12 @@ export class StreamHub {
     this.pollTimer = undefined;
   }
 
-  /** One reading of the newest record time for every subscriber. */
+  /** One reading of the newest item's position for every subscriber. */
   private async heartbeat(): Promise<void> {
     if (this.members.size === 0) return;
-    let newest: Micros | undefined;
+    let newest: StreamKey | undefined;
     try {
-      newest = await latestEventRecordTime(this.deps.db);
+      newest = await newestEventPosition(this.deps.db);
     } catch (err) {
       this.deps.logger.warn({ err: (err as Error).message }, 'reading the newest record time for the stream heartbeat failed');
       return;

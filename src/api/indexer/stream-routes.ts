@@ -15,7 +15,8 @@ import type { Request, Response, Router } from 'express';
 import { Router as expressRouter } from 'express';
 import { z } from 'zod';
 import { formatStreamCursor, parseStreamCursor, type StreamCursor } from '../../domain/stream-cursor';
-import { formatDateTime, type Micros } from '../../domain/time';
+import type { StreamKey } from '../../domain/stream-key';
+import { formatDateTime, IMPORT_RECORD_TIME } from '../../domain/time';
 import { eventItemJson, withExternalHash } from '../../domain/update-rendering';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
 import { badRequest, HttpError } from '../../internal/errors';
@@ -31,7 +32,7 @@ import { ErrorResponse } from '../schema-kit';
 import { StreamHub, type HubMember, type StreamSettings } from './stream-hub';
 
 const ENCODINGS = ['compact_json', 'protobuf_json'] as const;
-export const STREAM_KINDS = ['transaction', 'reassignment', 'verdict-only'] as const;
+const STREAM_KINDS = ['transaction', 'reassignment', 'verdict-only'] as const;
 type StreamKind = (typeof STREAM_KINDS)[number];
 
 const kind = z.enum(STREAM_KINDS, { error: `expected one of ${STREAM_KINDS.join(', ')}` });
@@ -120,7 +121,12 @@ class EventReader {
     }
     const atCursor = (r: EventRow) => r.migrationId === cursor.migrationId && r.recordTime === cursor.recordTime;
     for (let limit = this.pageSize; ; limit *= 2) {
-      const from = { migrationId: cursor.migrationId, recordTime: cursor.recordTime - 1n };
+      // From the cursor's record time on; strictly after it when every item at it was sent (or it is the
+      // import updates' time, which no event has, and before which PostgreSQL has no year).
+      const from =
+        this.sent === 'all' || cursor.recordTime <= IMPORT_RECORD_TIME
+          ? cursor
+          : { migrationId: cursor.migrationId, recordTime: cursor.recordTime - 1n };
       const rows = await listEvents(this.db, from, limit, this.encoding);
       const more = rows.length === limit;
       const same = rows.filter(atCursor);
@@ -179,13 +185,21 @@ class EventsSubscription implements HubMember {
     return this.reader.cursor ? formatStreamCursor(this.reader.cursor) : null;
   }
 
-  heartbeat(newest: Micros | undefined): void {
+  heartbeat(newest: StreamKey | undefined): void {
     if (!this.open || this.res.writableLength > this.settings.maxBufferBytes) return;
     const cursor = this.cursorText();
     const id = cursor !== null && cursor !== this.lastId ? cursor : undefined;
     if (id !== undefined) this.lastId = id;
     this.res.write(
-      sseEvent({ event: 'heartbeat', id, data: JSON.stringify({ record_time: newest === undefined ? null : formatDateTime(newest) }) }),
+      sseEvent({
+        event: 'heartbeat',
+        id,
+        data: JSON.stringify(
+          newest
+            ? { migration_id: newest.migrationId, record_time: formatDateTime(newest.recordTime) }
+            : { migration_id: null, record_time: null },
+        ),
+      }),
     );
   }
 
@@ -314,7 +328,7 @@ const streamEvents = operation({
   summary:
     'The /v0/events items as they are ingested, as Server-Sent Events: each message one item in the bytes POST /api/scan/v0/events serves, its id the cursor to resume after.',
   description:
-    'Events: items (no event name; data = the item, id = its cursor), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"record_time"}: the newest record time stored), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate.',
+    'Events: items (no event name; data = the item, id = its cursor), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when the kind filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate.',
   request: { query: EventsStreamQuery },
   responses: {
     '200': {
@@ -357,7 +371,7 @@ const streamEvents = operation({
 export const streamOperations: readonly OperationOf<StreamServices>[] = [streamEvents];
 
 /** The process's hub, made once (createApp ends its streams when the server closes). */
-export function streamHubOf(context: ApiContext): StreamHub {
+function streamHubOf(context: ApiContext): StreamHub {
   context.streams ??= new StreamHub({
     pool: context.pool,
     db: primaryDbOf(context),
