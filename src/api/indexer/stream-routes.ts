@@ -338,8 +338,7 @@ const streamEvents = operation({
     '400': { description: 'A malformed cursor, kind or encoding.', body: ErrorResponse },
     '503': {
       description:
-        'This process serves as many live streams as it takes (STREAM_MAX_SUBSCRIBERS) or is stopping, or the history is not yet complete (a mirror backfilling): try again after Retry-After.',
-      headers: { 'Retry-After': { description: 'Whole seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } } },
+        'This process serves as many live streams as it takes (STREAM_MAX_SUBSCRIBERS) or is stopping, answered with Retry-After (seconds); or the history is not yet complete (a mirror backfilling), as for /v0/events.',
       body: ErrorResponse,
     },
   },
