@@ -3,7 +3,8 @@
  * over a socket, its Server-Sent Events parsed here: catch-up from the database then live items
  * across batches and a migration, compared byte for byte with POST /api/scan/v0/events over the same
  * range; resume from Last-Event-ID; the kind filter; the subscriber limit; a slow consumer dropped;
- * the shutdown event. Items are ingested by the worker, as the service does.
+ * the shutdown event; live items still delivered while the LISTEN connection is cut. Items are ingested
+ * by the worker, as the service does.
  */
 import net from 'node:net';
 import type { CanonicalItem } from '../../../src/domain/items';
@@ -330,3 +331,37 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): P
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+describe('GET /api/indexer/v0/stream/events without its LISTEN connection', () => {
+  const t = useTestDatabase();
+
+  it('goes on delivering live items when the listening connection is cut (polling, then listening again)', async () => {
+    const items = simulatedItems({ seed: 'live-stream-outage', updates: 120 });
+    await ingestThroughWorker(t, items.slice(0, 150));
+    const api = await startTestApi(t, { env: { STREAM_POLL_MS: '200' } });
+    try {
+      const stream = await SseClient.open(`${api.url}${STREAM}?after=${FROM_THE_START}`);
+      const before = await eventPages(api);
+      await stream.until((s) => s.items.length >= before.items.length, 30_000, 'catch-up');
+      await waitFor(async () => (await metricValue(api, 'scan_indexer_stream_listener_connected')) === 1);
+      const cut = await t.pool.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'scan-indexer-listen' and datname = current_database()`,
+      );
+      expect(cut.rowCount).toBe(1);
+      await ingestThroughWorker(t, items);
+      const after = await eventPages(api);
+      await stream.until((s) => s.items.length >= after.items.length, 30_000, 'live items');
+      stream.close();
+      expect(
+        asPages(
+          stream.items.map((e) => e.data),
+          [1000],
+        ),
+      ).toEqual(after.texts);
+      // The listener came back.
+      await waitFor(async () => (await metricValue(api, 'scan_indexer_stream_listener_connected')) === 1);
+    } finally {
+      await api.close();
+    }
+  }, 60_000);
+});
