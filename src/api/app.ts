@@ -16,6 +16,7 @@ import { scanRouter } from './scan/router';
 import { validatorAuth } from './validator/auth';
 import { validatorRouter } from './validator/router';
 import { webUiRoutes } from './web-ui';
+import { onServerClose } from './server';
 import { answeredOnPrimaryWhenReplicaFails, readContext } from './read-routing';
 import { webUiDir } from '../internal/paths';
 
@@ -81,6 +82,8 @@ export function createApp(given: ApiContext, options: AppOptions = { interfaces:
     app.use('/registry', ...limits.handlersFor('registry'), reads(registryRouter(context)));
     if (context.config.webUi) app.use(webUiRoutes(webUiDir));
     app.use('/api/indexer', ...limits.handlersFor('indexer'), reads(indexerRouter(context)));
+    const { streams } = context;
+    if (streams) onServerClose(app, () => streams.close());
   }
 
   // One error handler for the Scan API, the validator proxy and the rest (the ledger router answers its own errors).

@@ -7,6 +7,7 @@ import type { Metrics } from '../internal/metrics';
 import type { MigrationFile } from '../store/migrator';
 import type { Db } from '../store/pool';
 import type { ReplicaMonitor } from '../store/replica-monitor';
+import type { StreamHub } from './indexer/stream-hub';
 
 export interface ApiContext {
   config: Config;
@@ -24,6 +25,8 @@ export interface ApiContext {
   migrationFiles: MigrationFile[];
   /** Answers kept until their contracts change; createApp makes one per application. */
   answers?: AnswerCache;
+  /** The live streams' hub (indexer/stream-routes.ts makes it with the router); createApp ends its streams at close. */
+  streams?: StreamHub;
 }
 
 /** The context's answer cache, or a new one as configured (a router mounted on its own). */

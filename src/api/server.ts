@@ -42,6 +42,16 @@ function closeIdleAfterPendingReads(socket: Socket): void {
   });
 }
 
+const closeHooks = new WeakMap<Express, (() => Promise<void>)[]>();
+
+/**
+ * Runs `hook` when a server of `app` begins to close, before it waits for requests in flight: answers
+ * that never end by themselves (live streams) end there, with a last word to their clients.
+ */
+export function onServerClose(app: Express, hook: () => Promise<void>): void {
+  closeHooks.set(app, [...(closeHooks.get(app) ?? []), hook]);
+}
+
 export interface RunningServer {
   server: Server;
   /** Base URL as a client on this machine would use it. */
@@ -64,8 +74,9 @@ export function listen(app: Express, host: string, port: number): Promise<Runnin
       resolve({
         server,
         url: `http://${shownHost}:${boundPort}`,
-        close: (timeoutMs) =>
-          new Promise<void>((done) => {
+        close: async (timeoutMs) => {
+          await Promise.all((closeHooks.get(app) ?? []).map((hook) => hook().catch(() => undefined)));
+          await new Promise<void>((done) => {
             const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
             timer.unref();
             server.close(() => {
@@ -73,7 +84,8 @@ export function listen(app: Express, host: string, port: number): Promise<Runnin
               done();
             });
             server.closeIdleConnections();
-          }),
+          });
+        },
       });
     });
   });

@@ -17,6 +17,7 @@ import {
   type Checkpoint,
 } from '../store/ingest-repository';
 import { markChangedAnswers } from '../store/answer-versions-repository';
+import { publishCommit } from '../store/commit-notifications';
 import type { Db } from '../store/pool';
 import { ensureHistoryPartitions } from '../store/partitions';
 import { DuplicateContractError, DuplicateKeyError } from '../store/storage-errors';
@@ -121,6 +122,8 @@ export async function commitPlan(db: Db, stream: string, plan: Plan, expectedPos
         items: plan.items,
       };
       await advanceCheckpoint(connection, next);
+      // Delivered to the API's live streams only if, and once, this transaction commits.
+      await publishCommit(connection, { stream, position: next.position, migrationId: next.migrationId, recordTime: next.recordTime });
       return {
         checkpoint: {
           stream,

@@ -632,6 +632,46 @@ export const knobs = {
     expects: 'an integer of at least 1',
     schema: positiveInt,
   },
+  STREAM_MAX_SUBSCRIBERS: {
+    description:
+      'Live-stream subscribers (/api/indexer/v0/stream/...) one API process serves at once; one more is answered 503 with Retry-After.',
+    default: '1000',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  STREAM_HEARTBEAT_SECONDS: {
+    description: 'Seconds between the heartbeat events of a live stream, which carry the newest record time (liveness and lag).',
+    default: '15',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  STREAM_PAGE_SIZE: {
+    description:
+      'Items a live-stream subscriber reads from the database at a time, while catching up and at each commit; with STREAM_MAX_BUFFER_KB, what bounds its memory.',
+    default: '100',
+    expects: 'an integer from 1 to 1000',
+    schema: positiveInt.max(1000),
+  },
+  STREAM_MAX_BUFFER_KB: {
+    description:
+      'Kilobytes written to a live-stream subscriber and not yet taken by its connection above which the subscriber reads nothing more until they are.',
+    default: '1024',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  STREAM_SLOW_CONSUMER_MS: {
+    description:
+      'How long a live-stream subscriber may stay over STREAM_MAX_BUFFER_KB before it is dropped, with a final error event saying where to resume.',
+    default: '10000',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  STREAM_POLL_MS: {
+    description: 'While the connection listening for commits is down, how often live streams look for new items in the database instead.',
+    default: '1000',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
 } satisfies Record<string, Knob>;
 
 /** The route groups limited apart, each with its own RATE_LIMIT_* knob. */
@@ -657,6 +697,15 @@ export interface Config {
   readonly migrationId: number;
   /** Serve the web UI at /. */
   readonly webUi: boolean;
+  /** Live streams (src/api/indexer/stream-hub.ts). */
+  readonly stream: {
+    readonly maxSubscribers: number;
+    readonly heartbeatMs: number;
+    readonly pageSize: number;
+    readonly maxBufferBytes: number;
+    readonly slowConsumerMs: number;
+    readonly pollMs: number;
+  };
   /** Answers kept in memory until their contracts change (src/api/answer-cache.ts). */
   readonly answerCache: { readonly enabled: boolean; readonly maxBytes: number };
   /** Answers of the Scan and validator interfaces that come from configuration. */
@@ -809,6 +858,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: get('SHUTDOWN_TIMEOUT_MS'),
     migrationId: get('MIGRATION_ID'),
     webUi: get('WEB_UI_ENABLED'),
+    stream: Object.freeze({
+      maxSubscribers: get('STREAM_MAX_SUBSCRIBERS'),
+      heartbeatMs: get('STREAM_HEARTBEAT_SECONDS') * 1000,
+      pageSize: get('STREAM_PAGE_SIZE'),
+      maxBufferBytes: get('STREAM_MAX_BUFFER_KB') * 1024,
+      slowConsumerMs: get('STREAM_SLOW_CONSUMER_MS'),
+      pollMs: get('STREAM_POLL_MS'),
+    }),
     answerCache: Object.freeze({ enabled: get('ANSWER_CACHE_ENABLED'), maxBytes: get('ANSWER_CACHE_MAX_MB') * 2 ** 20 }),
     scanApp: Object.freeze({
       clock: get('API_CLOCK'),

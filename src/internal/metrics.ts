@@ -316,6 +316,42 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
       help: 'Readings of the answer versions; one reading serves every request waiting at its start.',
       registers: [registry],
     }),
+    streamSubscribers: new Gauge({
+      name: `${METRIC_PREFIX}stream_subscribers`,
+      help: 'Subscribers of the live streams (/api/indexer/v0/stream/...) connected to this process, by stream.',
+      labelNames: ['stream'] as const,
+      registers: [registry],
+    }),
+    streamItemsSent: new Counter({
+      name: `${METRIC_PREFIX}stream_items_sent_total`,
+      help: 'Items written to live-stream subscribers, by stream (heartbeats and final events not counted).',
+      labelNames: ['stream'] as const,
+      registers: [registry],
+    }),
+    streamDrops: new Counter({
+      name: `${METRIC_PREFIX}stream_drops_total`,
+      help: 'Live streams this process ended, by stream and reason: slow_consumer (its buffer stayed over STREAM_MAX_BUFFER_KB for STREAM_SLOW_CONSUMER_MS), history_gone (a cursor before the retained history), encoding_unavailable, shutdown, failed (a database error).',
+      labelNames: ['stream', 'reason'] as const,
+      registers: [registry],
+    }),
+    streamRefusals: new Counter({
+      name: `${METRIC_PREFIX}stream_refusals_total`,
+      help: 'Live streams refused with 503, by stream and reason: subscriber_limit (STREAM_MAX_SUBSCRIBERS) or shutdown.',
+      labelNames: ['stream', 'reason'] as const,
+      registers: [registry],
+    }),
+    streamDeliveryLatency: new Histogram({
+      name: `${METRIC_PREFIX}stream_delivery_latency_seconds`,
+      help: "Time from a batch's commit (its notice) to the writing of its items to a subscriber that was waiting at the tail, by stream.",
+      labelNames: ['stream'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    streamListenerConnected: new Gauge({
+      name: `${METRIC_PREFIX}stream_listener_connected`,
+      help: 'Whether the connection listening for commits is up (1); while it is down (0), live streams poll the database every STREAM_POLL_MS.',
+      registers: [registry],
+    }),
     registry,
     /** Adds another registry's series to this one's scrapes (summed where both have a series). */
     addScrapeSource(source: ScrapeSource): void {

@@ -20,6 +20,7 @@ import { pageTokensFor, pageTokensWithKey, type PageTokens, type TokenScope } fr
 import { ErrorResponse } from '../schema-kit';
 import { activityOperations } from './activity-routes';
 import { HourlyUpdates, SnapshotsPage } from './schemas';
+import { streamRouter } from './stream-routes';
 
 const DEFAULT_SNAPSHOTS_PAGE_SIZE = 100;
 const DEFAULT_HOURS = 24;
@@ -129,5 +130,6 @@ export function indexerRouter(context: ApiContext): Router {
     ? pageTokensWithKey(Buffer.from(config.pageTokenSecret, 'utf8'))
     : pageTokensFor(primaryDbOf(context));
   mountOperations(router, activityOperations, { db, tokens });
+  router.use(streamRouter(context));
   return mountOperations(router, indexerOperations, { db, tokens });
 }

@@ -138,7 +138,8 @@ function storedJson(u: StoredUpdate): string {
 /** A v2 item: the stored JSON with the hash appended when the update has one. */
 export const v2Item = (u: StoredUpdate) => withExternalHash(storedJson(u), u.externalTransactionHash);
 
-function eventJson(row: EventRow): string {
+/** A /v0/events item as the list serves it (the live stream sends the same bytes). */
+export function eventJson(row: EventRow): string {
   return eventItemJson({
     update: row.update ? v2Item(row.update) : null,
     verdict: row.verdictJson,

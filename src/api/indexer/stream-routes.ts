@@ -1,0 +1,386 @@
+/**
+ * Live push (mounted at /api/indexer):
+ *   GET /v0/stream/events   the /v0/events items as they are ingested, as Server-Sent Events
+ *
+ * Each message's data is one /v0/events item in exactly the bytes POST /api/scan/v0/events serves for it
+ * (the same store read, listEvents, and the same rendering); its `id` is the item's cursor
+ * (domain/stream-cursor.ts). A subscriber always reads "the items after my cursor" from the primary, a
+ * page of STREAM_PAGE_SIZE at a time: at its start (catch-up) and whenever the hub wakes it (a commit
+ * notice, or a poll while notices cannot be heard), so live items follow the catch-up without a gap or
+ * a duplicate. Between pages it waits until its connection has taken what it was given: memory per
+ * subscriber is one page plus STREAM_MAX_BUFFER_KB, and a subscriber that stays over that bound for
+ * STREAM_SLOW_CONSUMER_MS is dropped with an `error` event saying where to resume.
+ */
+import type { Request, Response, Router } from 'express';
+import { Router as expressRouter } from 'express';
+import { z } from 'zod';
+import { formatStreamCursor, parseStreamCursor, type StreamCursor } from '../../domain/stream-cursor';
+import type { StreamKey } from '../../domain/stream-key';
+import { formatDateTime, IMPORT_RECORD_TIME } from '../../domain/time';
+import type { DamlValueEncoding } from '../../domain/value-encoding';
+import { badRequest, HttpError } from '../../internal/errors';
+import type { Metrics } from '../../internal/metrics';
+import type { Db } from '../../store/pool';
+import { newestEventPosition } from '../../store/stream-repository';
+import { historyIncomplete, listEvents, type EventRow } from '../../store/update-repository';
+import { primaryDbOf, type ApiContext } from '../context';
+import { refuseDroppedHistory } from '../history-start';
+import { sendJson } from '../json-response';
+import { eventJson } from '../scan/update-routes';
+import { mountOperations, operation, type OperationOf } from '../operation';
+import { ErrorResponse } from '../schema-kit';
+import { StreamHub, type HubMember, type StreamSettings } from './stream-hub';
+
+const ENCODINGS = ['compact_json', 'protobuf_json'] as const;
+const STREAM_KINDS = ['transaction', 'reassignment', 'verdict-only'] as const;
+type StreamKind = (typeof STREAM_KINDS)[number];
+
+const kind = z.enum(STREAM_KINDS, { error: `expected one of ${STREAM_KINDS.join(', ')}` });
+
+const EventsStreamQuery = z.object({
+  after: z
+    .string({ error: 'expected a single string' })
+    .optional()
+    .describe(
+      'Send the items after this cursor (the id of an item of this stream: <migration id>/<record time>/<update id>, or <migration id>/<record time> for everything after that record time). The Last-Event-ID header, which EventSource sends when it reconnects, takes precedence. Without either, the stream starts after the newest stored item.',
+    ),
+  daml_value_encoding: z
+    .enum(ENCODINGS, { error: `expected one of ${ENCODINGS.join(', ')}` })
+    .optional()
+    .describe('As for POST /api/scan/v0/events; compact_json by default.'),
+  kind: z
+    .union([kind, z.array(kind)])
+    .optional()
+    .describe(
+      'Only items of these kinds (repeatable): transaction, reassignment (an assignment or unassignment), verdict-only (a verdict without an update). All kinds by default. The cursor still moves past the items left out.',
+    ),
+});
+
+/** Seconds a client refused for the subscriber limit is told to wait. */
+const RETRY_AFTER_SECONDS = 5;
+/** How long a stream that was ended may take to flush its last event before its connection is cut. */
+const FINAL_FLUSH_MS = 5000;
+
+const BACKFILLING_MESSAGE =
+  'This scan instance has not yet replicated all data. This process can take an extended period of time to complete. Wait until replication is complete, or connect to a different scan instance.';
+
+interface StreamServices {
+  db: Db;
+  hub: StreamHub;
+  metrics: Metrics;
+}
+
+const kindOf = (row: EventRow): StreamKind =>
+  row.update === undefined ? 'verdict-only' : row.update.kind === 'transaction' ? 'transaction' : 'reassignment';
+
+/** The item as /v0/events renders it; undefined when its update has no text in the encoding (the list answers 501). */
+function streamedJson(row: EventRow): string | undefined {
+  if (row.update && row.update.json === null) return undefined;
+  return eventJson(row);
+}
+
+/** One Server-Sent Event; data lines split where the text has line breaks (a client joins them with \n). */
+function sseEvent(fields: { event?: string; id?: string; data: string }): string {
+  let out = '';
+  if (fields.event !== undefined) out += `event: ${fields.event}\n`;
+  if (fields.id !== undefined) out += `id: ${fields.id.replace(/[\r\n\0]/g, '')}\n`;
+  for (const line of fields.data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
+  return `${out}\n`;
+}
+
+/**
+ * Reads the events after a cursor, a page at a time. Events that share a record time are told apart
+ * by the update ids already sent at it: each page is read from the cursor's record time on (included),
+ * so that an event of that time committed after the subscriber passed it (another synchronizer's, in a
+ * later batch) is still sent.
+ */
+class EventReader {
+  /** Update ids sent at the cursor's record time; 'through' until the first page resolves a resumed cursor. */
+  private sent: Set<string> | 'all' | { through: string } = 'all';
+
+  constructor(
+    private readonly db: Db,
+    private readonly encoding: DamlValueEncoding,
+    private readonly pageSize: number,
+    public cursor: StreamCursor | undefined,
+  ) {
+    if (cursor?.updateId !== undefined) this.sent = { through: cursor.updateId };
+  }
+
+  /** The next events not yet sent, and whether more may follow at once. */
+  async next(): Promise<{ rows: EventRow[]; more: boolean }> {
+    const cursor = this.cursor;
+    if (!cursor) {
+      const rows = await listEvents(this.db, undefined, this.pageSize, this.encoding);
+      return { rows, more: rows.length === this.pageSize };
+    }
+    const atCursor = (r: EventRow) => r.migrationId === cursor.migrationId && r.recordTime === cursor.recordTime;
+    for (let limit = this.pageSize; ; limit *= 2) {
+      // From the cursor's record time on; strictly after it when every item at it was sent (or it is the
+      // import updates' time, which no event has, and before which PostgreSQL has no year).
+      const from =
+        this.sent === 'all' || cursor.recordTime <= IMPORT_RECORD_TIME
+          ? cursor
+          : { migrationId: cursor.migrationId, recordTime: cursor.recordTime - 1n };
+      const rows = await listEvents(this.db, from, limit, this.encoding);
+      const more = rows.length === limit;
+      const same = rows.filter(atCursor);
+      if (typeof this.sent === 'object' && 'through' in this.sent) {
+        const through = this.sent.through;
+        const at = same.findIndex((r) => r.updateId === through);
+        // The cursor's item may be further on, in a page of this record time only: read more of it.
+        if (at < 0 && more && same.length === rows.length) continue;
+        // A cursor whose item is not there stands for the end of its record time, as /v0/events' cursor.
+        this.sent = at < 0 ? 'all' : new Set(same.slice(0, at + 1).map((r) => r.updateId));
+      }
+      const sent = this.sent;
+      const fresh = rows.filter((r) => !atCursor(r) || (sent !== 'all' && !sent.has(r.updateId)));
+      if (more && fresh.length === 0) continue;
+      return { rows: fresh, more };
+    }
+  }
+
+  /** Moves the cursor past an event (sent, or left out by the filter). */
+  advance(row: EventRow): void {
+    const c = this.cursor;
+    if (!c || c.migrationId !== row.migrationId || c.recordTime !== row.recordTime) this.sent = new Set([row.updateId]);
+    // At the same record time, 'all' stays all: the ids it stands for are not known.
+    else if (this.sent instanceof Set) this.sent.add(row.updateId);
+    this.cursor = { migrationId: row.migrationId, recordTime: row.recordTime, updateId: row.updateId };
+  }
+}
+
+type EndReason = 'slow_consumer' | 'history_gone' | 'encoding_unavailable' | 'failed';
+
+class EventsSubscription implements HubMember {
+  readonly stream = 'events';
+  private open = true;
+  private readonly aborted = new AbortController();
+  /** The id of the last event written with one: a heartbeat carries the cursor when it has moved past left-out items. */
+  private lastId: string | undefined;
+
+  constructor(
+    private readonly res: Response,
+    private readonly hub: StreamHub,
+    private readonly metrics: Metrics,
+    private readonly reader: EventReader,
+    private readonly kinds: ReadonlySet<StreamKind> | undefined,
+  ) {
+    res.on('close', () => {
+      this.open = false;
+      this.aborted.abort();
+    });
+  }
+
+  private get settings(): StreamSettings {
+    return this.hub.settings;
+  }
+
+  private cursorText(): string | null {
+    return this.reader.cursor ? formatStreamCursor(this.reader.cursor) : null;
+  }
+
+  heartbeat(newest: StreamKey | undefined): void {
+    if (!this.open || this.res.writableLength > this.settings.maxBufferBytes) return;
+    const cursor = this.cursorText();
+    const id = cursor !== null && cursor !== this.lastId ? cursor : undefined;
+    if (id !== undefined) this.lastId = id;
+    this.res.write(
+      sseEvent({
+        event: 'heartbeat',
+        id,
+        data: JSON.stringify(
+          newest
+            ? { migration_id: newest.migrationId, record_time: formatDateTime(newest.recordTime) }
+            : { migration_id: null, record_time: null },
+        ),
+      }),
+    );
+  }
+
+  endForShutdown(): void {
+    this.finish(
+      'reconnect',
+      { reason: 'shutdown', message: 'This server is stopping: reconnect (with Last-Event-ID, or after=the cursor below) to resume.' },
+      'shutdown',
+    );
+  }
+
+  private end(reason: EndReason, message: string): void {
+    this.finish('error', { error: message, reason }, reason);
+  }
+
+  private finish(event: string, body: Record<string, string>, reason: string): void {
+    if (!this.open) return;
+    this.open = false;
+    this.metrics.streamDrops.inc({ stream: this.stream, reason });
+    const cursor = this.cursorText();
+    this.res.write(sseEvent({ event, id: cursor ?? undefined, data: JSON.stringify({ ...body, after: cursor }) }));
+    this.res.end();
+    this.aborted.abort();
+    // A client that takes nothing would hold the connection: it gets a while to take the last event.
+    setTimeout(() => this.res.destroy(), FINAL_FLUSH_MS).unref();
+  }
+
+  /** Whether the connection took what it was given down to the bound in time. */
+  private drained(): Promise<boolean> {
+    const { res } = this;
+    if (res.writableLength <= this.settings.maxBufferBytes || !this.open) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        res.off('drain', onDrain);
+        res.off('close', onClose);
+        resolve(ok);
+      };
+      const onDrain = () => done(true);
+      const onClose = () => done(true);
+      const timer = setTimeout(() => done(false), this.settings.slowConsumerMs);
+      res.on('drain', onDrain);
+      res.on('close', onClose);
+    });
+  }
+
+  async run(db: Db, resumed: boolean): Promise<void> {
+    try {
+      if (resumed && this.reader.cursor) {
+        try {
+          await refuseDroppedHistory(db, this.reader.cursor.recordTime);
+        } catch (err) {
+          if (err instanceof HttpError && err.status === 410) return this.end('history_gone', err.message);
+          throw err;
+        }
+      }
+      let committedAtMs: number | undefined;
+      while (this.open) {
+        const generation = this.hub.generation;
+        const { rows, more } = await this.reader.next();
+        if (!this.open) return;
+        let out = '';
+        let items = 0;
+        let unavailable: EventRow | undefined;
+        for (const row of rows) {
+          if (this.kinds && !this.kinds.has(kindOf(row))) {
+            this.reader.advance(row);
+            continue;
+          }
+          const json = streamedJson(row);
+          if (json === undefined) {
+            unavailable = row;
+            break;
+          }
+          this.reader.advance(row);
+          this.lastId = this.cursorText()!;
+          out += sseEvent({ id: this.lastId, data: json });
+          items += 1;
+        }
+        if (items > 0) {
+          this.res.write(out);
+          this.metrics.streamItemsSent.inc({ stream: this.stream }, items);
+          if (committedAtMs !== undefined) {
+            const seconds = Math.max(0, Date.now() - committedAtMs) / 1000;
+            for (let i = 0; i < items; i++) this.metrics.streamDeliveryLatency.observe({ stream: this.stream }, seconds);
+          }
+        }
+        if (unavailable) {
+          return this.end(
+            'encoding_unavailable',
+            `protobuf_json is not available for update ${unavailable.updateId}: it was ingested without that encoding. Use compact_json.`,
+          );
+        }
+        if (!(await this.drained())) {
+          return this.end(
+            'slow_consumer',
+            `The connection took too little of the stream: more than ${Math.round(this.settings.maxBufferBytes / 1024)} KB stayed unsent for ${this.settings.slowConsumerMs} ms. Resume after the cursor given.`,
+          );
+        }
+        // Catching up: the next page at once; its items are not fresh from a commit.
+        committedAtMs = undefined;
+        if (more) continue;
+        committedAtMs = await this.hub.waitForChange(generation, this.aborted.signal);
+      }
+    } catch (err) {
+      this.end('failed', `The stream failed: ${(err as Error).message}. Resume after the cursor given.`);
+    } finally {
+      this.hub.leave(this);
+    }
+  }
+}
+
+/** The resume cursor: Last-Event-ID first (EventSource sends it on reconnection, with the URL it first used), then `after`. */
+function resumeCursor(req: Request, after: string | undefined): StreamCursor | undefined {
+  const header = req.get('last-event-id');
+  const text = header !== undefined && header !== '' ? header : after;
+  if (text === undefined || text === '') return undefined;
+  const parsed = parseStreamCursor(text);
+  if (typeof parsed === 'string') throw badRequest(`Invalid cursor ${JSON.stringify(text)}: ${parsed}`);
+  return parsed;
+}
+
+const streamEvents = operation({
+  method: 'get',
+  path: '/v0/stream/events',
+  summary:
+    'The /v0/events items as they are ingested, as Server-Sent Events: each message one item in the bytes POST /api/scan/v0/events serves, its id the cursor to resume after.',
+  description:
+    'Events: items (no event name; data = the item, id = its cursor), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when the kind filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate.',
+  request: { query: EventsStreamQuery },
+  responses: {
+    '200': {
+      description: 'The stream (text/event-stream); it ends only with a last error or reconnect event, or when the client goes.',
+      content: { 'text/event-stream': { schema: { type: 'string' } } },
+    },
+    '400': { description: 'A malformed cursor, kind or encoding.', body: ErrorResponse },
+    '503': {
+      description:
+        'This process serves as many live streams as it takes (STREAM_MAX_SUBSCRIBERS) or is stopping, answered with Retry-After (seconds); or the history is not yet complete (a mirror backfilling), as for /v0/events.',
+      body: ErrorResponse,
+    },
+  },
+  handle: async ({ db, hub, metrics }: StreamServices, { query }, req, res) => {
+    const given = resumeCursor(req, query.after);
+    const kinds = query.kind === undefined ? undefined : new Set(Array.isArray(query.kind) ? query.kind : [query.kind]);
+    const encoding = query.daml_value_encoding ?? 'compact_json';
+    if (await historyIncomplete(db)) throw new HttpError(503, BACKFILLING_MESSAGE);
+    // Without a cursor: after the newest item stored now (the whole history, if there is none yet).
+    const tail = given ?? (await newestEventPosition(db));
+    const reader = new EventReader(db, encoding, hub.settings.pageSize, tail);
+    const subscription = new EventsSubscription(res, hub, metrics, reader, kinds);
+    if (!hub.join(subscription)) {
+      res.set('Retry-After', String(RETRY_AFTER_SECONDS));
+      sendJson(res, { error: 'Too many live streams are open on this server, or it is stopping: try again after Retry-After.' }, 503);
+      return;
+    }
+    req.socket.setNoDelay(true);
+    req.socket.setTimeout(0);
+    res.status(200);
+    res.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+    res.flushHeaders();
+    // EventSource waits this long before it reconnects after the stream ends.
+    res.write('retry: 1000\n\n');
+    await subscription.run(db, given !== undefined);
+  },
+});
+
+export const streamOperations: readonly OperationOf<StreamServices>[] = [streamEvents];
+
+/** The process's hub, made once (createApp ends its streams when the server closes). */
+function streamHubOf(context: ApiContext): StreamHub {
+  context.streams ??= new StreamHub({
+    pool: context.pool,
+    db: primaryDbOf(context),
+    logger: context.logger,
+    metrics: context.metrics,
+    settings: context.config.stream,
+  });
+  return context.streams;
+}
+
+export function streamRouter(context: ApiContext): Router {
+  // Reads go to the primary: a notice announces what the primary has committed.
+  return mountOperations(expressRouter(), streamOperations, {
+    db: primaryDbOf(context),
+    hub: streamHubOf(context),
+    metrics: context.metrics,
+  });
+}

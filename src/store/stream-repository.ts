@@ -1,0 +1,33 @@
+/**
+ * What the live streams read besides the /v0/events pages (update-repository.ts's listEvents): where
+ * the history of events ends now, for a subscriber that starts at the tail.
+ */
+import { sql } from 'kysely';
+import type { StreamKey } from '../domain/stream-key';
+import { fromPgTimestamp } from '../domain/time';
+import type { Db } from './pool';
+import { repositoryOperation } from './query-operation';
+
+/** Record time of import updates, as a literal so the planner matches the partial indexes. */
+const IMPORT_TIME = sql.raw(`'0001-01-01 00:00:00+00'::timestamptz`);
+
+/**
+ * The position of the newest event (a non-import update, or a verdict), by the keys' order; undefined
+ * when there is none. One backward step of each position index.
+ */
+export const newestEventPosition = repositoryOperation('newestEventPosition', async function newestEventPosition(db: Db): Promise<
+  StreamKey | undefined
+> {
+  const { rows } = await sql<{ migration_id: number; record_time: string }>`
+    select migration_id, record_time from (
+      (select u.migration_id, u.record_time from updates u where u.record_time > ${IMPORT_TIME}
+        order by u.migration_id desc, u.record_time desc limit 1)
+      union all
+      (select v.migration_id, v.record_time from verdicts v where v.record_time > ${IMPORT_TIME}
+        order by v.migration_id desc, v.record_time desc limit 1)
+    ) newest
+    order by migration_id desc, record_time desc
+    limit 1`.execute(db);
+  const row = rows[0];
+  return row ? { migrationId: row.migration_id, recordTime: fromPgTimestamp(row.record_time) } : undefined;
+});
