@@ -13,12 +13,12 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { RawJson } from '../../domain/raw-json';
-import { jsonArrayObject, toV1Transaction } from '../../domain/update-rendering';
+import { toV1Transaction } from '../../domain/update-rendering';
 import { HttpError } from '../../internal/errors';
-import { findTransactionById, listUpdates, type StoredUpdate } from '../../store/update-repository';
+import { findTransactionById, type StoredUpdate } from '../../store/update-repository';
 import type { ApiContext } from '../context';
 import { heavyRequest } from '../fair-access/heavy-requests';
-import { notFoundInHistory, refuseDroppedHistory } from '../history-start';
+import { notFoundInHistory } from '../history-start';
 import { sendJson } from '../json-response';
 import { mountOperations, operation, type OperationOf } from '../operation';
 import { pageLimit } from '../page-limit';
@@ -30,11 +30,11 @@ import { UpdateHistoryItem } from './schemas';
 import {
   confirmHistoryComplete,
   EncodingQuery,
-  fullOrFromPrimary,
   historyCursor,
   HistoryRequest,
   TransactionsPage,
   UpdateIdParams,
+  updateHistoryPage,
   v2Item,
 } from './update-routes';
 
@@ -76,13 +76,7 @@ const updatesV1 = operation({
   responses: { ...ok(TransactionsPage), ...scanErrors(400, 410, 500, 501, 503) },
   before: (context: ApiContext) => [heavyRequest(context, { pageSize: 'page_size' })],
   handle: async (context: ApiContext, { body }, _req, res) => {
-    const { db } = context;
-    const limit = pageLimit(body.page_size);
-    const after = historyCursor(body.after);
-    await confirmHistoryComplete(context);
-    await refuseDroppedHistory(db, after?.recordTime);
-    const found = await fullOrFromPrimary(limit, () => listUpdates(db, after, limit, body.daml_value_encoding ?? 'compact_json'));
-    sendJson(res, new RawJson(jsonArrayObject('transactions', found.map(v1Item))));
+    sendJson(res, await updateHistoryPage(context, body, v1Item));
   },
 });
 

@@ -113,7 +113,7 @@ export function historyCursor(after: z.infer<typeof Cursor> | null | undefined):
 }
 
 /** A page as the primary would serve it: one a replica ends short may end there only because the replica does. */
-export const fullOrFromPrimary = <T>(limit: number, read: () => Promise<T[]>): Promise<T[]> =>
+const fullOrFromPrimary = <T>(limit: number, read: () => Promise<T[]>): Promise<T[]> =>
   acceptedOrFromPrimary(read, (page) => page.length >= limit, 'short_page');
 
 const BACKFILLING_MESSAGE =
@@ -148,6 +148,21 @@ export function eventJson(row: EventRow): string {
   });
 }
 
+/** A page of the update history as /v2/updates reads it, each update rendered by `render` (v2, or the older v1 items). */
+export async function updateHistoryPage(
+  context: ApiContext,
+  body: z.output<typeof HistoryRequest>,
+  render: (u: StoredUpdate) => string,
+): Promise<RawJson> {
+  const { db } = context;
+  const limit = pageLimit(body.page_size);
+  const after = historyCursor(body.after);
+  await confirmHistoryComplete(context);
+  await refuseDroppedHistory(db, after?.recordTime);
+  const found = await fullOrFromPrimary(limit, () => listUpdates(db, after, limit, body.daml_value_encoding ?? 'compact_json'));
+  return new RawJson(jsonArrayObject('transactions', found.map(render)));
+}
+
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
 const ok = (body: z.ZodType) => ({ '200': { description: 'OK', body } });
@@ -162,13 +177,7 @@ const updates = operation({
   responses: { ...ok(TransactionsPage), ...scanErrors(400, 410, 500, 501, 503) },
   before: (context: ApiContext) => [heavyRequest(context, { pageSize: 'page_size' })],
   handle: async (context: ApiContext, { body }, _req, res) => {
-    const { db } = context;
-    const limit = pageLimit(body.page_size);
-    const after = historyCursor(body.after);
-    await confirmHistoryComplete(context);
-    await refuseDroppedHistory(db, after?.recordTime);
-    const found = await fullOrFromPrimary(limit, () => listUpdates(db, after, limit, body.daml_value_encoding ?? 'compact_json'));
-    sendJson(res, new RawJson(jsonArrayObject('transactions', found.map(v2Item))));
+    sendJson(res, await updateHistoryPage(context, body, v2Item));
   },
 });
 
