@@ -127,3 +127,29 @@ export async function tokenStandardContract(
   if (!contract) throw notFound(`${template.qualifiedName.split(':')[1]} '${contractId}' not found.`);
   return contract;
 }
+
+/**
+ * The two-step context of the registry's v2 operations, as the Scan that serves v2 builds it: neither
+ * the amulet rules nor the open round go into it (AmuletRules still names the synchronizer), only
+ * the locked amulet disclosed with expire-lock true; once the lock is gone, expire-lock false alone
+ * (or the 404 when the choice moves the amulet).
+ */
+export async function twoStepTransferContextV2(
+  db: Db,
+  config: Config,
+  description: string,
+  lock: TwoStepTransfer,
+  options: { requireLockedAmulet: boolean },
+): Promise<ChoiceContextBuilder> {
+  const now = await apiNow(db, config);
+  const rules = await rulesContract(db, SPLICE.amuletRules, notFound('No active AmuletRules contract'));
+  const context = new ChoiceContextBuilder(activeSynchronizer(payloadOf(rules), now));
+  const locked = await findLiveContractById(db, SPLICE.lockedAmulet, lock.lockedAmulet);
+  if (!locked) {
+    if (options.requireLockedAmulet) {
+      throw notFound(`LockedAmulet '${lock.lockedAmulet}' not found for ${description}, which expires on ${formatInstant(lock.expiresAt)}`);
+    }
+    return context.addBool('expire-lock', false);
+  }
+  return context.disclose(SPLICE.lockedAmulet, locked).addBool('expire-lock', true);
+}

@@ -9,6 +9,7 @@ import { mountOperations, type OperationOf } from '../operation';
 import { allocationOperations } from './allocation-routes';
 import { metadataOperations } from './metadata-routes';
 import type { RegistryServices } from './registry-operations';
+import { registryV2Operations } from './registry-v2-routes';
 import { transferInstructionOperations } from './transfer-instruction-routes';
 
 /**
@@ -19,6 +20,7 @@ const PARTS: readonly { mount: string; operations: readonly OperationOf<Registry
   { mount: '/metadata/v1', operations: metadataOperations },
   { mount: '/transfer-instruction/v1', operations: transferInstructionOperations },
   { mount: '', operations: allocationOperations },
+  { mount: '', operations: registryV2Operations },
 ];
 
 /** Every operation of the registry, with its path relative to the registry's mount. */

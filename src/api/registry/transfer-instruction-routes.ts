@@ -4,6 +4,7 @@
  *   POST /transfer-factory
  *   POST /{transferInstructionId}/choice-contexts/accept | reject | withdraw
  */
+import type { Response } from 'express';
 import { SPLICE } from '../../domain/splice-contracts';
 import { transferInstructionLock } from '../../domain/token-standard';
 import { payloadOf } from '../../store/contract-repository';
@@ -20,6 +21,40 @@ import { ChoiceContext, TransferFactoryWithChoiceContext } from './schemas';
 const SELF_TRANSFER_FAMILIES: AnswerFamily[] = ['amuletRules', 'rounds', 'externalPartyAmuletRules', 'migration'];
 const TRANSFER_FAMILIES: AnswerFamily[] = [...SELF_TRANSFER_FAMILIES, 'transferParties'];
 
+/**
+ * The transfer factory's answer for a transfer between two parties (v1's sender and receiver, v2's
+ * account owners). v2 calls a transfer between two accounts of one owner an offer, not a
+ * transfer to oneself (`selfKind: false`): its context is the same, only the kind differs.
+ */
+export async function sendTransferFactory(
+  { db, config, answers }: RegistryServices,
+  res: Response,
+  transfer: { sender: string; receiver: string },
+  excludeDebugFields: boolean,
+  selfKind = true,
+): Promise<void> {
+  const self = transfer.sender === transfer.receiver;
+  const answer = await answers.get(
+    db,
+    'transfer-factory',
+    self ? 'transfer-factory self' : `transfer-factory to ${transfer.receiver}`,
+    self ? SELF_TRANSFER_FAMILIES : TRANSFER_FAMILIES,
+    async (d) => {
+      const factory = await transferFactory(d, config, transfer);
+      return { value: factory, validUntil: factory.validUntil, keep: config.scanApp.clock === 'wall' };
+    },
+  );
+  const form = `${excludeDebugFields ? 'short' : 'debug'}${self && !selfKind ? ' offer' : ''}`;
+  sendJsonBytes(
+    res,
+    answer.bytes(form, ({ factoryId, transferKind, context }) => ({
+      factoryId,
+      transferKind: self && !selfKind ? 'offer' : transferKind,
+      choiceContext: context.json(excludeDebugFields),
+    })),
+  );
+}
+
 /** Paths relative to /transfer-instruction/v1. */
 export const transferInstructionOperations: readonly OperationOf<RegistryServices>[] = [
   // Kept per receiver (or for a transfer to oneself), which is all the answer takes from the
@@ -32,29 +67,9 @@ export const transferInstructionOperations: readonly OperationOf<RegistryService
     // Parsed by the handler: a missing body counts as `{}`.
     request: { body: FactoryRequest, bodyParsedBy: 'handler' },
     responses: { '200': { description: 'OK', body: TransferFactoryWithChoiceContext }, ...choiceContextFailures },
-    handle: async ({ db, config, answers }: RegistryServices, _input, req, res) => {
+    handle: async (services: RegistryServices, _input, req, res) => {
       const body = parseInput(FactoryRequest, req.body ?? {}, 'body');
-      const transfer = transferParties(body.choiceArguments);
-      const self = transfer.sender === transfer.receiver;
-      const answer = await answers.get(
-        db,
-        'transfer-factory',
-        self ? 'transfer-factory self' : `transfer-factory to ${transfer.receiver}`,
-        self ? SELF_TRANSFER_FAMILIES : TRANSFER_FAMILIES,
-        async (d) => {
-          const factory = await transferFactory(d, config, transfer);
-          return { value: factory, validUntil: factory.validUntil, keep: config.scanApp.clock === 'wall' };
-        },
-      );
-      const excludeDebugFields = body.excludeDebugFields ?? false;
-      sendJsonBytes(
-        res,
-        answer.bytes(excludeDebugFields ? 'short' : 'debug', ({ factoryId, transferKind, context }) => ({
-          factoryId,
-          transferKind,
-          choiceContext: context.json(excludeDebugFields),
-        })),
-      );
+      await sendTransferFactory(services, res, transferParties(body.choiceArguments), body.excludeDebugFields ?? false);
     },
   }),
 
