@@ -20,6 +20,7 @@ import { pageTokensFor, pageTokensWithKey, type PageTokens, type TokenScope } fr
 import { ErrorResponse } from '../schema-kit';
 import { activityOperations } from './activity-routes';
 import { HourlyUpdates, SnapshotsPage } from './schemas';
+import { seriesOperations } from './series-routes';
 import { streamRouter } from './stream-routes';
 
 const DEFAULT_SNAPSHOTS_PAGE_SIZE = 100;
@@ -130,6 +131,7 @@ export function indexerRouter(context: ApiContext): Router {
     ? pageTokensWithKey(Buffer.from(config.pageTokenSecret, 'utf8'))
     : pageTokensFor(primaryDbOf(context));
   mountOperations(router, activityOperations, { db, tokens });
+  mountOperations(router, seriesOperations, { db });
   router.use(streamRouter(context));
   return mountOperations(router, indexerOperations, { db, tokens });
 }

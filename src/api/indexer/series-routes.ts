@@ -1,0 +1,185 @@
+/**
+ * Network time series and reward leaderboards from the activity projection (docs/ingestion.md,
+ * "Activities"), mounted at /api/indexer:
+ *   GET /v0/network/daily-mint-burn   per UTC day: minted by kind, burned by kind, transfers and volume
+ *   GET /v0/leaderboards/rewards      the parties that claimed the most of a reward over a window
+ * Both are SQL aggregations over a record-time range of the activities (src/store/series-repository.ts),
+ * so a range's cost is its activities: ranges are bounded to MAX_DAYS days.
+ * Errors are the Scan API's `{"error": "..."}`, from the application's error handler.
+ */
+import { z } from 'zod';
+import { formatDecimal, parseDecimal, type Decimal10 } from '../../domain/decimal';
+import { formatDateTime, parseTimestamp, type Micros } from '../../domain/time';
+import { badRequest } from '../../internal/errors';
+import { dailyActivitySums, rewardLeaders } from '../../store/series-repository';
+import type { Db } from '../../store/pool';
+import { sendJson } from '../json-response';
+import { operation, type OperationOf } from '../operation';
+import { ErrorResponse } from '../schema-kit';
+import { DailyMintBurn, RewardLeaderboard } from './series-schemas';
+
+interface SeriesServices {
+  db: Db;
+}
+
+/** The longest range, in days, of a series or a leaderboard: about a quarter. */
+const MAX_DAYS = 92;
+const MICROS_PER_DAY = 86_400_000_000n;
+const MAX_LEADERS = 100;
+const DEFAULT_LEADERS = 20;
+
+const dayParam = (what: string) =>
+  z
+    .string({ error: 'expected a single date, YYYY-MM-DD' })
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'expected a date, YYYY-MM-DD' })
+    .describe(what)
+    .meta({ format: 'date', pattern: undefined });
+
+const DailyQuery = z.object({
+  from: dayParam('The first UTC day.'),
+  to: dayParam(`The UTC day after the last one (exclusive); at most ${MAX_DAYS} days after from.`),
+});
+
+/** The reward kinds of the activities, by the name a leaderboard takes. */
+const REWARD_KINDS = {
+  app: 'app_reward',
+  validator: 'validator_reward',
+  sv: 'sv_reward',
+  validator_faucet: 'validator_faucet',
+} as const;
+type Reward = keyof typeof REWARD_KINDS;
+
+const instantParam = (what: string) => z.string({ error: 'expected a single date-time' }).describe(what).meta({ format: 'date-time' });
+const expectedLimit = `expected an integer from 1 to ${MAX_LEADERS}`;
+const LeaderboardQuery = z.object({
+  reward: z
+    .enum(Object.keys(REWARD_KINDS) as [Reward, ...Reward[]], { error: `expected one of ${Object.keys(REWARD_KINDS).join(', ')}` })
+    .describe('app, validator, sv or validator_faucet (liveness) rewards.'),
+  from: instantParam('Record time at or after this instant.'),
+  to: instantParam(`Record time before this instant; at most ${MAX_DAYS} days after from.`),
+  limit: z
+    .string({ error: expectedLimit })
+    .regex(/^\d{1,10}$/, { error: expectedLimit })
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= MAX_LEADERS, { error: expectedLimit })
+    .optional()
+    .meta({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_LEADERS, default: DEFAULT_LEADERS, pattern: undefined })
+    .describe('Parties to list.'),
+});
+
+/** A day's first instant; a 400 for a day that is no date. */
+function dayStart(text: string, name: string): Micros {
+  let t: Micros;
+  try {
+    t = parseTimestamp(`${text}T00:00:00Z`);
+  } catch {
+    throw badRequest(`Invalid ${name}: '${text}' is no date.`);
+  }
+  // parseTimestamp may accept a day past the month's end by rolling over: reject it.
+  if (formatDateTime(t).slice(0, 10) !== text) throw badRequest(`Invalid ${name}: '${text}' is no date.`);
+  return t;
+}
+
+function instant(text: string, name: string): Micros {
+  try {
+    return parseTimestamp(text);
+  } catch {
+    throw badRequest(`Invalid ${name}: expected an ISO 8601 date-time with a zone, got '${text}'.`);
+  }
+}
+
+function checkRange(from: Micros, to: Micros): void {
+  if (to <= from) throw badRequest('Invalid range: to must be after from.');
+  if (to - from > BigInt(MAX_DAYS) * MICROS_PER_DAY) throw badRequest(`Invalid range: at most ${MAX_DAYS} days.`);
+}
+
+const rangeMistake = (what: string) => ({
+  description: `A client mistake (${what}, to not after from, a range longer than ${MAX_DAYS} days).`,
+  body: ErrorResponse,
+});
+
+const MINTED = ['mint', 'tap', 'app_reward', 'validator_reward', 'sv_reward', 'validator_faucet'] as const;
+
+const dailyMintBurn = operation({
+  method: 'get',
+  path: '/v0/network/daily-mint-burn',
+  summary:
+    'Per UTC day of record time, across migrations: Amulet minted by kind (mints, taps, claimed rewards), burned by kind (fees, holding fees, traffic), transfers and their volume.',
+  request: { query: DailyQuery },
+  responses: { '200': { description: 'OK', body: DailyMintBurn }, '400': rangeMistake('a malformed or missing date') },
+  handle: async ({ db }: SeriesServices, { query }, _req, res) => {
+    const from = dayStart(query.from, 'from');
+    const to = dayStart(query.to, 'to');
+    checkRange(from, to);
+    const sums = await dailyActivitySums(db, from, to);
+    type Sums = (typeof sums)[number];
+    const byDay = new Map<string, Map<string, Sums>>();
+    for (const s of sums) {
+      let kinds = byDay.get(s.day);
+      if (!kinds) byDay.set(s.day, (kinds = new Map<string, Sums>()));
+      kinds.set(s.kind, s);
+    }
+    const days: z.input<typeof DailyMintBurn>['days'] = [];
+    for (let t = from; t < to; t += MICROS_PER_DAY) {
+      const day = formatDateTime(t).slice(0, 10);
+      const kinds = byDay.get(day);
+      const figure = (kind: string, field: 'amount' | 'burned' | 'holdingFees'): Decimal10 => {
+        const s = kinds?.get(kind);
+        return s === undefined ? 0n : parseDecimal(s[field]);
+      };
+      let minted = 0n;
+      for (const k of MINTED) minted += figure(k, 'amount');
+      const burned = figure('transfer', 'burned') + figure('traffic_purchase', 'burned');
+      const holdingFees = figure('transfer', 'holdingFees') + figure('traffic_purchase', 'holdingFees');
+      const traffic = figure('traffic_purchase', 'amount');
+      days.push({
+        day,
+        minted: {
+          total: formatDecimal(minted),
+          mint: formatDecimal(figure('mint', 'amount')),
+          tap: formatDecimal(figure('tap', 'amount')),
+          app_reward: formatDecimal(figure('app_reward', 'amount')),
+          validator_reward: formatDecimal(figure('validator_reward', 'amount')),
+          sv_reward: formatDecimal(figure('sv_reward', 'amount')),
+          validator_faucet: formatDecimal(figure('validator_faucet', 'amount')),
+        },
+        burned: {
+          total: formatDecimal(burned),
+          fees: formatDecimal(burned - holdingFees - traffic),
+          holding_fees: formatDecimal(holdingFees),
+          traffic: formatDecimal(traffic),
+        },
+        transfers: kinds?.get('transfer')?.count ?? 0,
+        transfer_volume: formatDecimal(figure('transfer', 'amount')),
+      });
+    }
+    sendJson(res, { days } satisfies z.input<typeof DailyMintBurn>);
+  },
+});
+
+const rewardLeaderboard = operation({
+  method: 'get',
+  path: '/v0/leaderboards/rewards',
+  summary:
+    'The parties that claimed the most of one kind of reward (app, validator, SV or validator liveness) with record time in a window, across migrations, largest sum first.',
+  request: { query: LeaderboardQuery },
+  responses: {
+    '200': { description: 'OK', body: RewardLeaderboard },
+    '400': rangeMistake('an unknown reward, a malformed time, a limit out of range'),
+  },
+  handle: async ({ db }: SeriesServices, { query }, _req, res) => {
+    const from = instant(query.from, 'from');
+    const to = instant(query.to, 'to');
+    checkRange(from, to);
+    const limit = query.limit ?? DEFAULT_LEADERS;
+    const leaders = await rewardLeaders(db, [REWARD_KINDS[query.reward]], from, to, limit);
+    sendJson(res, {
+      reward: query.reward,
+      from: formatDateTime(from),
+      to: formatDateTime(to),
+      leaders: leaders.map((l, i) => ({ rank: i + 1, party: l.party, amount: formatDecimal(parseDecimal(l.amount)), claims: l.claims })),
+    } satisfies z.input<typeof RewardLeaderboard>);
+  },
+});
+
+export const seriesOperations: readonly OperationOf<SeriesServices>[] = [dailyMintBurn, rewardLeaderboard];

@@ -1,0 +1,52 @@
+/**
+ * The answers of the network time series and the reward leaderboards (series-routes.ts).
+ */
+import { z } from 'zod';
+import { dateTime, decimal, int32, int64, str } from '../schema-kit';
+
+export const DailyMintBurn = z.object({
+  days: z
+    .array(
+      z.object({
+        day: str('The UTC day, YYYY-MM-DD.'),
+        minted: z
+          .object({
+            total: decimal('Everything minted on the day: the sum of the fields below.'),
+            mint: decimal('AmuletRules_Mint (other than a tap).'),
+            tap: decimal('DevNet taps.'),
+            app_reward: decimal('App rewards claimed (minted when a transfer or traffic purchase takes the coupon as an input).'),
+            validator_reward: decimal('Validator rewards claimed.'),
+            sv_reward: decimal('SV rewards claimed.'),
+            validator_faucet: decimal('Validator liveness (faucet) rewards claimed.'),
+          })
+          .describe('Amulet minted, by kind.'),
+        burned: z
+          .object({
+            total: decimal('Everything burned on the day: fees + holding_fees + traffic.'),
+            fees: decimal('Output and change fees of transfers and traffic purchases.'),
+            holding_fees: decimal('Holding fees of the amulets these spent.'),
+            traffic: decimal('Amulet paid for traffic.'),
+          })
+          .describe('Amulet burned, by kind.'),
+        transfers: int64('Transfers (AmuletRules_Transfer exercises).'),
+        transfer_volume: decimal('Amulet the transfers sent to parties other than their senders.'),
+      }),
+    )
+    .describe('One entry per UTC day of the range, oldest first, days without activity included (zeros).'),
+});
+
+export const RewardLeaderboard = z.object({
+  reward: z.enum(['app', 'validator', 'sv', 'validator_faucet']),
+  from: dateTime('Start of the window (record time at or after).'),
+  to: dateTime('End of the window (record time before).'),
+  leaders: z
+    .array(
+      z.object({
+        rank: int32('1 for the largest sum.'),
+        party: str(),
+        amount: decimal('The rewards the party claimed in the window.'),
+        claims: int64('The claims (transfers or traffic purchases taking such coupons) they came in.'),
+      }),
+    )
+    .describe('Largest sum first, ties by party id; at most `limit`.'),
+});

@@ -1,0 +1,95 @@
+/**
+ * Network time series and reward leaderboards, aggregated in SQL from the activity projection
+ * (20261126_080_activities.sql). Every read is a record-time range of the activities' primary key,
+ * (migration_id, record_time, …), taken once per migration held: the key has no leading record time,
+ * so each migration is named with its own range, `(migration_id = m and record_time …) or …`, which
+ * also prunes the partitions to the months of the range (`migration_id = any(…)` prunes none). Its cost
+ * is the activities of the range, never the whole history.
+ */
+import { sql } from 'kysely';
+import { formatRecordTime, type Micros } from '../domain/time';
+import type { Db } from './pool';
+import { repositoryOperation } from './query-operation';
+
+const timestamp = (t: Micros) => sql`${formatRecordTime(t)}::timestamptz`;
+
+/** One UTC day's sums for one kind of activity (leg 0 only: one row per activity). Decimals as text. */
+export interface DailyKindSums {
+  /** YYYY-MM-DD. */
+  day: string;
+  kind: string;
+  count: number;
+  amount: string;
+  burned: string;
+  holdingFees: string;
+}
+
+/** The kinds whose leg-0 rows the daily sums read: what mints and what burns. */
+const DAILY_KINDS = ['mint', 'tap', 'app_reward', 'validator_reward', 'sv_reward', 'validator_faucet', 'transfer', 'traffic_purchase'];
+
+/** The record-time range [from, to) in each migration held; undefined when none is held. */
+async function rangePerMigration(db: Db, from: Micros, to: Micros) {
+  const { rows } = await sql<{ migration_id: number }>`select migration_id from migrations order by migration_id`.execute(db);
+  if (rows.length === 0) return undefined;
+  const range = sql`record_time >= ${timestamp(from)} and record_time < ${timestamp(to)}`;
+  return sql`(${sql.join(
+    rows.map((r) => sql`(migration_id = ${Number(r.migration_id)}::bigint and ${range})`),
+    sql` or `,
+  )})`;
+}
+
+/**
+ * Per UTC day of record time in [from, to) and kind, the count and sums of the activities (leg 0) that
+ * mint or burn: amount, burned and holding fees. Days and kinds without activities have no row.
+ */
+export const dailyActivitySums = repositoryOperation(
+  'dailyActivitySums',
+  async function dailyActivitySums(db: Db, from: Micros, to: Micros): Promise<DailyKindSums[]> {
+    const range = await rangePerMigration(db, from, to);
+    if (range === undefined) return [];
+    const { rows } = await sql<{ day: string; kind: string; n: string; amount: string; burned: string; holding_fees: string }>`
+      select to_char(record_time at time zone 'UTC', 'YYYY-MM-DD') as day, kind, count(*)::text as n,
+        sum(amount)::text as amount, coalesce(sum(burned), 0)::text as burned, coalesce(sum(holding_fees), 0)::text as holding_fees
+      from activities
+      where ${range}
+        and leg = 0 and kind = any(${DAILY_KINDS}::text[])
+      group by 1, 2
+      order by 1, 2`.execute(db);
+    return rows.map((r) => ({
+      day: r.day,
+      kind: r.kind,
+      count: Number(r.n),
+      amount: r.amount,
+      burned: r.burned,
+      holdingFees: r.holding_fees,
+    }));
+  },
+);
+
+export interface RewardLeader {
+  party: string;
+  /** Decimal text. */
+  amount: string;
+  claims: number;
+}
+
+/**
+ * The parties that claimed the most of the given reward kinds with record time in [from, to): their
+ * sums, largest first (ties by party id), at most `limit`.
+ */
+export const rewardLeaders = repositoryOperation(
+  'rewardLeaders',
+  async function rewardLeaders(db: Db, kinds: readonly string[], from: Micros, to: Micros, limit: number): Promise<RewardLeader[]> {
+    const range = await rangePerMigration(db, from, to);
+    if (range === undefined) return [];
+    const { rows } = await sql<{ party: string; amount: string; n: string }>`
+      select party, sum(amount)::text as amount, count(*)::text as n
+      from activities
+      where ${range}
+        and kind = any(${[...kinds]}::text[])
+      group by party
+      order by sum(amount) desc, party
+      limit ${limit}`.execute(db);
+    return rows.map((r) => ({ party: r.party, amount: r.amount, claims: Number(r.n) }));
+  },
+);

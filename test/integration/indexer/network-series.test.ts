@@ -1,0 +1,285 @@
+/**
+ * GET /api/indexer/v0/network/daily-mint-burn and /v0/leaderboards/rewards through the real HTTP server,
+ * on a simulated network of two migrations over several days. Expected bodies are computed here from the
+ * simulator's items by a walk of their trees written for this test (taps, and each transfer's outputs,
+ * summary fees and the burn the simulator records in its result's `burned` metadata); the derivation in
+ * src/domain is not called. The simulator claims no rewards, so reward claims are added as rows of the
+ * projection, and the expected figures add the same rows.
+ *
+ * A second part checks the plans: on a history of several months, a short range reads an index range of
+ * the activities' key in the range's partition only, never a sequential scan.
+ */
+import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
+import type { CanonicalItem, CreatedEvent, ExercisedEvent, TransactionUpdate } from '../../../src/domain/items';
+import { parseTimestamp } from '../../../src/domain/time';
+import { ensureHistoryPartitions } from '../../../src/store/partitions';
+import type { Database } from '../../../src/store/schema';
+import { dailyActivitySums, rewardLeaders } from '../../../src/store/series-repository';
+import { useTestDatabase } from '../../support/database/database';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
+import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
+
+const BURNED = 'splice.lfdecentralizedtrust.org/burned';
+const units = (x: string) => {
+  const [whole, fraction = ''] = x.split('.');
+  return BigInt(whole!) * 10_000_000_000n + BigInt(fraction.padEnd(10, '0').slice(0, 10)) * (x.startsWith('-') ? -1n : 1n);
+};
+const text = (x: bigint) => `${x / 10_000_000_000n}.${(x % 10_000_000_000n).toString().padStart(10, '0')}`;
+
+const MINTED = ['mint', 'tap', 'app_reward', 'validator_reward', 'sv_reward', 'validator_faucet'] as const;
+type Minted = (typeof MINTED)[number];
+interface DayFigures {
+  minted: Record<Minted, bigint>;
+  fees: bigint;
+  holding: bigint;
+  burned: bigint;
+  transfers: number;
+  volume: bigint;
+}
+const emptyDay = (): DayFigures => ({
+  minted: { mint: 0n, tap: 0n, app_reward: 0n, validator_reward: 0n, sv_reward: 0n, validator_faucet: 0n },
+  fees: 0n,
+  holding: 0n,
+  burned: 0n,
+  transfers: 0,
+  volume: 0n,
+});
+
+interface Claim {
+  migration: number;
+  time: string;
+  party: string;
+  kind: 'app_reward' | 'validator_reward' | 'sv_reward' | 'validator_faucet';
+  amount: string;
+}
+
+/** Per UTC day, the figures of the items' taps and transfers, and of the claims. */
+function figuresByDay(items: CanonicalItem[], claims: Claim[]): Map<string, DayFigures> {
+  const days = new Map<string, DayFigures>();
+  const dayOf = (time: string) => {
+    const day = time.slice(0, 10);
+    let f = days.get(day);
+    if (!f) days.set(day, (f = emptyDay()));
+    return f;
+  };
+  for (const item of items) {
+    const tx = item.update as TransactionUpdate | null;
+    if (!tx || !('events_by_id' in tx) || tx.record_time.startsWith('0001-')) continue;
+    for (const e of Object.values(tx.events_by_id)) {
+      if (e.event_type !== 'exercised_event') continue;
+      if (e.choice === 'AmuletRules_DevNet_Tap') {
+        const mint = tx.events_by_id[e.child_event_ids[0]!] as ExercisedEvent;
+        const amulet = mint.child_event_ids
+          .map((id) => tx.events_by_id[id]!)
+          .find((c): c is CreatedEvent => c.event_type === 'created_event')!;
+        dayOf(tx.record_time).minted.tap += units((amulet.create_arguments as { amount: { initialAmount: string } }).amount.initialAmount);
+      } else if (e.choice === 'AmuletRules_Transfer') {
+        const arg = e.choice_argument as { transfer: { sender: string; outputs: { receiver: string; amount: string }[] } };
+        const result = e.exercise_result as {
+          summary: { outputFees: string[]; senderChangeFee: string; holdingFees: string };
+          meta: { values: Record<string, string> };
+        };
+        const f = dayOf(tx.record_time);
+        f.transfers += 1;
+        for (const o of arg.transfer.outputs) if (o.receiver !== arg.transfer.sender) f.volume += units(o.amount);
+        for (const fee of [...result.summary.outputFees, result.summary.senderChangeFee]) f.fees += units(fee);
+        f.holding += units(result.summary.holdingFees);
+        f.burned += units(result.meta.values[BURNED]!);
+      }
+    }
+  }
+  for (const c of claims) dayOf(c.time).minted[c.kind] += units(c.amount);
+  return days;
+}
+
+function expectedDaily(byDay: Map<string, DayFigures>, from: string, to: string) {
+  const out = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t < Date.parse(`${to}T00:00:00Z`); t += 86_400_000) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    const f = byDay.get(day) ?? emptyDay();
+    out.push({
+      day,
+      minted: {
+        total: text(MINTED.reduce((a, k) => a + f.minted[k], 0n)),
+        ...Object.fromEntries(MINTED.map((k) => [k, text(f.minted[k])])),
+      },
+      burned: { total: text(f.burned), fees: text(f.fees), holding_fees: text(f.holding), traffic: text(0n) },
+      transfers: f.transfers,
+      transfer_volume: text(f.volume),
+    });
+  }
+  return { days: out };
+}
+
+describe('network time series and reward leaderboards', () => {
+  const t = useTestDatabase();
+  // About four days, in two migrations; two-hour round ticks leave most updates to transfers and taps.
+  const items = simulatedItems({ seed: 'series', updates: 2000, migrations: 2, meanUpdateGapMs: 150_000, tickSeconds: 7200 });
+  const times = items
+    .map((i) => (i.update as { record_time?: string } | null)?.record_time)
+    .filter((x): x is string => x !== undefined && !x.startsWith('0001-'))
+    .sort();
+  const firstDay = times[0]!.slice(0, 10);
+  const lastDay = times[times.length - 1]!.slice(0, 10);
+  const dayAfter = (day: string, n = 1) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+  // Reward claims, spread over the network's days, with amounts that differ per party.
+  const kinds = ['app_reward', 'validator_reward', 'sv_reward', 'validator_faucet'] as const;
+  const claims: Claim[] = Array.from({ length: 60 }, (_, i) => ({
+    migration: i % 2,
+    time: new Date(Date.parse(`${firstDay}T01:00:00Z`) + i * 5_400_000 + 17).toISOString().replace('Z', '000Z'),
+    party: `leader${i % 7}::1220`,
+    kind: kinds[i % 4]!,
+    amount: `${((i * 37) % 11) + 1}.${String(i * 1234567).slice(0, 10)}`,
+  }));
+  let api: TestApi;
+  const get = (path: string) => request(api.url, 'GET', `/api/indexer${path}`);
+
+  beforeAll(async () => {
+    await ingestThroughWorker(t, items);
+    for (const [i, c] of claims.entries()) {
+      await t.pool.query(
+        `insert into activities (migration_id, record_time, update_id, node, kind, leg, party, round, amount, fees, counterparties)
+         values ($1, $2::timestamptz, $3, 0, $4, 0, $5, 1, $6::numeric, 0, '{}')`,
+        [c.migration, c.time, `claim-${i}`, c.kind, c.party, c.amount],
+      );
+    }
+    api = await startTestApi(t);
+  }, 300_000);
+  afterAll(async () => api?.close());
+
+  it('has a dataset worth testing', () => {
+    expect(lastDay > dayAfter(firstDay, 2)).toBe(true);
+    const byDay = figuresByDay(items, []);
+    expect([...byDay.values()].filter((f) => f.transfers > 0).length).toBeGreaterThan(3);
+    expect([...byDay.values()].some((f) => f.minted.tap > 0n)).toBe(true);
+  });
+
+  it('sums mint, burn, fees and transfers per UTC day over the whole network, days without activity included', async () => {
+    const from = dayAfter(firstDay, -2);
+    const to = dayAfter(lastDay, 2);
+    const res = await get(`/v0/network/daily-mint-burn?from=${from}&to=${to}`);
+    expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: expectedDaily(figuresByDay(items, claims), from, to) });
+    const body = res.json as { days: { burned: { total: string; fees: string; holding_fees: string } }[] };
+    expect(body.days[0]!.burned.total).toBe('0.0000000000');
+  });
+
+  it('answers one day', async () => {
+    const day = dayAfter(firstDay);
+    const res = await get(`/v0/network/daily-mint-burn?from=${day}&to=${dayAfter(day)}`);
+    expect(res.json).toEqual(expectedDaily(figuresByDay(items, claims), day, dayAfter(day)));
+  });
+
+  it('ranks the parties by each reward over a window', async () => {
+    const from = claims[10]!.time;
+    const to = claims[50]!.time;
+    for (const reward of ['app', 'validator', 'sv', 'validator_faucet'] as const) {
+      const kind = reward === 'validator_faucet' ? reward : (`${reward}_reward` as const);
+      const sums = new Map<string, { amount: bigint; claims: number }>();
+      for (const c of claims.filter((c) => c.kind === kind && c.time >= from && c.time < to)) {
+        const s = sums.get(c.party) ?? { amount: 0n, claims: 0 };
+        sums.set(c.party, { amount: s.amount + units(c.amount), claims: s.claims + 1 });
+      }
+      const ranked = [...sums]
+        .sort((a, b) => (a[1].amount === b[1].amount ? (a[0] < b[0] ? -1 : 1) : a[1].amount > b[1].amount ? -1 : 1))
+        .map(([party, s], i) => ({ rank: i + 1, party, amount: text(s.amount), claims: s.claims }));
+      expect(ranked.length).toBeGreaterThan(2);
+      const q = (limit: string) => `?reward=${reward}&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}${limit}`;
+      const res = await get(`/v0/leaderboards/rewards${q('')}`);
+      const window = { reward, from: from.replace(/\.?0+Z$/, 'Z'), to: to.replace(/\.?0+Z$/, 'Z') };
+      expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: { ...window, leaders: ranked } });
+      const top2 = await get(`/v0/leaderboards/rewards${q('&limit=2')}`);
+      expect(top2.json).toEqual({ ...window, leaders: ranked.slice(0, 2) });
+    }
+  });
+
+  it('answers client mistakes with the Scan error body', async () => {
+    const cases: [string, string][] = [
+      ['/v0/network/daily-mint-burn?from=2025-01-05&to=2025-01-05', 'Invalid range: to must be after from.'],
+      ['/v0/network/daily-mint-burn?from=2025-01-01&to=2025-06-01', 'Invalid range: at most 92 days.'],
+      ['/v0/network/daily-mint-burn?from=2025-02-30&to=2025-03-02', "Invalid from: '2025-02-30' is no date."],
+      [
+        '/v0/leaderboards/rewards?reward=app&from=yesterday&to=2025-01-02T00:00:00Z',
+        "Invalid from: expected an ISO 8601 date-time with a zone, got 'yesterday'.",
+      ],
+    ];
+    for (const [path, error] of cases) {
+      const res = await get(path);
+      expect({ status: res.status, body: res.json }).toEqual({ status: 400, body: { error } });
+    }
+    for (const path of [
+      '/v0/network/daily-mint-burn?from=2025-01-01',
+      '/v0/network/daily-mint-burn?from=20250101&to=2025-01-02',
+      '/v0/leaderboards/rewards?reward=gift&from=2025-01-01T00:00:00Z&to=2025-01-02T00:00:00Z',
+      '/v0/leaderboards/rewards?reward=app&from=2025-01-01T00:00:00Z&to=2025-01-02T00:00:00Z&limit=101',
+    ]) {
+      expect((await get(path)).status).toBe(400);
+    }
+  });
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+}
+
+describe('the series read an index range of the range partitions only', () => {
+  const t = useTestDatabase();
+
+  beforeAll(async () => {
+    // Six months of activities in migration 0, one a minute.
+    const months = ['2025-01', '2025-02', '2025-03', '2025-04', '2025-05', '2025-06'];
+    await ensureHistoryPartitions(
+      t.db,
+      months.map((m) => ({ migrationId: 0, recordTime: parseTimestamp(`${m}-01T00:00:00Z`) })),
+    );
+    await t.pool.query('insert into migrations (migration_id) values (0) on conflict do nothing');
+    await t.pool.query(
+      `insert into activities (migration_id, record_time, update_id, node, kind, leg, party, round, amount, fees, holding_fees, burned, counterparties)
+       select 0, timestamptz '2025-01-01' + i * interval '1 minute', 'u' || i, 0,
+         (array['transfer', 'app_reward', 'tap', 'validator_reward'])[1 + i % 4], 0, 'p' || (i % 50) || '::1220', 1, 1, 0.1, 0.01, 0.2, '{}'
+       from generate_series(0, 260000) i`,
+    );
+    await t.pool.query('vacuum analyze activities');
+  }, 120_000);
+
+  async function plansOf(run: (db: Kysely<Database>) => Promise<unknown>): Promise<PlanNode[]> {
+    const captured: CompiledQuery[] = [];
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: t.pool }),
+      log: (e) => void (e.level === 'query' && captured.push(e.query)),
+    });
+    await run(db);
+    const query = captured.find((q) => q.sql.includes('from activities'))!;
+    const { rows } = await t.pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (format json) ${query.sql}`, [
+      ...query.parameters,
+    ]);
+    const nodes: PlanNode[] = [];
+    const walk = (n: PlanNode) => {
+      nodes.push(n);
+      n.Plans?.forEach(walk);
+    };
+    walk(rows[0]!['QUERY PLAN'][0].Plan);
+    return nodes;
+  }
+
+  it.each([
+    [
+      'daily sums',
+      (db: Kysely<Database>) => dailyActivitySums(db, parseTimestamp('2025-03-10T00:00:00Z'), parseTimestamp('2025-03-12T00:00:00Z')),
+    ],
+    [
+      'a leaderboard',
+      (db: Kysely<Database>) =>
+        rewardLeaders(db, ['app_reward'], parseTimestamp('2025-03-10T00:00:00Z'), parseTimestamp('2025-03-12T00:00:00Z'), 10),
+    ],
+  ])('%s', async (_name, run) => {
+    const nodes = await plansOf(run);
+    const scans = nodes.filter((n) => n['Relation Name'] !== undefined);
+    expect(scans.map((n) => n['Relation Name'])).toEqual(['activities_m0_p202503']);
+    expect(scans.map((n) => n['Node Type']).filter((type) => !/^(Bitmap Heap|Index|Index Only) Scan$/.test(type))).toEqual([]);
+    // The range is an index condition (of the index scan, or of the bitmap's index scan).
+    expect(nodes.some((n) => /Index/.test(n['Node Type']) && /record_time >=/.test(n['Index Cond'] ?? ''))).toBe(true);
+  });
+});
