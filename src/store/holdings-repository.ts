@@ -176,11 +176,17 @@ async function totalsFromSnapshotRows(
       ? sql``
       : sql`, archived_since as (
           select c.amulet_owner as owner, ${correction} from (
-            select c.amulet_owner, ${candidateColumns} from contracts c join totals k on k.owner = c.amulet_owner
-            where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = any(${owners}::text[])
-              and c.archived_record_time > ${t}::timestamptz and c.archived_record_time < 'infinity' and c.archived_record_time > c.created_slot
-              and c.created_record_time <= ${t}::timestamptz
-              and (${clampRound} = '-Infinity'::numeric or ${between('k.clamped_by')})) c
+            select c.amulet_owner, ${candidateColumns} from (
+              -- Planned alone (offset 0), by the owners as before: joined to the totals, the planner may
+              -- walk the archives since the snapshot once per owner.
+              select c.amulet_owner, c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round, c.amulet_locked from contracts c
+              where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = any(${owners}::text[])
+                and c.archived_record_time > ${t}::timestamptz and c.archived_record_time < 'infinity' and c.archived_record_time > c.created_slot
+                and c.created_record_time <= ${t}::timestamptz
+                and ${clampRound} is not null
+              offset 0) c
+            join totals k on k.owner = c.amulet_owner
+            where ${clampRound} = '-Infinity'::numeric or ${between('k.clamped_by')}) c
           cross join as_of
           group by c.amulet_owner)`;
   const rows = await sql<TotalsRow>`

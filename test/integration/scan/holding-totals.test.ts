@@ -58,7 +58,12 @@ const oddHolding: fc.Arbitrary<Holding> = fc.record({
     fc.bigInt({ min: 0n, max: 10n ** 13n }),
   ),
   createdRound: fc.option(fc.integer({ min: 0, max: 200 }), { nil: null, freq: 8 }),
-  rate: fc.oneof(fc.constant(null), fc.constant(0n), fc.bigInt({ min: -100_000_000n, max: -1n }), fc.bigInt({ min: 1n, max: 1_000_000_000n })),
+  rate: fc.oneof(
+    fc.constant(null),
+    fc.constant(0n),
+    fc.bigInt({ min: -100_000_000n, max: -1n }),
+    fc.bigInt({ min: 1n, max: 1_000_000_000n }),
+  ),
   locked: fc.boolean(),
   createdMicros: fc.integer({ min: 0, max: 13 * HOUR }),
   livesMicros: fc.option(fc.integer({ min: 0, max: 8 * HOUR }), { nil: null }),
@@ -162,9 +167,9 @@ describe('holdings totals at snapshots', () => {
         async (holdings, offsets, asBefore) => {
           await load(holdings);
           await takeAll(false);
-          const ks = await sql<{ k: string | null }>`select clamped_by::text as k from holding_totals_snapshots order by record_time`.execute(
-            t.db,
-          );
+          const ks = await sql<{
+            k: string | null;
+          }>`select clamped_by::text as k from holding_totals_snapshots order by record_time`.execute(t.db);
           const rounds = ks.rows.flatMap((r) => (r.k === null ? [] : offsets.map((o) => BigInt(r.k!) + BigInt(o))));
           if (asBefore) {
             // Rows written before migration 20261126_120: no round, nothing summed as clamped.
