@@ -10,9 +10,11 @@
  * migration) aggregates every holding once.
  *
  * Holding fees as of round R are R × sum(rate) − sum(created_round × rate) wherever the clamp of
- * the rule does not bind; the holdings whose clamp round is at most R are read one by one
- * (contracts_holdings_by_clamp_round for the active ones, and those archived since the snapshot)
- * and corrected by the rule itself, so the result is exact.
+ * the rule does not bind. Each row also keeps a round K and the sums over the owner's holdings
+ * already clamped as of K (their fee is their amount from K on); so only the holdings whose clamp
+ * round lies between K and R (contracts_holdings_by_clamp_round for the active ones, and those
+ * archived since the snapshot), and those whose fee the rule alone gives (clamp round -Infinity),
+ * are read one by one and corrected by the rule itself, so the result is exact.
  */
 import { sql, type RawBuilder } from 'kysely';
 import { formatRecordTime, type Micros } from '../domain/time';
@@ -45,6 +47,28 @@ const COLUMNS = sql.raw(
   'migration_id, owner, record_time, holdings, unlocked, locked, unlocked_rate, locked_rate, unlocked_round_rate, locked_round_rate, first_created_at',
 );
 
+/** The columns of clampedSums(), then clamped_by (migration 20261126_120). */
+const CLAMPED_COLUMNS = sql.raw(
+  'unlocked_clamped, locked_clamped, unlocked_clamped_rate, locked_clamped_rate, unlocked_clamped_round_rate, locked_clamped_round_rate, clamped_by',
+);
+
+/**
+ * Over holdings `c`, the sums of those whose clamp round is finite and at most `k` (none when `k` is
+ * null): as of any round from `k` on, the fee of each is its amount.
+ */
+function clampedSums(k: string | null): RawBuilder<unknown> {
+  const clamped = sql`holding_clamp_round(c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round) > '-Infinity'::numeric
+    and holding_clamp_round(c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round) <= ${k}::numeric`;
+  return sql`coalesce(sum(c.amulet_initial_amount) filter (where c.amulet_locked is false and ${clamped}), 0) as unlocked_clamped,
+    coalesce(sum(c.amulet_initial_amount) filter (where c.amulet_locked is true and ${clamped}), 0) as locked_clamped,
+    coalesce(sum(c.amulet_rate_per_round) filter (where c.amulet_locked is false and ${clamped}), 0) as unlocked_clamped_rate,
+    coalesce(sum(c.amulet_rate_per_round) filter (where c.amulet_locked is true and ${clamped}), 0) as locked_clamped_rate,
+    coalesce(sum(c.amulet_created_round::numeric * c.amulet_rate_per_round) filter (where c.amulet_locked is false and ${clamped}), 0)
+      as unlocked_clamped_round_rate,
+    coalesce(sum(c.amulet_created_round::numeric * c.amulet_rate_per_round) filter (where c.amulet_locked is true and ${clamped}), 0)
+      as locked_clamped_round_rate`;
+}
+
 /** The newest totals row at or before `at` of the owner in column `owner` (for a lateral join). */
 export const totalsAt = (migrationId: number, at: Micros, owner: string) =>
   sql`select * from holding_totals t
@@ -53,30 +77,48 @@ export const totalsAt = (migrationId: number, at: Micros, owner: string) =>
 
 /**
  * Writes the owners' totals at snapshot `at` of the migration, in the caller's transaction, from
- * those at `from` when it has them (else from every holding). Returns false, writing nothing, when
+ * those at `from` when it has them (else from every holding), and the snapshot's K (the clamped_by
+ * of migration 20261126_120) for holding_totals_snapshots. Returns undefined, writing nothing, when
  * a later snapshot of the migration has totals already: rows at `at` would change what is read at
- * the later one.
+ * the later one. The sums over the holdings clamped as of K are read, per owner written, from its
+ * clamp index range (and its holdings archived since `at`): that is what keeps S1 from reading them
+ * at every summary.
  */
 export async function writeHoldingTotals(
   db: Db,
   migrationId: number,
   from: { recordTime: Micros; holdingTotals: boolean } | undefined,
   at: Micros,
-): Promise<boolean> {
+): Promise<{ clampedBy: string | null } | undefined> {
   const later = await sql<{ one: number }>`
     select 1 as one from holding_totals_snapshots where migration_id = ${migrationId} and record_time > ${ts(at)} limit 1`.execute(db);
-  if (later.rows.length > 0) return false;
+  if (later.rows.length > 0) return undefined;
   if (from === undefined || !from.holdingTotals) {
-    await sql`insert into holding_totals (${COLUMNS})
-      select ${migrationId}, c.amulet_owner, ${ts(at)}, ${sums('')}, min(c.created_at) as first_created_at from contracts c
-      where c.migration_id = ${migrationId} and c.amulet_owner is not null
-        and c.archived_record_time > ${ts(at)} and c.archived_record_time > c.created_slot and c.created_record_time <= ${ts(at)}
+    const visible = sql`c.migration_id = ${migrationId} and c.amulet_owner is not null
+        and c.archived_record_time > ${ts(at)} and c.archived_record_time > c.created_slot and c.created_record_time <= ${ts(at)}`;
+    const k = await sql<{ k: string | null }>`select max(c.amulet_created_round)::text as k from contracts c where ${visible}`.execute(db);
+    const clampedBy = k.rows[0]?.k ?? null;
+    await sql`insert into holding_totals (${COLUMNS}, ${CLAMPED_COLUMNS})
+      select ${migrationId}, c.amulet_owner, ${ts(at)}, ${sums('')}, min(c.created_at) as first_created_at, ${clampedSums(clampedBy)},
+        coalesce(${clampedBy}::numeric, '-Infinity')
+      from contracts c
+      where ${visible}
       group by c.amulet_owner
       on conflict (migration_id, owner, record_time) do nothing`.execute(db);
-    return true;
+    return { clampedBy };
   }
   const p = ts(from.recordTime);
   const s = ts(at);
+  // K goes up with the created rounds of the holdings each snapshot adds (those of the window read by creation slot).
+  const k = await sql<{ k: string | null }>`
+    select greatest(
+      (select clamped_by from holding_totals_snapshots where migration_id = ${migrationId} and record_time = ${p}),
+      max(c.amulet_created_round)::numeric)::text as k
+    from contracts c
+    where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.archived_record_time > c.created_slot
+      and c.archived_record_time > ${p} and c.created_slot > ${p} and c.created_slot <= ${s}`.execute(db);
+  const clampedBy = k.rows[0]?.k ?? null;
+  const clampRound = sql`holding_clamp_round(c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round)`;
   // Contracts created after P are archived after P too: that bound leaves the earlier archive months out.
   await sql`with changes as (
         select c.amulet_owner as owner, ${sums('')} from contracts c
@@ -104,12 +146,12 @@ export async function writeHoldingTotals(
         from delta d left join lateral (${totalsAt(migrationId, from.recordTime, 'd.owner')}) t on true),
       -- In one pass for all owners: per owner, the planner could walk every archive since S once each.
       archived_since as (
-        select h.amulet_owner as owner, min(h.created_at) as first from contracts h
-        where h.migration_id = ${migrationId} and h.amulet_owner is not null and h.amulet_owner = any(array(select owner from delta))
-          and h.archived_record_time > ${s} and h.archived_record_time < 'infinity' and h.archived_record_time > h.created_slot
-          and h.created_record_time <= ${s}
-        group by h.amulet_owner)
-      insert into holding_totals (${COLUMNS})
+        select c.amulet_owner as owner, min(c.created_at) as first, ${clampedSums(clampedBy)} from contracts c
+        where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = any(array(select owner from delta))
+          and c.archived_record_time > ${s} and c.archived_record_time < 'infinity' and c.archived_record_time > c.created_slot
+          and c.created_record_time <= ${s}
+        group by c.amulet_owner)
+      insert into holding_totals (${COLUMNS}, ${CLAMPED_COLUMNS})
       select ${migrationId}, n.owner, ${s}, n.holdings,
         n.unlocked, n.locked, n.unlocked_rate, n.locked_rate, n.unlocked_round_rate, n.locked_round_rate,
         -- The first holding at S: the oldest active one created by S, or one archived since S.
@@ -118,11 +160,23 @@ export async function writeHoldingTotals(
            where a.migration_id = ${migrationId} and a.amulet_owner is not null and a.amulet_owner = n.owner
              and a.archived_record_time = 'infinity' and a.created_record_time <= ${s}
            order by a.created_at, a.contract_id limit 1),
-          (select l.first from archived_since l where l.owner = n.owner))
-        end
+          l.first)
+        end,
+        ca.unlocked_clamped + coalesce(l.unlocked_clamped, 0), ca.locked_clamped + coalesce(l.locked_clamped, 0),
+        ca.unlocked_clamped_rate + coalesce(l.unlocked_clamped_rate, 0), ca.locked_clamped_rate + coalesce(l.locked_clamped_rate, 0),
+        ca.unlocked_clamped_round_rate + coalesce(l.unlocked_clamped_round_rate, 0),
+        ca.locked_clamped_round_rate + coalesce(l.locked_clamped_round_rate, 0),
+        coalesce(${clampedBy}::numeric, '-Infinity')
       from next n
+      -- The owner's active holdings at S already clamped as of K, by its clamp index range.
+      cross join lateral (
+        select ${clampedSums(clampedBy)} from contracts c
+        where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = n.owner
+          and c.archived_record_time = 'infinity' and ${clampRound} > '-Infinity'::numeric and ${clampRound} <= ${clampedBy}::numeric
+          and c.created_record_time <= ${s}) ca
+      left join archived_since l on l.owner = n.owner
       on conflict (migration_id, owner, record_time) do nothing`.execute(db);
-  return true;
+  return { clampedBy };
 }
 
 /**

@@ -119,10 +119,13 @@ const ownerTotals = (rows: TotalsRow[]): OwnerTotals[] =>
   }));
 
 /**
- * The totals from the snapshot's holding_totals rows: fees as of R are R × sum(rate) −
- * sum(created_round × rate) plus, for each holding visible at the snapshot whose clamp round is at
- * most R (the active ones by contracts_holdings_by_clamp_round, and those archived since the
- * snapshot), its fee by the rule minus that unclamped part.
+ * The totals from the snapshot's holding_totals rows. Fees as of R are R × sum(rate) −
+ * sum(created_round × rate), plus, over the holdings already clamped as of the row's round K (kept
+ * summed in the row), amount − (R − created_round) × rate; then, one by one, each holding visible at
+ * the snapshot (active, by contracts_holdings_by_clamp_round, or archived since the snapshot) whose
+ * clamp round lies in (K, R] adds the same (clamped as of R, not summed as such), each one in (R, K]
+ * takes it back (summed as clamped, not clamped as of R), and each one whose clamp round is
+ * -Infinity adds its fee by the rule minus its unclamped part.
  */
 async function totalsFromSnapshotRows(
   db: Db,
@@ -140,38 +143,65 @@ async function totalsFromSnapshotRows(
   const fees =
     asOfRound === undefined
       ? sql`'0' as fees_unlocked, '0' as fees_locked`
-      : sql`(${round}::numeric * t.unlocked_rate - t.unlocked_round_rate + coalesce(x.unlocked, 0) + coalesce(l.unlocked, 0))::text
-            as fees_unlocked,
-          (${round}::numeric * t.locked_rate - t.locked_round_rate + coalesce(x.locked, 0) + coalesce(l.locked, 0))::text as fees_locked`;
-  const correction = sql`sum(coalesce(${fee}, 0) - ${unclamped}) filter (where c.amulet_locked is false) as unlocked,
-        sum(coalesce(${fee}, 0) - ${unclamped}) filter (where c.amulet_locked is true) as locked`;
-  // The active candidates per owner by its clamp index; those archived since the snapshot in one pass
-  // for all owners (a per-owner lateral would let the planner walk every archive since the snapshot once per owner).
+      : sql`(${round}::numeric * (t.unlocked_rate - t.unlocked_clamped_rate) - (t.unlocked_round_rate - t.unlocked_clamped_round_rate)
+              + t.unlocked_clamped + coalesce(x.unlocked, 0) + coalesce(l.unlocked, 0))::text as fees_unlocked,
+            (${round}::numeric * (t.locked_rate - t.locked_clamped_rate) - (t.locked_round_rate - t.locked_clamped_round_rate)
+              + t.locked_clamped + coalesce(x.locked, 0) + coalesce(l.locked, 0))::text as fees_locked`;
+  // Per candidate `c` (its clamp round as c.clamp, its owner's K as c.clamped_by).
+  const correctionOf = sql`case when c.clamp = '-Infinity'::numeric then coalesce(${fee}, 0) - ${unclamped}
+    when as_of.round >= c.clamped_by then c.amulet_initial_amount - ${unclamped}
+    else ${unclamped} - c.amulet_initial_amount end`;
+  const correction = sql`sum(${correctionOf}) filter (where c.amulet_locked is false) as unlocked,
+        sum(${correctionOf}) filter (where c.amulet_locked is true) as locked`;
+  const between = (k: string) =>
+    sql`(${clampRound} > least(${round}::numeric, ${sql.ref(k)}) and ${clampRound} <= greatest(${round}::numeric, ${sql.ref(k)}))`;
+  const candidateColumns = sql`c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round, c.amulet_locked, ${clampRound} as clamp, k.clamped_by`;
+  const active = sql`c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = k.owner
+    and c.archived_record_time = 'infinity' and c.created_record_time <= ${t}::timestamptz`;
+  // The active candidates per owner by two ranges of its clamp index; those archived since the snapshot
+  // in one pass for all owners (a per-owner lateral would let the planner walk every archive since the
+  // snapshot once per owner).
   const corrections =
     asOfRound === undefined
       ? sql``
       : sql`left join lateral (
-          select ${correction} from contracts c cross join as_of
-          where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = o.owner
-            and c.archived_record_time = 'infinity' and ${clampRound} <= ${round}::numeric and c.created_record_time <= ${t}::timestamptz) x on true
-        left join archived_since l on l.owner = o.owner`;
+          select ${correction} from (
+            select ${candidateColumns} from contracts c where ${active} and ${between('k.clamped_by')}
+            union all
+            select ${candidateColumns} from contracts c where ${active} and ${clampRound} = '-Infinity'::numeric) c
+          cross join as_of) x on true
+        left join archived_since l on l.owner = t.owner`;
   const archivedSince =
     asOfRound === undefined
       ? sql``
       : sql`, archived_since as (
-          select c.amulet_owner as owner, ${correction} from contracts c cross join as_of
-          where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = any(${owners}::text[])
-            and c.archived_record_time > ${t}::timestamptz and c.archived_record_time < 'infinity' and c.archived_record_time > c.created_slot
-            and c.created_record_time <= ${t}::timestamptz and ${clampRound} <= ${round}::numeric
+          select c.amulet_owner as owner, ${correction} from (
+            select c.amulet_owner, ${candidateColumns} from (
+              -- Planned alone (offset 0), by the owners as before: joined to the totals, the planner may
+              -- walk the archives since the snapshot once per owner.
+              select c.amulet_owner, c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round, c.amulet_locked from contracts c
+              where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = any(${owners}::text[])
+                and c.archived_record_time > ${t}::timestamptz and c.archived_record_time < 'infinity' and c.archived_record_time > c.created_slot
+                and c.created_record_time <= ${t}::timestamptz
+                and ${clampRound} is not null
+              offset 0) c
+            join totals k on k.owner = c.amulet_owner
+            where ${clampRound} = '-Infinity'::numeric or ${between('k.clamped_by')}) c
+          cross join as_of
           group by c.amulet_owner)`;
   const rows = await sql<TotalsRow>`
-    with as_of as (select ${round}::bigint as round) ${archivedSince}
-    select o.owner as party_id, t.unlocked::text as unlocked, t.locked::text as locked, ${fees}
-    from unnest(${owners}::text[]) as o(owner)
-    cross join lateral (${totalsAt(migrationId, at, 'o.owner')}) t
+    with as_of as (select ${round}::bigint as round),
+    totals as (
+      select o.owner, t.holdings, t.first_created_at, t.unlocked, t.locked, t.unlocked_rate, t.locked_rate,
+        t.unlocked_round_rate, t.locked_round_rate, t.unlocked_clamped, t.locked_clamped, t.unlocked_clamped_rate,
+        t.locked_clamped_rate, t.unlocked_clamped_round_rate, t.locked_clamped_round_rate, t.clamped_by
+      from unnest(${owners}::text[]) as o(owner)
+      cross join lateral (${totalsAt(migrationId, at, 'o.owner')}) t
+      where t.holdings > 0) ${archivedSince}
+    select t.owner as party_id, t.unlocked::text as unlocked, t.locked::text as locked, ${fees}
+    from totals t cross join lateral (select t.owner, t.clamped_by) k
     ${corrections}
-    where t.holdings > 0
-    order by t.first_created_at, o.owner collate "C"`.execute(db);
+    order by t.first_created_at, t.owner collate "C"`.execute(db);
   return ownerTotals(rows.rows);
 }
 

@@ -153,6 +153,8 @@ interface AcsSnapshotsTable {
 interface HoldingTotalsSnapshotsTable {
   migration_id: Int8;
   record_time: Timestamp;
+  /** The round K of the rows written at this snapshot (migration 20261126_120); null: none. */
+  clamped_by: Numeric | null;
 }
 
 /** Per-owner holdings totals at a snapshot; an owner's totals at S are its newest row at or before S. */
@@ -168,6 +170,14 @@ interface HoldingTotalsTable {
   locked_rate: Numeric;
   unlocked_round_rate: Numeric;
   locked_round_rate: Numeric;
+  /** A round K; the sums below are over the holdings whose clamp round is finite and at most K. */
+  clamped_by: Generated<Numeric>;
+  unlocked_clamped: Generated<Numeric>;
+  locked_clamped: Generated<Numeric>;
+  unlocked_clamped_rate: Generated<Numeric>;
+  locked_clamped_rate: Generated<Numeric>;
+  unlocked_clamped_round_rate: Generated<Numeric>;
+  locked_clamped_round_rate: Generated<Numeric>;
 }
 
 /** What the writer added to the ACS figures per migration and snapshot slot. */

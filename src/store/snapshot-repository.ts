@@ -108,10 +108,10 @@ export const takeSnapshot = repositoryOperation(
         xmax = 0 as inserted`.execute(trx);
       const r = rows[0]!;
       let holdingTotals = r.holding_totals;
-      if (r.inserted && (await writeHoldingTotals(trx, migrationId, from, at))) {
-        await sql`insert into holding_totals_snapshots (migration_id, record_time) values (${migrationId}, ${to}::timestamptz)`.execute(
-          trx,
-        );
+      const written = r.inserted ? await writeHoldingTotals(trx, migrationId, from, at) : undefined;
+      if (written) {
+        await sql`insert into holding_totals_snapshots (migration_id, record_time, clamped_by)
+          values (${migrationId}, ${to}::timestamptz, ${written.clampedBy}::numeric)`.execute(trx);
         holdingTotals = true;
       }
       return {

@@ -19,9 +19,9 @@ const SNAPSHOTS = [3, 6, 9, 12].map((h) => DAY0 + BigInt(h) * BigInt(HOUR));
 
 interface Holding {
   owner: number;
-  amount: bigint;
-  createdRound: number;
-  rate: bigint;
+  amount: bigint | null;
+  createdRound: number | null;
+  rate: bigint | null;
   locked: boolean;
   createdMicros: number;
   /** Micros after creation, or null: active. */
@@ -39,7 +39,35 @@ const holding: fc.Arbitrary<Holding> = fc.record({
   livesMicros: fc.option(fc.integer({ min: 0, max: 8 * HOUR }), { nil: null }),
 });
 
-const decimal = (units: bigint) => `${units / 10_000_000_000n}.${(units % 10_000_000_000n).toString().padStart(10, '0')}`;
+const decimal = (units: bigint | null): string | null => {
+  if (units === null) return null;
+  const abs = units < 0n ? -units : units;
+  return `${units < 0n ? '-' : ''}${abs / 10_000_000_000n}.${(abs % 10_000_000_000n).toString().padStart(10, '0')}`;
+};
+
+/**
+ * Holdings whose fee the rule alone gives: a column missing, a negative amount or rate (clamp round
+ * -Infinity), mixed with dust and whole amounts whose clamp round falls near the snapshots' own round.
+ */
+const oddHolding: fc.Arbitrary<Holding> = fc.record({
+  owner: fc.integer({ min: 0, max: OWNERS.length - 1 }),
+  amount: fc.oneof(
+    fc.constant(null),
+    fc.bigInt({ min: -10_000_000_000n, max: -1n }),
+    fc.bigInt({ min: 0n, max: 10_000_000_000n }),
+    fc.bigInt({ min: 0n, max: 10n ** 13n }),
+  ),
+  createdRound: fc.option(fc.integer({ min: 0, max: 200 }), { nil: null, freq: 8 }),
+  rate: fc.oneof(
+    fc.constant(null),
+    fc.constant(0n),
+    fc.bigInt({ min: -100_000_000n, max: -1n }),
+    fc.bigInt({ min: 1n, max: 1_000_000_000n }),
+  ),
+  locked: fc.boolean(),
+  createdMicros: fc.integer({ min: 0, max: 13 * HOUR }),
+  livesMicros: fc.option(fc.integer({ min: 0, max: 8 * HOUR }), { nil: null }),
+});
 
 describe('holdings totals at snapshots', () => {
   const t = useTestDatabase();
@@ -129,5 +157,47 @@ describe('holdings totals at snapshots', () => {
       feesLocked: 0n,
     });
     await expectSame(SNAPSHOTS, [0n, 50n, 51n, 100n]);
+  });
+  it('reads fees as of rounds on either side of each snapshot own round exactly, odd holdings included', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(holding, oddHolding), { minLength: 0, maxLength: 40 }),
+        fc.array(fc.integer({ min: -30, max: 30 }), { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        async (holdings, offsets, asBefore) => {
+          await load(holdings);
+          await takeAll(false);
+          const ks = await sql<{
+            k: string | null;
+          }>`select clamped_by::text as k from holding_totals_snapshots order by record_time`.execute(t.db);
+          const rounds = ks.rows.flatMap((r) => (r.k === null ? [] : offsets.map((o) => BigInt(r.k!) + BigInt(o))));
+          if (asBefore) {
+            // Rows written before migration 20261126_120: no round, nothing summed as clamped.
+            await sql`update holding_totals set clamped_by = '-Infinity', unlocked_clamped = 0, locked_clamped = 0,
+                unlocked_clamped_rate = 0, locked_clamped_rate = 0, unlocked_clamped_round_rate = 0, locked_clamped_round_rate = 0`.execute(
+              t.db,
+            );
+          }
+          await expectSame(SNAPSHOTS, [undefined, 0n, ...rounds]);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('keeps the holdings clamped as of the snapshot round summed, and reads only those clamped since', async () => {
+    const base = { owner: 0, locked: false, createdMicros: HOUR, livesMicros: null };
+    await load([
+      // Clamp round 0 + floor(0.5 / 0.01) + 1 = 51, before the snapshot's round (created round 80): summed.
+      { ...base, amount: 5_000_000_000n, createdRound: 0, rate: 100_000_000n },
+      // Clamp round 60 + 51 = 111: after it, read one by one as of 111 and later.
+      { ...base, amount: 5_000_000_000n, createdRound: 60, rate: 100_000_000n },
+      { ...base, amount: 20_000_000_000n, createdRound: 80, rate: 100_000_000n },
+    ]);
+    await takeAll(false);
+    const row = await sql<{ k: string; clamped: string }>`
+      select clamped_by::text as k, unlocked_clamped::text as clamped from holding_totals where owner = ${OWNERS[0]!}`.execute(t.db);
+    expect(row.rows).toEqual([{ k: '80', clamped: '0.5000000000' }]);
+    await expectSame(SNAPSHOTS, [0n, 50n, 51n, 79n, 80n, 81n, 110n, 111n, 300n]);
   });
 });
