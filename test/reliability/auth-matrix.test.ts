@@ -141,7 +141,11 @@ describe('the authentication matrix', () => {
       for (const method of Object.keys(methods)) {
         if (method === 'get') routes.push({ method: 'GET', path: concrete });
         if (method === 'post')
-          routes.push({ method: 'POST', path: concrete, body: p.includes('transaction-by-id') ? readerBody(READER) : {} });
+          routes.push({
+            method: 'POST',
+            path: concrete,
+            body: p.includes('transaction-by-id') ? readerBody(READER) : p.includes('update-by-id') ? readerUpdateBody(READER) : {},
+          });
       }
     }
     return routes;
@@ -153,6 +157,12 @@ describe('the authentication matrix', () => {
       eventFormat: { filtersByParty: { [party]: { cumulative: [] } } },
       transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS',
     },
+  });
+
+  /** The same request as update-by-id takes it (Canton 3.4's form). */
+  const readerUpdateBody = (party: string) => ({
+    updateId: TX.update_id,
+    updateFormat: { includeTransactions: readerBody(party).transactionFormat },
   });
 
   it('lets no bad token through on any route, and shows a reader no event of another party', async () => {

@@ -20,11 +20,15 @@ const TABLES: Record<string, { order: string; exclude: string[] }> = {
   vote_results: { order: 'update_id, event_id', exclude: ['ingest_seq'] },
   transfer_command_events: { order: 'update_id, event_id', exclude: ['ingest_seq'] },
   contract_blobs: { order: 'contract_id', exclude: [] },
+  activities: { order: 'migration_id, record_time, update_id, node, kind, leg', exclude: [] },
 };
 
-/** Empties every table ingestion writes (the dumped ones, the ACS deltas and the checkpoints), as before a first import. */
+/**
+ * Empties every table ingestion writes (the dumped ones, the ACS deltas, the snapshots' holdings totals and the
+ * checkpoints), as before a first import.
+ */
 export async function emptyIngestedTables(db: Db): Promise<void> {
-  const tables = [...Object.keys(TABLES), 'acs_deltas', 'ingest_checkpoints'];
+  const tables = [...Object.keys(TABLES), 'acs_deltas', 'holding_totals', 'holding_totals_snapshots', 'ingest_checkpoints'];
   await sql`truncate ${sql.join(tables.map((t) => sql.table(t)))}`.execute(db);
 }
 
