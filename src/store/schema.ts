@@ -259,6 +259,16 @@ interface ActivitiesTable {
   featured: boolean | null;
   via: string | null;
   traffic: Int8 | null;
+  // 20261126_100: a transfer's details for /v0/transactions.
+  balance_change: string | null;
+  holding_rate_change: string | null;
+  input_amulet: string | null;
+  change_amount: string | null;
+  change_fee: string | null;
+  sender_fee: string | null;
+  self_amount: string | null;
+  self_fee: string | null;
+  self_rank: number | null;
 }
 
 /** Where the activity backfill is (one row). */
