@@ -71,7 +71,7 @@ export interface Activity {
  * sender's row the summary's input and change, the sender's fee as the Scan summed it, and the sender's
  * outputs to itself (the Scan listed the sender among the receivers, at the place of its first output).
  */
-export interface TransferDetail {
+interface TransferDetail {
   /** summary.balanceChanges of the row's party; null when the summary has none for it. */
   balanceChange: { initialAmountAsOfRoundZero: Decimal10; holdingFeesRate: Decimal10 } | null;
   /** The sender's row only. */

@@ -22,7 +22,7 @@ export interface TransactionPosition {
   node: number;
 }
 
-export interface TransactionParty {
+interface TransactionParty {
   party: string;
   amount: string;
   fees: string;
@@ -144,7 +144,9 @@ export const listTransactionHistory = repositoryOperation(
     const transfers = rows.filter((r) => r.kind === 'transfer');
     const legs = new Map<string, LegSelect[]>();
     if (transfers.length > 0) {
-      const keys = transfers.map((r) => sql`(${r.migration_id}::bigint, ${r.record_time}::timestamptz, ${r.update_id}::text, ${r.node}::int)`);
+      const keys = transfers.map(
+        (r) => sql`(${r.migration_id}::bigint, ${r.record_time}::timestamptz, ${r.update_id}::text, ${r.node}::int)`,
+      );
       const found = await sql<LegSelect>`
         select migration_id, record_time, update_id, node, kind, leg, party, amount, fees, balance_change, holding_rate_change
         from activities
@@ -196,7 +198,9 @@ export const listTransactionHistory = repositoryOperation(
             r.self_amount === null || r.self_rank === null
               ? null
               : { party: r.party, amount: tenDigits(r.self_amount), fees: tenDigits(r.self_fee ?? '0'), rank: r.self_rank },
-          receivers: receiverLegs.sort((a, b) => a.leg - b.leg).map((l) => ({ party: l.party, amount: tenDigits(l.amount), fees: tenDigits(l.fees) })),
+          receivers: receiverLegs
+            .sort((a, b) => a.leg - b.leg)
+            .map((l) => ({ party: l.party, amount: tenDigits(l.amount), fees: tenDigits(l.fees) })),
           rewards,
           balanceChanges,
         },

@@ -32,7 +32,10 @@ const TransactionHistoryRequest = z
       .describe(
         'The event_id of the last item of the previous page: this page starts after it, in the same sort_order. Omitted (or empty): from the start, or the end for desc.',
       ),
-    sort_order: z.enum(['asc', 'desc'], { error: 'expected asc or desc' }).optional().describe('asc (default): oldest first; desc: newest first.'),
+    sort_order: z
+      .enum(['asc', 'desc'], { error: 'expected asc or desc' })
+      .optional()
+      .describe('asc (default): oldest first; desc: newest first.'),
     page_size: int64.describe('The most items returned.'),
   })
   .meta({ id: 'TransactionHistoryRequest' });

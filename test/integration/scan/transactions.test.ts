@@ -61,11 +61,13 @@ function expectedItems(items: CanonicalItem[]): Item[] {
     for (const [id, e] of Object.entries(tx.events_by_id)) {
       if (e.event_type !== 'exercised_event') continue;
       const node = Number(id.slice(id.lastIndexOf(':') + 1));
-      const head = { event_id: `#${id}`, date: dateOf(tx.effective_at!), domain_id: tx.synchronizer_id };
+      const head = { event_id: `#${id}`, date: dateOf(tx.effective_at), domain_id: tx.synchronizer_id };
       const result = e.exercise_result as Obj;
       let item: Item | undefined;
       if (e.choice === 'AmuletRules_Transfer') {
-        const arg = e.choice_argument as { transfer: { sender: string; outputs: { receiver: string; amount: string; receiverFeeRatio: string }[] } };
+        const arg = e.choice_argument as {
+          transfer: { sender: string; outputs: { receiver: string; amount: string; receiverFeeRatio: string }[] };
+        };
         const s = result.summary as Record<string, unknown> & { outputFees: string[]; balanceChanges: [string, Obj][] };
         const outputs = arg.transfer.outputs;
         const receivers: { party: string; amount: bigint; fee: bigint }[] = [];
@@ -107,10 +109,15 @@ function expectedItems(items: CanonicalItem[]): Item[] {
               .sort((a, b) => cmp(a.party, b.party)),
           },
         };
-      } else if (e.choice === 'AmuletRules_DevNet_Tap' || (e.choice === 'AmuletRules_Mint' && choiceOf(parentOf.get(id)) !== 'AmuletRules_DevNet_Tap')) {
+      } else if (
+        e.choice === 'AmuletRules_DevNet_Tap' ||
+        (e.choice === 'AmuletRules_Mint' && choiceOf(parentOf.get(id)) !== 'AmuletRules_DevNet_Tap')
+      ) {
         // The amulet is created under the mint (a tap's child).
         const mint = e.choice === 'AmuletRules_Mint' ? e : (tx.events_by_id[e.child_event_ids[0]!] as ExercisedEvent);
-        const created = mint.child_event_ids.map((c) => tx.events_by_id[c]!).find((c): c is CreatedEvent => c.event_type === 'created_event')!;
+        const created = mint.child_event_ids
+          .map((c) => tx.events_by_id[c]!)
+          .find((c): c is CreatedEvent => c.event_type === 'created_event')!;
         const amulet = created.create_arguments as { owner: string; amount: { initialAmount: string } };
         const amount = { amulet_owner: amulet.owner, amulet_amount: norm(amulet.amount.initialAmount) };
         const round = Number(((result.amuletSum as Obj).round as { number: string }).number);
@@ -201,7 +208,14 @@ describe('POST /api/scan/v0/transactions', () => {
   });
 
   it('refuses a malformed request with 400', async () => {
-    for (const body of [{}, { page_size: 0 }, { page_size: 1001 }, { page_size: 10, sort_order: 'newest' }, { page_size: 1.5 }, { page_size: 10, page_end_event_id: 7 }]) {
+    for (const body of [
+      {},
+      { page_size: 0 },
+      { page_size: 1001 },
+      { page_size: 10, sort_order: 'newest' },
+      { page_size: 1.5 },
+      { page_size: 10, page_end_event_id: 7 },
+    ]) {
       const res = await post(body);
       expect(res.status).toBe(400);
       expect(res.json).toEqual({ error: expect.any(String) });
