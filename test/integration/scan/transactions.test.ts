@@ -134,9 +134,118 @@ function expectedItems(items: CanonicalItem[]): Item[] {
     .map((x) => x.item);
 }
 
+/**
+ * What the simulator never does, appended after its history by hand: a mint outside a tap, and a transfer
+ * whose sender claims rewards and whose receivers pay part of the fees, the sender paying itself between them.
+ */
+function handMade(simulated: CanonicalItem[]): CanonicalItem[] {
+  const txs = simulated.flatMap((i) => (i.update && 'events_by_id' in i.update ? [i.update] : []));
+  const last = txs[txs.length - 1]!;
+  const events = txs.flatMap((tx) => Object.values(tx.events_by_id));
+  const rules = events.find((e): e is ExercisedEvent => e.event_type === 'exercised_event' && e.choice === 'AmuletRules_Transfer')!;
+  const amulet = events.find(
+    (e): e is CreatedEvent => e.event_type === 'created_event' && e.template_id.endsWith(':Splice.Amulet:Amulet'),
+  )!;
+  const later = (seconds: number, fraction: string) =>
+    new Date(Date.parse(last.record_time) + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, `.${fraction}Z`);
+  const [alice, bob, carol, dso] = [
+    'hm-alice::1220aa',
+    'hm-bob::1220bb',
+    'hm-carol::1220cc',
+    (amulet.create_arguments as Obj).dso as string,
+  ];
+  const exercise = (id: string, choice: string, argument: unknown, result: unknown, children: string[]): ExercisedEvent => ({
+    ...rules,
+    event_id: id,
+    choice,
+    choice_argument: argument as ExercisedEvent['choice_argument'],
+    exercise_result: result as ExercisedEvent['exercise_result'],
+    child_event_ids: children,
+    consuming: false,
+  });
+  const tx = (updateId: string, at: string, list: (ExercisedEvent | CreatedEvent)[]): CanonicalItem => ({
+    update: {
+      ...last,
+      update_id: updateId,
+      record_time: at,
+      effective_at: at,
+      root_event_ids: [list[0]!.event_id],
+      events_by_id: Object.fromEntries(list.map((e) => [e.event_id, e])),
+    },
+    verdict: null,
+    traffic_summary: null,
+    app_activity_records: null,
+  });
+  const mintArgs = {
+    ...(amulet.create_arguments as Obj),
+    owner: carol,
+    amount: { initialAmount: '12.3456789000', createdAt: { number: '7' }, ratePerRound: { rate: '0.0000190259' } },
+  };
+  const mint = tx('handmade-mint', later(5, '120000'), [
+    exercise(
+      'handmade-mint:0',
+      'AmuletRules_Mint',
+      { receiver: carol, amount: '12.3456789000' },
+      { amuletSum: { amulet: 'hm-amulet', amuletPrice: '0.0050000000', round: { number: '7' } } },
+      ['handmade-mint:1'],
+    ),
+    { ...amulet, event_id: 'handmade-mint:1', contract_id: 'hm-amulet', create_arguments: mintArgs },
+  ]);
+  const output = (receiver: string, amount: string, receiverFeeRatio: string) => ({ receiver, receiverFeeRatio, amount, lock: null });
+  const transfer = tx('handmade-transfer', later(9, '000000'), [
+    exercise(
+      'handmade-transfer:0',
+      'AmuletRules_Transfer',
+      {
+        transfer: {
+          sender: alice,
+          provider: alice,
+          inputs: [],
+          outputs: [
+            output(bob, '10.0000000000', '0.5000000000'),
+            output(alice, '3.0000000000', '0.0000000000'),
+            output(carol, '2.0000000000', '0.2500000000'),
+            output(bob, '1.0000000000', '0.5000000000'),
+          ],
+          beneficiaries: null,
+        },
+        context: { openMiningRound: 'round', issuingMiningRounds: [], validatorRights: [], featuredAppRight: null },
+        expectedDso: dso,
+      },
+      {
+        round: { number: '8' },
+        summary: {
+          inputAppRewardAmount: '1.5000000000',
+          inputValidatorRewardAmount: '0.2500000000',
+          inputSvRewardAmount: '0.0000000000',
+          inputAmuletAmount: '20.0000000000',
+          balanceChanges: [
+            [carol, { changeToInitialAmountAsOfRoundZero: '2.0001000000', changeToHoldingFeesRate: '0.0000190259' }],
+            [alice, { changeToInitialAmountAsOfRoundZero: '-14.5000000000', changeToHoldingFeesRate: '-0.0000190259' }],
+            [bob, { changeToInitialAmountAsOfRoundZero: '11.0000000000', changeToHoldingFeesRate: '0.0000380518' }],
+          ],
+          holdingFees: '0.0100000000',
+          // Odd last digits at a ratio of one half: each share is rounded half to even on its own.
+          outputFees: ['0.0000000003', '0.1000000000', '0.0000000001', '0.2000000007'],
+          senderChangeFee: '0.0300000000',
+          senderChangeAmount: '4.0000000000',
+          amuletPrice: '0.0050000000',
+          inputValidatorFaucetAmount: '0.1250000000',
+        },
+        createdAmulets: [],
+        senderChangeAmulet: null,
+        meta: null,
+      },
+      [],
+    ),
+  ]);
+  return [mint, transfer];
+}
+
 describe('POST /api/scan/v0/transactions', () => {
   const t = useTestDatabase();
-  const items = simulatedItems({ seed: 'transactions', updates: 900, migrations: 2, meanUpdateGapMs: 30_000 });
+  const simulated = simulatedItems({ seed: 'transactions', updates: 900, migrations: 2, meanUpdateGapMs: 30_000 });
+  const items = [...simulated, ...handMade(simulated)];
   const all = expectedItems(items);
   let api: TestApi;
   const post = (body: unknown) => request(api.url, 'POST', '/api/scan/v0/transactions', body);
@@ -149,8 +258,54 @@ describe('POST /api/scan/v0/transactions', () => {
 
   it('has a dataset worth testing', () => {
     const kinds = new Set(all.map((i) => i.transaction_type));
-    // The simulator mints only under a tap, which is the tap: no mint item.
-    expect([...kinds].sort()).toEqual(['devnet_tap', 'transfer']);
+    // The simulator mints only under a tap, which is the tap: the one mint is hand-made.
+    expect([...kinds].sort()).toEqual(['devnet_tap', 'mint', 'transfer']);
+    expect(all.filter((i) => i.mint)).toEqual([
+      {
+        transaction_type: 'mint',
+        event_id: '#handmade-mint:0',
+        date: expect.stringMatching(/\.12Z$/),
+        domain_id: expect.any(String),
+        mint: { amulet_owner: 'hm-carol::1220cc', amulet_amount: '12.3456789000' },
+      },
+    ]);
+    // Worked out by hand: fees 3e-10 and 2.000000007e-1 at one half round to 2e-10 and 1.000000004e-1 (even) for both shares.
+    expect(all[all.length - 1]!.transfer).toEqual({
+      sender: {
+        party: 'hm-alice::1220aa',
+        input_amulet_amount: '20.0000000000',
+        input_app_reward_amount: '1.5000000000',
+        input_validator_reward_amount: '0.2500000000',
+        input_sv_reward_amount: '0.0000000000',
+        input_validator_faucet_amount: '0.1250000000',
+        sender_change_fee: '0.0300000000',
+        sender_change_amount: '4.0000000000',
+        sender_fee: '0.2000000007',
+        holding_fees: '0.0100000000',
+      },
+      receivers: [
+        { party: 'hm-bob::1220bb', amount: '11.0000000000', receiver_fee: '0.1000000006' },
+        { party: 'hm-alice::1220aa', amount: '3.0000000000', receiver_fee: '0.0000000000' },
+        { party: 'hm-carol::1220cc', amount: '2.0000000000', receiver_fee: '0.0000000000' },
+      ],
+      balance_changes: [
+        {
+          party: 'hm-alice::1220aa',
+          change_to_initial_amount_as_of_round_zero: '-14.5000000000',
+          change_to_holding_fees_rate: '-0.0000190259',
+        },
+        {
+          party: 'hm-bob::1220bb',
+          change_to_initial_amount_as_of_round_zero: '11.0000000000',
+          change_to_holding_fees_rate: '0.0000380518',
+        },
+        {
+          party: 'hm-carol::1220cc',
+          change_to_initial_amount_as_of_round_zero: '2.0001000000',
+          change_to_holding_fees_rate: '0.0000190259',
+        },
+      ],
+    });
     const transfers = all.flatMap((i) => (i.transfer ? [i.transfer] : []));
     expect(transfers.some((x) => x.receivers.length >= 2)).toBe(true);
     expect(transfers.some((x) => x.receivers.some((r) => r.party === x.sender.party))).toBe(true);
