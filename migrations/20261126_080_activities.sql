@@ -27,6 +27,20 @@ create table activities (
   featured       boolean,
   via            text,
   traffic        bigint,
+  -- What the Scan's deprecated transaction history (POST /api/scan/v0/transactions) shows of a transfer
+  -- beyond the activity's own figures. Every transfer row: the party's normalized balance change from the
+  -- transfer summary (null when the summary has none for it). The sender's row (leg 0) only: the summary's
+  -- input and change, the change fee, the sender's fee as the Scan summed it, and its outputs to itself
+  -- (amount, receiver fee and place among the distinct receivers), which the activity folds into its fees.
+  balance_change      numeric,
+  holding_rate_change numeric,
+  input_amulet        numeric,
+  change_amount       numeric,
+  change_fee          numeric,
+  sender_fee          numeric,
+  self_amount         numeric,
+  self_fee            numeric,
+  self_rank           smallint,
   primary key (migration_id, record_time, update_id, node, kind, leg)
 ) partition by range (migration_id, record_time);
 

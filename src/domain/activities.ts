@@ -65,6 +65,28 @@ export interface Activity {
   traffic: bigint | null;
 }
 
+/**
+ * What the Scan's transaction history showed of a transfer beyond an activity's figures, kept beside its
+ * rows (activitiesOf's `details`): the party's normalized balance change from the summary, and on the
+ * sender's row the summary's input and change, the sender's fee as the Scan summed it, and the sender's
+ * outputs to itself (the Scan listed the sender among the receivers, at the place of its first output).
+ */
+interface TransferDetail {
+  /** summary.balanceChanges of the row's party; null when the summary has none for it. */
+  balanceChange: { initialAmountAsOfRoundZero: Decimal10; holdingFeesRate: Decimal10 } | null;
+  /** The sender's row only. */
+  sender: {
+    inputAmulet: Decimal10;
+    changeAmount: Decimal10;
+    changeFee: Decimal10;
+    /** The sum over every output (the sender's own too) of its fee times (1 - receiverFeeRatio), each rounded. */
+    senderFee: Decimal10;
+    /** The sender's outputs to itself: amount, receiver fee, and its place among the distinct receivers. */
+    self: { amount: Decimal10; fee: Decimal10; rank: number } | null;
+  } | null;
+}
+export type TransferDetails = Map<Activity, TransferDetail>;
+
 type Obj = Record<string, Json>;
 
 function obj(value: Json | undefined, what: string): Obj {
@@ -98,6 +120,9 @@ function roundOf(value: Json | undefined, what: string): bigint {
 
 /** The figures of a TransferSummary an activity reads. */
 interface Summary {
+  inputAmuletAmount: Decimal10;
+  senderChangeAmount: Decimal10;
+  balanceChanges: Map<string, { initialAmountAsOfRoundZero: Decimal10; holdingFeesRate: Decimal10 }>;
   inputAppRewardAmount: Decimal10;
   inputValidatorRewardAmount: Decimal10;
   inputSvRewardAmount: Decimal10;
@@ -111,6 +136,10 @@ function summaryOf(value: Json | undefined): Summary {
   const s = obj(value, 'summary');
   const faucet = s.inputValidatorFaucetAmount;
   return {
+    // For the transfer's details only; absent is zero (a hand-made summary may leave them out).
+    inputAmuletAmount: s.inputAmuletAmount === undefined ? 0n : decimal(s.inputAmuletAmount, 'summary.inputAmuletAmount'),
+    senderChangeAmount: s.senderChangeAmount === undefined ? 0n : decimal(s.senderChangeAmount, 'summary.senderChangeAmount'),
+    balanceChanges: balanceChangesOf(s.balanceChanges),
     inputAppRewardAmount: decimal(s.inputAppRewardAmount, 'summary.inputAppRewardAmount'),
     inputValidatorRewardAmount: decimal(s.inputValidatorRewardAmount, 'summary.inputValidatorRewardAmount'),
     // Added in later versions of the summary: absent is none.
@@ -122,12 +151,35 @@ function summaryOf(value: Json | undefined): Summary {
   };
 }
 
+/** summary.balanceChanges, a Daml map: pairs in compact JSON (an object is read too); absent is none. */
+function balanceChangesOf(value: Json | undefined): Summary['balanceChanges'] {
+  const out: Summary['balanceChanges'] = new Map();
+  if (value === undefined || value === null) return out;
+  const entries: [Json, Json][] = Array.isArray(value)
+    ? value.map((pair, i) => {
+        const p = list(pair, `summary.balanceChanges[${i}]`);
+        return [p[0] ?? null, p[1] ?? null];
+      })
+    : Object.entries(obj(value, 'summary.balanceChanges'));
+  for (const [key, change] of entries) {
+    const party = text(key, 'summary.balanceChanges key');
+    const c = obj(change, `summary.balanceChanges[${party}]`);
+    out.set(party, {
+      initialAmountAsOfRoundZero: decimal(c.changeToInitialAmountAsOfRoundZero, 'changeToInitialAmountAsOfRoundZero'),
+      holdingFeesRate: decimal(c.changeToHoldingFeesRate, 'changeToHoldingFeesRate'),
+    });
+  }
+  return out;
+}
+
 /** What a transfer burns: the holding fees of its inputs, its output fees and the sender's change fee. */
 function transferBurn(s: Pick<Summary, 'holdingFees' | 'outputFees' | 'senderChangeFee'>): Decimal10 {
   let burned = s.holdingFees + s.senderChangeFee;
   for (const f of s.outputFees) burned += f;
   return burned;
 }
+
+const ONE = 10_000_000_000n;
 
 /** A fee's share by ratio, at Daml's ten decimals (half to even, as the Scan app rounds). */
 function share(fee: Decimal10, ratio: Decimal10): Decimal10 {
@@ -181,7 +233,7 @@ function outputOf(value: Json, i: number): Output {
 }
 
 /** AmuletRules_Transfer: the transfer, its receivers, the locks of its outputs and the rewards it claims. */
-function transferActivities(node: number, e: ExercisedEvent, via: string | null): Activity[] {
+function transferActivities(node: number, e: ExercisedEvent, via: string | null, details?: TransferDetails): Activity[] {
   const arg = obj(e.choice_argument, 'AmuletRules_Transfer argument');
   const transfer = obj(arg.transfer, 'transfer');
   const sender = text(transfer.sender, 'transfer.sender');
@@ -196,13 +248,25 @@ function transferActivities(node: number, e: ExercisedEvent, via: string | null)
 
   let sent = 0n;
   let senderFees = summary.senderChangeFee;
+  // The Scan's sender fee: each output's fee times (1 - ratio), rounded, summed.
+  let scanSenderFee = 0n;
   const receivers = new Map<string, { amount: Decimal10; fees: Decimal10 }>();
+  const distinctReceivers = new Set<string>();
+  let self: { amount: Decimal10; fee: Decimal10; rank: number } | null = null;
   outputs.forEach((o, i) => {
     const fee = summary.outputFees[i]!;
     const receiverFee = share(fee, o.receiverFeeRatio);
     senderFees += fee - receiverFee;
+    scanSenderFee += share(fee, ONE - o.receiverFeeRatio);
+    distinctReceivers.add(o.receiver);
     if (o.receiver === sender) {
       senderFees += receiverFee;
+      const before: { amount: Decimal10; fee: Decimal10; rank: number } | null = self;
+      self = {
+        amount: (before?.amount ?? 0n) + o.amount,
+        fee: (before?.fee ?? 0n) + receiverFee,
+        rank: before?.rank ?? distinctReceivers.size - 1,
+      };
       return;
     }
     sent += o.amount;
@@ -225,6 +289,18 @@ function transferActivities(node: number, e: ExercisedEvent, via: string | null)
   let leg = 1;
   for (const [party, r] of receivers) {
     rows.push({ ...common, leg: leg++, party, amount: r.amount, fees: r.fees, holdingFees: null, burned: null, counterparties: [sender] });
+  }
+  if (details) {
+    const senderDetail = {
+      inputAmulet: summary.inputAmuletAmount,
+      changeAmount: summary.senderChangeAmount,
+      changeFee: summary.senderChangeFee,
+      senderFee: scanSenderFee,
+      self,
+    };
+    rows.forEach((row, i) =>
+      details.set(row, { balanceChange: summary.balanceChanges.get(row.party) ?? null, sender: i === 0 ? senderDetail : null }),
+    );
   }
   outputs.forEach((o, i) => {
     if (o.lockHolders === null) return;
@@ -324,10 +400,11 @@ function mayHaveActivities(tx: TransactionUpdate): boolean {
 
 /**
  * The activities of a transaction, in the order of its tree (pre-order), each exercise's rows in leg
- * order. A recognised exercise's subtree is not walked further (a tap's mint is the tap). Throws on a
+ * order. A recognised exercise's subtree is not walked further (a tap's mint is the tap). With `details`, each
+ * transfer row's TransferDetail is set in it. Throws on a
  * recognised exercise whose argument or result lacks what it must hold.
  */
-export function activitiesOf(tx: TransactionUpdate): Activity[] {
+export function activitiesOf(tx: TransactionUpdate, details?: TransferDetails): Activity[] {
   if (!mayHaveActivities(tx)) return [];
   const created = new Map<string, CreatedEvent>();
   for (const id in tx.events_by_id) {
@@ -342,7 +419,7 @@ export function activitiesOf(tx: TransactionUpdate): Activity[] {
     try {
       switch (e.choice) {
         case 'AmuletRules_Transfer':
-          out.push(...transferActivities(node, e, via));
+          out.push(...transferActivities(node, e, via, details));
           return;
         case 'AmuletRules_Mint':
           out.push(amuletCreation(node, 'mint', e, created, via));

@@ -272,6 +272,14 @@ function valueOf(row: ActivityRow, column: (typeof ACTIVITY_COLUMNS)[number]) {
     case 'fees':
     case 'holding_fees':
     case 'burned':
+    case 'balance_change':
+    case 'holding_rate_change':
+    case 'input_amulet':
+    case 'change_amount':
+    case 'change_fee':
+    case 'sender_fee':
+    case 'self_amount':
+    case 'self_fee':
       return sql`${v}::numeric`;
     case 'counterparties':
       return sql`${v}::text[]`;

@@ -4,7 +4,7 @@
  * without depending on the database (.dependency-cruiser.cjs, planner-runs-no-sql).
  */
 import type { Selectable } from 'kysely';
-import { activitiesOf } from '../domain/activities';
+import { activitiesOf, type TransferDetails } from '../domain/activities';
 import { formatDecimal } from '../domain/decimal';
 import type { TransactionUpdate } from '../domain/items';
 import { parseTimestamp } from '../domain/time';
@@ -124,6 +124,16 @@ export interface ActivityRow {
   featured: boolean | null;
   via: string | null;
   traffic: bigint | null;
+  /** A transfer's details (domain/activities.ts TransferDetail); null on other rows. */
+  balance_change: string | null;
+  holding_rate_change: string | null;
+  input_amulet: string | null;
+  change_amount: string | null;
+  change_fee: string | null;
+  sender_fee: string | null;
+  self_amount: string | null;
+  self_fee: string | null;
+  self_rank: number | null;
 }
 
 export interface RangeRow {
@@ -231,26 +241,40 @@ const VOTE_RESULT_COLUMNS = [
 
 /** The activity rows of a transaction (domain/activities.ts) at its key; throws on a result that lacks what it must hold. */
 export function activityRows(tx: TransactionUpdate, migrationId: number, recordTime: string): ActivityRow[] {
-  const nullable = (x: bigint | null) => (x === null ? null : formatDecimal(x));
-  return activitiesOf(tx).map((a) => ({
-    migration_id: migrationId,
-    record_time: recordTime,
-    update_id: tx.update_id,
-    node: a.node,
-    kind: a.kind,
-    leg: a.leg,
-    party: a.party,
-    round: a.round,
-    amount: formatDecimal(a.amount),
-    fees: formatDecimal(a.fees),
-    holding_fees: nullable(a.holdingFees),
-    burned: nullable(a.burned),
-    counterparties: a.counterparties,
-    provider: a.provider,
-    featured: a.featured,
-    via: a.via,
-    traffic: a.traffic,
-  }));
+  const nullable = (x: bigint | null | undefined) => (x === null || x === undefined ? null : formatDecimal(x));
+  const details: TransferDetails = new Map();
+  return activitiesOf(tx, details).map((a) => {
+    const d = details.get(a);
+    const s = d?.sender;
+    return {
+      migration_id: migrationId,
+      record_time: recordTime,
+      update_id: tx.update_id,
+      node: a.node,
+      kind: a.kind,
+      leg: a.leg,
+      party: a.party,
+      round: a.round,
+      amount: formatDecimal(a.amount),
+      fees: formatDecimal(a.fees),
+      holding_fees: nullable(a.holdingFees),
+      burned: nullable(a.burned),
+      counterparties: a.counterparties,
+      provider: a.provider,
+      featured: a.featured,
+      via: a.via,
+      traffic: a.traffic,
+      balance_change: nullable(d?.balanceChange?.initialAmountAsOfRoundZero),
+      holding_rate_change: nullable(d?.balanceChange?.holdingFeesRate),
+      input_amulet: nullable(s?.inputAmulet),
+      change_amount: nullable(s?.changeAmount),
+      change_fee: nullable(s?.changeFee),
+      sender_fee: nullable(s?.senderFee),
+      self_amount: nullable(s?.self?.amount),
+      self_fee: nullable(s?.self?.fee),
+      self_rank: s?.self?.rank ?? null,
+    };
+  });
 }
 
 export const ACTIVITY_COLUMNS = [
@@ -271,6 +295,15 @@ export const ACTIVITY_COLUMNS = [
   'featured',
   'via',
   'traffic',
+  'balance_change',
+  'holding_rate_change',
+  'input_amulet',
+  'change_amount',
+  'change_fee',
+  'sender_fee',
+  'self_amount',
+  'self_fee',
+  'self_rank',
 ] as const satisfies readonly (keyof ActivityRow)[];
 
 /**

@@ -269,6 +269,16 @@ interface ActivitiesTable {
   featured: boolean | null;
   via: string | null;
   traffic: Int8 | null;
+  // A transfer's details for /v0/transactions.
+  balance_change: string | null;
+  holding_rate_change: string | null;
+  input_amulet: string | null;
+  change_amount: string | null;
+  change_fee: string | null;
+  sender_fee: string | null;
+  self_amount: string | null;
+  self_fee: string | null;
+  self_rank: number | null;
 }
 
 /** Where the activity backfill is (one row). */

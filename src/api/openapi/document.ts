@@ -22,6 +22,7 @@ import { migrationOperations } from '../scan/migration-routes';
 import { networkOperations } from '../scan/network-routes';
 import { stateOperations } from '../scan/state-routes';
 import { surfaceOperations } from '../scan/surface-routes';
+import { transactionsOperations } from '../scan/transactions-routes';
 import { updateOperations } from '../scan/update-routes';
 import { proxiedRegistryOperations, validatorOperations } from '../validator/router';
 import { webUiOperations } from '../web-ui';
@@ -55,6 +56,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     pathsOf('/api/scan', updateOperations, components),
     pathsOf('/api/scan', legacyHistoryOperations, components),
     pathsOf('/api/scan', surfaceOperations, components),
+    pathsOf('/api/scan', transactionsOperations, components),
     pathsOf('/api/validator', validatorOperations, components),
     pathsOf('/registry', registryOperations, components),
     // The validator proxy serves the registry behind its authentication.

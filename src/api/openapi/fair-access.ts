@@ -11,6 +11,7 @@ export const EXPENSIVE_OPERATIONS: readonly string[] = [
   'POST /api/scan/v2/updates',
   'POST /api/scan/v1/updates',
   'POST /api/scan/v0/events',
+  'POST /api/scan/v0/transactions',
   'POST /api/scan/v0/backfilling/import-updates',
   'POST /api/scan/v0/backfilling/updates-before',
   'POST /api/scan/v0/state/acs',

@@ -5,6 +5,7 @@ import { rejectNulCharacters } from '../nul-guard';
 import { pageTokensFor, pageTokensWithKey } from '../page-token';
 import { acsRoutes } from './acs-routes';
 import { stateRoutes } from './state-routes';
+import { transactionsRoutes } from './transactions-routes';
 import { surfaceRoutes } from './surface-routes';
 import { holdingsRoutes } from './holdings-routes';
 import { legacyHistoryRoutes } from './legacy-history-routes';
@@ -29,5 +30,6 @@ export function scanRouter(context: ApiContext): Router {
   router.use(updateRoutes(context));
   router.use(legacyHistoryRoutes(context));
   router.use(surfaceRoutes(context));
+  router.use(transactionsRoutes(context));
   return router;
 }
