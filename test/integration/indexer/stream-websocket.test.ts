@@ -5,6 +5,7 @@
  * filter; a malformed query and the subscriber limit answered before the upgrade; the reconnect frame
  * at shutdown. The SSE side of the same protocol is in stream.test.ts.
  */
+import net from 'node:net';
 import WebSocket from 'ws';
 import type { CanonicalItem } from '../../../src/domain/items';
 import { useTestDatabase } from '../../support/database/database';
@@ -239,6 +240,21 @@ describe('GET /api/indexer/v0/stream/events over WebSocket', () => {
     expect(refused).toMatchObject({ status: 400 });
   });
 
+  it('answers a request to upgrade anything else as HTTP, and closes its connection', async () => {
+    const elsewhere = await WsClient.open(`${api.url}/livez`);
+    expect(elsewhere).toMatchObject({ status: 200 });
+    // Not a WebSocket: answered as usual.
+    const socket = net.connect(Number(new URL(api.url).port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.write(`GET /livez HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n`);
+    await new Promise((resolve) => socket.once('close', resolve));
+    const text = Buffer.concat(chunks).toString('utf8');
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(text).toMatch(/\r\nConnection: close\r\n/i);
+  });
+
   it('answers 503 with Retry-After beyond STREAM_MAX_SUBSCRIBERS, counting SSE and WebSocket streams alike', async () => {
     const limited = await startTestApi(t, { env: { STREAM_MAX_SUBSCRIBERS: '1' } });
     try {
@@ -256,6 +272,36 @@ describe('GET /api/indexer/v0/stream/events over WebSocket', () => {
       await limited.close();
     }
   });
+
+  it('drops a consumer that takes nothing, with an error frame saying where to resume', async () => {
+    const strict = await startTestApi(t, {
+      env: { STREAM_MAX_BUFFER_KB: '1', STREAM_SLOW_CONSUMER_MS: '300', STREAM_PAGE_SIZE: '20' },
+    });
+    try {
+      const ws = new WebSocket(`${strict.url.replace(/^http/, 'ws')}${STREAM}?after=${FROM_THE_START}`);
+      const texts: string[] = [];
+      ws.on('message', (data: Buffer) => texts.push(data.toString('utf8')));
+      const closed = new Promise<number>((resolve) => ws.once('close', resolve));
+      // It reads nothing from the start until the server gives up on it.
+      await new Promise((resolve) => ws.once('open', resolve));
+      ws.pause();
+      await waitFor(
+        async () => (await metricValue(strict, 'scan_indexer_stream_drops_total{stream="events",reason="slow_consumer"}')) === 1,
+        60_000,
+      );
+      ws.resume();
+      expect(await closed).toBe(1000);
+      const frames = texts.map((text) => JSON.parse(text) as { id?: string; event?: string; reason?: string; after?: string });
+      const final = frames[frames.length - 1]!;
+      expect(final).toMatchObject({ event: 'error', reason: 'slow_consumer' });
+      expect(final.id).toBe(final.after);
+      // The cursor is that of the last item written before it.
+      expect(frames[frames.length - 2]!.id).toBe(final.after);
+      expect(all.map((f) => f.id)).toContain(final.after);
+    } finally {
+      await strict.close();
+    }
+  }, 90_000);
 
   it('ends every stream with a reconnect frame and close code 1012 when the server shuts down', async () => {
     const stopping = await startTestApi(t);
