@@ -1,6 +1,7 @@
 /**
  * Live push (mounted at /api/indexer):
- *   GET /v0/stream/events   the /v0/events items as they are ingested, as Server-Sent Events
+ *   GET /v0/stream/events   the /v0/events items as they are ingested, as Server-Sent Events, or as
+ *                           WebSocket frames when asked with `Upgrade: websocket` (stream-transport.ts)
  *
  * Each message's data is one /v0/events item in exactly the bytes POST /api/scan/v0/events serves for it
  * (the same store read, listEvents, and the same rendering); its `id` is the item's cursor
@@ -308,7 +309,7 @@ const streamEvents = operation({
   summary:
     'The /v0/events items as they are ingested, as Server-Sent Events: each message one item in the bytes POST /api/scan/v0/events serves, its id the cursor to resume after.',
   description:
-    'Events: items (no event name; data = the item, id = its cursor), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when the kind filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate.',
+    'Events: items (no event name; data = the item, id = its cursor), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when the kind filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate. The same stream is served over WebSocket at this path (Upgrade: websocket), one JSON text frame per message: {"id", "item"} for an item (its bytes as the list serves them), {"event", ...the data fields} for the others; 400 and 503 are answered before the upgrade.',
   request: { query: EventsStreamQuery },
   responses: {
     '200': {
