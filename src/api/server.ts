@@ -1,5 +1,5 @@
 /** Listening and draining: close stops accepting, waits for in-flight requests, then cuts the rest. */
-import type { Server } from 'node:http';
+import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
@@ -42,6 +42,37 @@ function closeIdleAfterPendingReads(socket: Socket): void {
   });
 }
 
+/** A request that asked to upgrade its connection (WebSocket): the connection, and what the client sent after the head. */
+export interface Upgrade {
+  socket: Duplex;
+  head: Buffer;
+}
+
+const upgrades = new WeakMap<IncomingMessage, Upgrade>();
+
+/** The upgrade a request asked for, when it came with `Upgrade` (a route may take the connection over); undefined otherwise. */
+export function upgradeOf(req: IncomingMessage): Upgrade | undefined {
+  return upgrades.get(req);
+}
+
+/**
+ * A request that asks to upgrade its connection goes through the application like any other, with an
+ * answer written on its connection: a route that takes it over (the live stream over WebSocket) finds
+ * it with upgradeOf, after the same checks and limits as every request; any other answer is sent and
+ * the connection closed.
+ */
+function serveUpgrade(app: Express, upgraded: Set<Duplex>, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  upgrades.set(req, { socket, head });
+  upgraded.add(socket);
+  socket.on('close', () => upgraded.delete(socket));
+  socket.on('error', () => socket.destroy());
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket as Socket);
+  res.on('finish', () => socket.end());
+  app(req, res);
+}
+
 const closeHooks = new WeakMap<Express, (() => Promise<void>)[]>();
 
 /**
@@ -63,6 +94,9 @@ export function listen(app: Express, host: string, port: number): Promise<Runnin
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     server.on('clientError', answerClientError);
+    // Upgraded connections are no longer the HTTP server's: they are cut here when it closes.
+    const upgraded = new Set<Duplex>();
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => serveUpgrade(app, upgraded, req, socket, head));
     // With a listener here, Node leaves closing a timed-out connection to it (server.timeout is 0, so only idle keep-alive connections time out).
     server.on('timeout', closeIdleAfterPendingReads);
     server.once('error', reject);
@@ -77,7 +111,10 @@ export function listen(app: Express, host: string, port: number): Promise<Runnin
         close: async (timeoutMs) => {
           await Promise.all((closeHooks.get(app) ?? []).map((hook) => hook().catch(() => undefined)));
           await new Promise<void>((done) => {
-            const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+            const timer = setTimeout(() => {
+              server.closeAllConnections();
+              for (const socket of upgraded) socket.destroy();
+            }, timeoutMs);
             timer.unref();
             server.close(() => {
               clearTimeout(timer);

@@ -4,7 +4,7 @@
  * moving on by itself as new updates are ingested.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { spawnCli } from '../../bench/support/cli-child';
 import { attributeOf, launchBrowser, openPage, screenshot } from '../support/browser/browser';
 import { useTestDatabase } from '../support/database/database';
@@ -31,6 +31,8 @@ describe('web UI during live ingestion', () => {
   const t = useTestDatabase();
   let child: ChildProcess | undefined;
   let browser: Browser | undefined;
+  /** The service the first test started, for the others. */
+  let served = '';
 
   afterAll(async () => {
     await browser?.close();
@@ -55,6 +57,7 @@ describe('web UI during live ingestion', () => {
       },
     });
     const { url, firstLine } = await bannerUrl(child, 30_000);
+    served = url;
     expect(firstLine).toBe(`  Web UI           ${url}/`);
 
     // The banner comes before the worker's first batch: until then the network has no update, and the
@@ -89,5 +92,62 @@ describe('web UI during live ingestion', () => {
     expect(await page.locator('.live-state').innerText()).toMatch(/^Live: newest update at /);
     await screenshot(page, 'activity-live', 'desktop');
     expect(problems).toEqual([]);
+  });
+
+  /** The requests a page makes, as "METHOD /path", from now on. */
+  function requestsOf(page: Page): string[] {
+    const seen: string[] = [];
+    page.on('request', (r) => seen.push(`${r.method()} ${new URL(r.url()).pathname}`));
+    return seen;
+  }
+
+  /** Waits until the newest update shown is another than `before`; its id. */
+  async function nextNewest(page: Page, before: string | null): Promise<string | null> {
+    let after = before;
+    for (const deadline = Date.now() + 30_000; after === before && Date.now() < deadline;) {
+      await page.waitForTimeout(250);
+      after = await page.locator('li.update').first().getAttribute('data-update-id');
+    }
+    return after;
+  }
+
+  const STREAM = 'GET /api/indexer/v0/stream/events';
+  const POLL = 'POST /api/scan/v0/backfilling/updates-before';
+
+  it('the latest updates come from the live stream of events, without polling', async () => {
+    const { page, problems } = await openPage(browser!, 'desktop');
+    const requests = requestsOf(page);
+    await page.goto(`${served}/#/activity`);
+    await page.locator('li.update').first().waitFor({ timeout: 30_000 });
+    for (const deadline = Date.now() + 10_000; !requests.includes(STREAM) && Date.now() < deadline;) await page.waitForTimeout(100);
+    expect(requests).toContain(STREAM);
+    const polls = requests.filter((r) => r === POLL).length;
+    const before = await page.locator('li.update').first().getAttribute('data-update-id');
+
+    const after = await nextNewest(page, before);
+    expect(after).not.toBe(before);
+    // No question for the latest updates since the first page: the new one came by the stream.
+    expect(requests.filter((r) => r === POLL).length).toBe(polls);
+    expect(await page.locator('.controls label').first().innerText()).toContain('live stream');
+    expect((await request(served, 'GET', `/api/scan/v0/events/${after!}`)).status).toBe(200);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('falls back to polling every 4 s when the stream is refused', async () => {
+    const { page } = await openPage(browser!, 'desktop');
+    const requests = requestsOf(page);
+    await page.route('**/api/indexer/v0/stream/events*', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"Too many live streams"}' }),
+    );
+    await page.goto(`${served}/#/activity`);
+    await page.locator('li.update').first().waitFor({ timeout: 30_000 });
+    await page.getByText('polling every 4 s').waitFor({ timeout: 10_000 });
+    const polls = requests.filter((r) => r === POLL).length;
+    const before = await page.locator('li.update').first().getAttribute('data-update-id');
+    const after = await nextNewest(page, before);
+    expect(after).not.toBe(before);
+    expect(requests.filter((r) => r === POLL).length).toBeGreaterThan(polls);
+    await page.close();
   });
 });

@@ -67,12 +67,18 @@ export class StreamHub {
     return this.generationCount;
   }
 
-  /** Adds a subscriber; false when the process has as many as it takes, or is stopping. */
-  join(member: HubMember): boolean {
+  /** Whether a subscriber would be taken now: false (and counted) when the process has as many as it takes, or is stopping. */
+  admits(stream: string): boolean {
     if (this.closing || this.members.size >= this.settings.maxSubscribers) {
-      this.deps.metrics.streamRefusals.inc({ stream: member.stream, reason: this.closing ? 'shutdown' : 'subscriber_limit' });
+      this.deps.metrics.streamRefusals.inc({ stream, reason: this.closing ? 'shutdown' : 'subscriber_limit' });
       return false;
     }
+    return true;
+  }
+
+  /** Adds a subscriber; false when the process has as many as it takes, or is stopping. */
+  join(member: HubMember): boolean {
+    if (!this.admits(member.stream)) return false;
     this.members.add(member);
     this.deps.metrics.streamSubscribers.inc({ stream: member.stream });
     this.start();

@@ -1,6 +1,7 @@
 /**
  * Live push (mounted at /api/indexer):
- *   GET /v0/stream/events   the /v0/events items as they are ingested, as Server-Sent Events
+ *   GET /v0/stream/events   the /v0/events items as they are ingested, as Server-Sent Events, or as
+ *                           WebSocket frames when asked with `Upgrade: websocket` (stream-transport.ts)
  *
  * Each message's data is one /v0/events item in exactly the bytes POST /api/scan/v0/events serves for it
  * (the same store read, listEvents, and the same rendering); its `id` is the item's cursor
@@ -13,6 +14,7 @@
  */
 import type { Request, Response, Router } from 'express';
 import { Router as expressRouter } from 'express';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { formatStreamCursor, parseStreamCursor, type StreamCursor } from '../../domain/stream-cursor';
 import type { StreamKey } from '../../domain/stream-key';
@@ -29,7 +31,9 @@ import { sendJson } from '../json-response';
 import { eventJson } from '../scan/update-routes';
 import { mountOperations, operation, type OperationOf } from '../operation';
 import { ErrorResponse } from '../schema-kit';
+import { upgradeOf, type Upgrade } from '../server';
 import { StreamHub, type HubMember, type StreamSettings } from './stream-hub';
+import { SseTransport, WebSocketTransport, type EndEvent, type StreamItem, type StreamTransport } from './stream-transport';
 
 const ENCODINGS = ['compact_json', 'protobuf_json'] as const;
 const STREAM_KINDS = ['transaction', 'reassignment', 'verdict-only'] as const;
@@ -58,8 +62,6 @@ const EventsStreamQuery = z.object({
 
 /** Seconds a client refused for the subscriber limit is told to wait. */
 const RETRY_AFTER_SECONDS = 5;
-/** How long a stream that was ended may take to flush its last event before its connection is cut. */
-const FINAL_FLUSH_MS = 5000;
 
 const BACKFILLING_MESSAGE =
   'This scan instance has not yet replicated all data. This process can take an extended period of time to complete. Wait until replication is complete, or connect to a different scan instance.';
@@ -77,15 +79,6 @@ const kindOf = (row: EventRow): StreamKind =>
 function streamedJson(row: EventRow): string | undefined {
   if (row.update && row.update.json === null) return undefined;
   return eventJson(row);
-}
-
-/** One Server-Sent Event; data lines split where the text has line breaks (a client joins them with \n). */
-function sseEvent(fields: { event?: string; id?: string; data: string }): string {
-  let out = '';
-  if (fields.event !== undefined) out += `event: ${fields.event}\n`;
-  if (fields.id !== undefined) out += `id: ${fields.id.replace(/[\r\n\0]/g, '')}\n`;
-  for (const line of fields.data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
-  return `${out}\n`;
 }
 
 /**
@@ -160,13 +153,13 @@ class EventsSubscription implements HubMember {
   private lastId: string | undefined;
 
   constructor(
-    private readonly res: Response,
+    private readonly transport: StreamTransport,
     private readonly hub: StreamHub,
     private readonly metrics: Metrics,
     private readonly reader: EventReader,
     private readonly kinds: ReadonlySet<StreamKind> | undefined,
   ) {
-    res.on('close', () => {
+    transport.onClose(() => {
       this.open = false;
       this.aborted.abort();
     });
@@ -181,20 +174,16 @@ class EventsSubscription implements HubMember {
   }
 
   heartbeat(newest: StreamKey | undefined): void {
-    if (!this.open || this.res.writableLength > this.settings.maxBufferBytes) return;
+    if (!this.open || this.transport.buffered > this.settings.maxBufferBytes) return;
     const cursor = this.cursorText();
     const id = cursor !== null && cursor !== this.lastId ? cursor : undefined;
     if (id !== undefined) this.lastId = id;
-    this.res.write(
-      sseEvent({
-        event: 'heartbeat',
-        id,
-        data: JSON.stringify(
-          newest
-            ? { migration_id: newest.migrationId, record_time: formatDateTime(newest.recordTime) }
-            : { migration_id: null, record_time: null },
-        ),
-      }),
+    this.transport.writeEvent(
+      'heartbeat',
+      id,
+      newest
+        ? { migration_id: newest.migrationId, record_time: formatDateTime(newest.recordTime) }
+        : { migration_id: null, record_time: null },
     );
   }
 
@@ -210,35 +199,14 @@ class EventsSubscription implements HubMember {
     this.finish('error', { error: message, reason }, reason);
   }
 
-  private finish(event: string, body: Record<string, string>, reason: string): void {
+  private finish(event: EndEvent, body: Record<string, string>, reason: string): void {
     if (!this.open) return;
     this.open = false;
     this.metrics.streamDrops.inc({ stream: this.stream, reason });
     const cursor = this.cursorText();
-    this.res.write(sseEvent({ event, id: cursor ?? undefined, data: JSON.stringify({ ...body, after: cursor }) }));
-    this.res.end();
+    this.transport.writeEvent(event, cursor ?? undefined, { ...body, after: cursor });
+    this.transport.end(event);
     this.aborted.abort();
-    // A client that takes nothing would hold the connection: it gets a while to take the last event.
-    setTimeout(() => this.res.destroy(), FINAL_FLUSH_MS).unref();
-  }
-
-  /** Whether the connection took what it was given down to the bound in time. */
-  private drained(): Promise<boolean> {
-    const { res } = this;
-    if (res.writableLength <= this.settings.maxBufferBytes || !this.open) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const done = (ok: boolean) => {
-        clearTimeout(timer);
-        res.off('drain', onDrain);
-        res.off('close', onClose);
-        resolve(ok);
-      };
-      const onDrain = () => done(true);
-      const onClose = () => done(true);
-      const timer = setTimeout(() => done(false), this.settings.slowConsumerMs);
-      res.on('drain', onDrain);
-      res.on('close', onClose);
-    });
   }
 
   async run(db: Db, resumed: boolean): Promise<void> {
@@ -256,8 +224,7 @@ class EventsSubscription implements HubMember {
         const generation = this.hub.generation;
         const { rows, more } = await this.reader.next();
         if (!this.open) return;
-        let out = '';
-        let items = 0;
+        const out: StreamItem[] = [];
         let unavailable: EventRow | undefined;
         for (const row of rows) {
           if (this.kinds && !this.kinds.has(kindOf(row))) {
@@ -271,15 +238,14 @@ class EventsSubscription implements HubMember {
           }
           this.reader.advance(row);
           this.lastId = this.cursorText()!;
-          out += sseEvent({ id: this.lastId, data: json });
-          items += 1;
+          out.push({ id: this.lastId, json });
         }
-        if (items > 0) {
-          this.res.write(out);
-          this.metrics.streamItemsSent.inc({ stream: this.stream }, items);
+        if (out.length > 0) {
+          this.transport.writeItems(out);
+          this.metrics.streamItemsSent.inc({ stream: this.stream }, out.length);
           if (committedAtMs !== undefined) {
             const seconds = Math.max(0, Date.now() - committedAtMs) / 1000;
-            for (let i = 0; i < items; i++) this.metrics.streamDeliveryLatency.observe({ stream: this.stream }, seconds);
+            for (let i = 0; i < out.length; i++) this.metrics.streamDeliveryLatency.observe({ stream: this.stream }, seconds);
           }
         }
         if (unavailable) {
@@ -288,7 +254,7 @@ class EventsSubscription implements HubMember {
             `protobuf_json is not available for update ${unavailable.updateId}: it was ingested without that encoding. Use compact_json.`,
           );
         }
-        if (!(await this.drained())) {
+        if (!(await this.transport.drained(this.settings.maxBufferBytes, this.settings.slowConsumerMs))) {
           return this.end(
             'slow_consumer',
             `The connection took too little of the stream: more than ${Math.round(this.settings.maxBufferBytes / 1024)} KB stayed unsent for ${this.settings.slowConsumerMs} ms. Resume after the cursor given.`,
@@ -307,6 +273,26 @@ class EventsSubscription implements HubMember {
   }
 }
 
+function refuse(res: Response): void {
+  res.set('Retry-After', String(RETRY_AFTER_SECONDS));
+  sendJson(res, { error: 'Too many live streams are open on this server, or it is stopping: try again after Retry-After.' }, 503);
+}
+
+/** Streams over WebSocket go one way: a client's messages are ignored, and kept small. */
+const webSockets = new WebSocketServer({ noServer: true, clientTracking: false, perMessageDeflate: false, maxPayload: 4096 });
+
+/** The connection as a WebSocket; undefined when the handshake was refused (answered 400 by the library) or the client went. */
+function acceptWebSocket(req: Request, upgrade: Upgrade): Promise<WebSocket | undefined> {
+  return new Promise((resolve) => {
+    const gone = () => resolve(undefined);
+    upgrade.socket.once('close', gone);
+    webSockets.handleUpgrade(req, upgrade.socket, upgrade.head, (ws) => {
+      upgrade.socket.off('close', gone);
+      resolve(ws);
+    });
+  });
+}
+
 /** The resume cursor: Last-Event-ID first (EventSource sends it on reconnection, with the URL it first used), then `after`. */
 function resumeCursor(req: Request, after: string | undefined): StreamCursor | undefined {
   const header = req.get('last-event-id');
@@ -323,7 +309,7 @@ const streamEvents = operation({
   summary:
     'The /v0/events items as they are ingested, as Server-Sent Events: each message one item in the bytes POST /api/scan/v0/events serves, its id the cursor to resume after.',
   description:
-    'Events: items (no event name; data = the item, id = its cursor), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when the kind filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate.',
+    'Events: items (no event name; data = the item, id = its cursor), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when the kind filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate. The same stream is served over WebSocket at this path (Upgrade: websocket), one JSON text frame per message: {"id", "item"} for an item (its bytes as the list serves them), {"event", ...the data fields} for the others; 400 and 503 are answered before the upgrade.',
   request: { query: EventsStreamQuery },
   responses: {
     '200': {
@@ -345,19 +331,24 @@ const streamEvents = operation({
     // Without a cursor: after the newest item stored now (the whole history, if there is none yet).
     const tail = given ?? (await newestEventPosition(db));
     const reader = new EventReader(db, encoding, hub.settings.pageSize, tail);
-    const subscription = new EventsSubscription(res, hub, metrics, reader, kinds);
-    if (!hub.join(subscription)) {
-      res.set('Retry-After', String(RETRY_AFTER_SECONDS));
-      sendJson(res, { error: 'Too many live streams are open on this server, or it is stopping: try again after Retry-After.' }, 503);
-      return;
-    }
+    const upgrade = upgradeOf(req);
     req.socket.setNoDelay(true);
     req.socket.setTimeout(0);
-    res.status(200);
-    res.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
-    res.flushHeaders();
-    // EventSource waits this long before it reconnects after the stream ends.
-    res.write('retry: 1000\n\n');
+    if (upgrade) {
+      // Refused before the upgrade, so that the client sees the 503 and its Retry-After.
+      if (!hub.admits('events')) return refuse(res);
+      const ws = await acceptWebSocket(req, upgrade);
+      if (!ws) return;
+      const subscription = new EventsSubscription(new WebSocketTransport(ws), hub, metrics, reader, kinds);
+      // Only if the server began to stop meanwhile.
+      if (!hub.join(subscription)) return void ws.close(1013, 'The server is stopping: try again.');
+      await subscription.run(db, given !== undefined);
+      return;
+    }
+    const sse = new SseTransport(res);
+    const subscription = new EventsSubscription(sse, hub, metrics, reader, kinds);
+    if (!hub.join(subscription)) return refuse(res);
+    sse.start();
     await subscription.run(db, given !== undefined);
   },
 });

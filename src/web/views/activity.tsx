@@ -1,5 +1,6 @@
 /**
- * Activity: the latest updates (refreshed while the page is open), each expandable into its
+ * Activity: the latest updates (kept current while the page is open: from the live stream of events,
+ * or by polling every 4 s when the stream is unavailable), each expandable into its
  * event tree with verdict and traffic; lookup by update id or external transaction hash; updates
  * per hour.
  */
@@ -12,6 +13,10 @@ import { count, microAfter, templateName } from '../format';
 
 const PAGE = 20;
 const REFRESH_MS = 4000;
+/** After falling back to polling, how long before the stream is tried again. */
+const STREAM_RETRY_MS = 60_000;
+/** Errors in a row, without a message between them, after which the stream is given up for polling. */
+const STREAM_FAILURES = 3;
 /** Exclusive upper bound for the newest page: later than any record time. */
 const FAR_FUTURE = '9999-12-31T23:59:59.999999Z';
 
@@ -74,14 +79,72 @@ async function findUpdate(idOrHash: string): Promise<EventItem> {
   }
 }
 
+/** The stream's cursor for an update: migration, record time and update id. */
+function cursorOf(u: HistoryUpdate): string | undefined {
+  return u.migration_id === undefined || u.migration_id === null ? undefined : `${u.migration_id}/${u.record_time}/${u.update_id}`;
+}
+
+/**
+ * While `on`, the updates of the live stream of events (EventSource), from after `from()` on, go to
+ * `add`; `onFailure` is called once when the stream cannot be had (not offered, refused, or failing
+ * again and again), and the stream is closed. EventSource itself reconnects, with the last id, after
+ * the server ends a stream (shutdown, a slow consumer).
+ */
+function useEventStream(on: boolean, from: () => HistoryUpdate | undefined, add: (u: HistoryUpdate[]) => void, onFailure: () => void) {
+  const callbacks = useRef({ from, add, onFailure });
+  callbacks.current = { from, add, onFailure };
+  useEffect(() => {
+    if (!on) return undefined;
+    if (typeof EventSource === 'undefined') {
+      callbacks.current.onFailure();
+      return undefined;
+    }
+    const newest = callbacks.current.from();
+    const cursor = newest && cursorOf(newest);
+    const source = new EventSource(`/api/indexer/v0/stream/events${cursor ? `?after=${encodeURIComponent(cursor)}` : ''}`);
+    let failures = 0;
+    source.onmessage = (e: MessageEvent<string>) => {
+      failures = 0;
+      const item = JSON.parse(e.data) as EventItem;
+      if (item.update) callbacks.current.add([item.update]);
+    };
+    source.addEventListener('heartbeat', () => (failures = 0));
+    source.onerror = () => {
+      failures += 1;
+      // CLOSED: the server refused the stream (an HTTP error); EventSource does not try again.
+      if (source.readyState === EventSource.CLOSED || failures >= STREAM_FAILURES) {
+        source.close();
+        callbacks.current.onFailure();
+      }
+    };
+    return () => source.close();
+  }, [on]);
+}
+
 function LatestSection() {
   const [live, setLive] = useState(true);
+  // How the list is kept current while live: the stream, or polling when the stream is unavailable.
+  const [mode, setMode] = useState<'stream' | 'polling'>('stream');
   // What is shown: the newest page, the older pages asked for, and what each refresh brought in front.
   const [list, setList] = useState<HistoryUpdate[]>([]);
   // A refresh asks only for what is at or after the newest update shown (that one included, to tell a gap).
   const newestShown = useRef<string | undefined>(undefined);
   newestShown.current = list[0]?.record_time;
-  const latest = useLoad(() => latestUpdates(FAR_FUTURE, PAGE, newestShown.current), [], live ? REFRESH_MS : undefined);
+  const polling = live && mode === 'polling';
+  const latest = useLoad(() => latestUpdates(FAR_FUTURE, PAGE, newestShown.current), [], polling ? REFRESH_MS : undefined);
+  // The stream starts once the first page is shown, after its newest update.
+  useEventStream(
+    live && mode === 'stream' && latest.data !== undefined,
+    () => list[0] ?? latest.data?.[0],
+    (fresh) => setList((current) => newestFirst([...fresh, ...current]).slice(0, Math.max(current.length, PAGE))),
+    () => setMode('polling'),
+  );
+  // Polling, the stream is tried again after a while.
+  useEffect(() => {
+    if (!polling) return undefined;
+    const timer = setTimeout(() => setMode('stream'), STREAM_RETRY_MS);
+    return () => clearTimeout(timer);
+  }, [polling]);
   const [older, setOlder] = useState<{ error?: unknown; exhausted?: boolean }>({});
   useEffect(() => {
     const page = latest.data;
@@ -105,7 +168,8 @@ function LatestSection() {
     <Section title="Latest updates">
       <p class="controls">
         <label>
-          <input type="checkbox" checked={live} onChange={(e) => setLive(e.currentTarget.checked)} /> Refresh every {REFRESH_MS / 1000} s
+          <input type="checkbox" checked={live} onChange={(e) => setLive(e.currentTarget.checked)} /> Keep up to date (
+          {mode === 'stream' ? 'live stream' : `polling every ${REFRESH_MS / 1000} s`})
         </label>
         <span class="live-state" aria-live="polite">
           {live ? 'Live' : 'Paused'}

@@ -1,0 +1,158 @@
+/**
+ * How a live stream reaches its client: Server-Sent Events over the HTTP answer, or WebSocket text
+ * frames. The subscription (stream-routes.ts) decides what to send and when; a transport only frames
+ * it, tells how much the connection has not yet taken, and ends the connection.
+ *
+ * WebSocket framing, one JSON text frame per message:
+ *   an item       {"id": <cursor>, "item": <the /v0/events item, in the bytes the list serves>}
+ *   other events  {"event": "heartbeat" | "error" | "reconnect", "id"?: <cursor>, ...the SSE event's data fields}
+ * The server closes with code 1000 after an `error` frame and 1012 (service restart) after `reconnect`.
+ */
+import type { Response } from 'express';
+import type { WebSocket } from 'ws';
+
+/** How long a stream that was ended may take to flush its last message before its connection is cut. */
+const FINAL_FLUSH_MS = 5000;
+/** How often a WebSocket's unsent bytes are looked at while they are over the bound (it has no drain event). */
+const WS_DRAIN_POLL_MS = 20;
+
+export interface StreamItem {
+  /** The item's cursor. */
+  id: string;
+  /** The item's text, as /v0/events serves it. */
+  json: string;
+}
+
+export type EndEvent = 'error' | 'reconnect';
+
+export interface StreamTransport {
+  /** Writes items at once. */
+  writeItems(items: readonly StreamItem[]): void;
+  /** Writes a named event (heartbeat, error, reconnect) with its data fields. */
+  writeEvent(event: string, id: string | undefined, data: Record<string, unknown>): void;
+  /** Bytes written that the connection has not yet taken. */
+  readonly buffered: number;
+  /** True once at most `bound` bytes are unsent (or the connection is gone); false if not within `ms`. */
+  drained(bound: number, ms: number): Promise<boolean>;
+  /** Ends the stream after what was written (the last message being an `event`); cut if the client takes nothing for a while. */
+  end(event: EndEvent): void;
+  onClose(listener: () => void): void;
+}
+
+/** One Server-Sent Event; data lines split where the text has line breaks (a client joins them with \n). */
+function sseEvent(fields: { event?: string; id?: string; data: string }): string {
+  let out = '';
+  if (fields.event !== undefined) out += `event: ${fields.event}\n`;
+  if (fields.id !== undefined) out += `id: ${fields.id.replace(/[\r\n\0]/g, '')}\n`;
+  for (const line of fields.data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
+  return `${out}\n`;
+}
+
+export class SseTransport implements StreamTransport {
+  private closed = false;
+
+  constructor(private readonly res: Response) {
+    res.on('close', () => (this.closed = true));
+  }
+
+  /** Sends the answer's head: the stream begins. */
+  start(): void {
+    const { res } = this;
+    res.status(200);
+    res.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+    res.flushHeaders();
+    // EventSource waits this long before it reconnects after the stream ends.
+    res.write('retry: 1000\n\n');
+  }
+
+  writeItems(items: readonly StreamItem[]): void {
+    let out = '';
+    for (const item of items) out += sseEvent({ id: item.id, data: item.json });
+    this.res.write(out);
+  }
+
+  writeEvent(event: string, id: string | undefined, data: Record<string, unknown>): void {
+    this.res.write(sseEvent({ event, id, data: JSON.stringify(data) }));
+  }
+
+  get buffered(): number {
+    return this.res.writableLength;
+  }
+
+  drained(bound: number, ms: number): Promise<boolean> {
+    const { res } = this;
+    if (res.writableLength <= bound || this.closed) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        res.off('drain', onDrain);
+        res.off('close', onClose);
+        resolve(ok);
+      };
+      const onDrain = () => done(true);
+      const onClose = () => done(true);
+      const timer = setTimeout(() => done(false), ms);
+      res.on('drain', onDrain);
+      res.on('close', onClose);
+    });
+  }
+
+  end(): void {
+    this.res.end();
+    // A client that takes nothing would hold the connection: it gets a while to take the last event.
+    setTimeout(() => this.res.destroy(), FINAL_FLUSH_MS).unref();
+  }
+
+  onClose(listener: () => void): void {
+    this.res.on('close', listener);
+  }
+}
+
+export class WebSocketTransport implements StreamTransport {
+  constructor(private readonly ws: WebSocket) {
+    // Without a listener an error would be thrown; the connection is gone either way.
+    ws.on('error', () => ws.terminate());
+    // The stream goes one way: what a client sends is ignored (maxPayload bounds it).
+  }
+
+  writeItems(items: readonly StreamItem[]): void {
+    // The item's text is spliced in as it is, never parsed and written again.
+    for (const item of items) this.ws.send(`{"id":${JSON.stringify(item.id)},"item":${item.json}}`);
+  }
+
+  writeEvent(event: string, id: string | undefined, data: Record<string, unknown>): void {
+    this.ws.send(JSON.stringify({ event, ...(id === undefined ? {} : { id }), ...data }));
+  }
+
+  get buffered(): number {
+    return this.ws.bufferedAmount;
+  }
+
+  drained(bound: number, ms: number): Promise<boolean> {
+    const { ws } = this;
+    const ok = () => ws.bufferedAmount <= bound || ws.readyState !== ws.OPEN;
+    if (ok()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const deadline = Date.now() + ms;
+      const timer = setInterval(() => {
+        if (ok()) {
+          clearInterval(timer);
+          resolve(true);
+        } else if (Date.now() >= deadline) {
+          clearInterval(timer);
+          resolve(false);
+        }
+      }, WS_DRAIN_POLL_MS);
+    });
+  }
+
+  end(event: EndEvent): void {
+    this.ws.close(event === 'reconnect' ? 1012 : 1000);
+    // The closing handshake waits for the client's answer, which a client that takes nothing never sends.
+    setTimeout(() => this.ws.terminate(), FINAL_FLUSH_MS).unref();
+  }
+
+  onClose(listener: () => void): void {
+    this.ws.on('close', listener);
+  }
+}
