@@ -429,10 +429,11 @@ async function timeAnnouncement(db: Db, pool: pg.Pool, migrationId: number): Pro
   for (let i = 0; i < ANNOUNCE_REPEATS + 1; i++) {
     const latest = await latestSnapshot(db, migrationId);
     if (!latest) throw new Error('no snapshot to announce again');
-    await pool.query('delete from acs_snapshots where migration_id = $1 and record_time = $2', [
-      migrationId,
-      formatRecordTime(latest.recordTime),
-    ]);
+    // The snapshot as if never taken: its row and the holdings totals written with it.
+    const at = [migrationId, formatRecordTime(latest.recordTime)];
+    for (const table of ['holding_totals', 'holding_totals_snapshots', 'acs_snapshots']) {
+      await pool.query(`delete from ${table} where migration_id = $1 and record_time = $2`, at);
+    }
     const start = process.hrtime.bigint();
     const { taken } = await catchUpSnapshots(db);
     const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
