@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import { SPLICE } from '../../domain/splice-contracts';
-import { allocationLock, transferInstructionLock } from '../../domain/token-standard';
+import { allocationLock } from '../../domain/token-standard';
 import { badRequest } from '../../internal/errors';
 import { payloadOf } from '../../store/contract-repository';
 import { sendJson } from '../json-response';
@@ -23,7 +23,7 @@ import { tokenStandardContract, twoStepTransferContextV2 } from './amulet-contex
 import { ChoiceContextRequest, FactoryRequest } from './registry-input';
 import { choiceContextFailures, type RegistryServices } from './registry-operations';
 import { ChoiceContext, TransferFactoryWithChoiceContext } from './schemas';
-import { sendTransferFactory } from './transfer-instruction-routes';
+import { instructionContextOperations, sendTransferFactory } from './transfer-instruction-routes';
 
 const party = z
   .string({ error: 'expected a party' })
@@ -78,30 +78,7 @@ export const registryV2Operations: readonly OperationOf<RegistryServices>[] = [
     },
   }),
 
-  ...(
-    [
-      ['accept', true],
-      ['reject', false],
-      ['withdraw', false],
-    ] as const
-  ).map(([choice, requireLockedAmulet]) =>
-    operation({
-      method: 'post',
-      path: `/transfer-instruction/v2/{transferInstructionId}/choice-contexts/${choice}`,
-      summary: `The v2 choice context to ${choice} an AmuletTransferInstruction.`,
-      // Parsed by the handler: a missing body counts as `{}`.
-      request: { body: ChoiceContextRequest, bodyParsedBy: 'handler' },
-      responses: { '200': { description: 'OK', body: ChoiceContext }, ...choiceContextFailures },
-      handle: async ({ db, config }: RegistryServices, { params }, req, res) => {
-        const body = parseInput(ChoiceContextRequest, req.body ?? {}, 'body');
-        const id = params.transferInstructionId!;
-        const instruction = await tokenStandardContract(db, SPLICE.amuletTransferInstruction, id);
-        const lock = transferInstructionLock(payloadOf(instruction));
-        const context = await twoStepTransferContextV2(db, config, `AmuletTransferInstruction '${id}'`, lock, { requireLockedAmulet });
-        sendJson(res, context.json(body.excludeDebugFields ?? false));
-      },
-    }),
-  ),
+  ...instructionContextOperations('/transfer-instruction/v2', 'v2 ', twoStepTransferContextV2),
 
   ...(['accept', 'withdraw'] as const).map((choice) =>
     operation({

@@ -73,18 +73,30 @@ export const transferInstructionOperations: readonly OperationOf<RegistryService
     },
   }),
 
-  // Accepting moves the locked amulet, so it needs it; rejecting and withdrawing work without it.
-  ...(
+  ...instructionContextOperations('', '', twoStepTransferContext),
+];
+
+/**
+ * The accept, reject and withdraw contexts of an AmuletTransferInstruction at `{prefix}/{id}/choice-contexts/…`,
+ * each built by `contextOf` (the v1 or the v2 two-step context). Accepting moves the locked amulet, so it
+ * needs it; rejecting and withdrawing work without it.
+ */
+export function instructionContextOperations(
+  prefix: string,
+  version: string,
+  contextOf: typeof twoStepTransferContext,
+): OperationOf<RegistryServices>[] {
+  return (
     [
       ['accept', true],
       ['reject', false],
       ['withdraw', false],
     ] as const
   ).map(([choice, requireLockedAmulet]) =>
-    operation({
+    operation<RegistryServices>({
       method: 'post',
-      path: `/{transferInstructionId}/choice-contexts/${choice}`,
-      summary: `The choice context to ${choice} an AmuletTransferInstruction.`,
+      path: `${prefix}/{transferInstructionId}/choice-contexts/${choice}`,
+      summary: `The ${version}choice context to ${choice} an AmuletTransferInstruction.`,
       // Parsed by the handler: a missing body counts as `{}`.
       request: { body: ChoiceContextRequest, bodyParsedBy: 'handler' },
       responses: { '200': { description: 'OK', body: ChoiceContext }, ...choiceContextFailures },
@@ -93,9 +105,9 @@ export const transferInstructionOperations: readonly OperationOf<RegistryService
         const id = params.transferInstructionId!;
         const instruction = await tokenStandardContract(db, SPLICE.amuletTransferInstruction, id);
         const lock = transferInstructionLock(payloadOf(instruction));
-        const context = await twoStepTransferContext(db, config, `AmuletTransferInstruction '${id}'`, lock, { requireLockedAmulet });
+        const context = await contextOf(db, config, `AmuletTransferInstruction '${id}'`, lock, { requireLockedAmulet });
         sendJson(res, context.json(body.excludeDebugFields ?? false));
       },
     }),
-  ),
-];
+  );
+}
