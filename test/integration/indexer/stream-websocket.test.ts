@@ -11,10 +11,7 @@ import type { CanonicalItem } from '../../../src/domain/items';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
-
-/** Every event: strictly after the first migration's import updates. */
-const FROM_THE_START = '0/0001-01-01T00:00:00.000000Z';
-const STREAM = '/api/indexer/v0/stream/events';
+import { asPages, eventPages, FROM_THE_START, kindOf, metricValue, STREAM, waitFor, type Item } from '../../support/stream';
 
 interface Frame {
   /** The frame's text. */
@@ -112,55 +109,6 @@ class WsClient {
   }
 }
 
-/** The events of /v0/events from the start, page by page: each page's body and its items. */
-async function eventPages(api: TestApi): Promise<{ texts: string[]; items: unknown[] }> {
-  const texts: string[] = [];
-  const items: unknown[] = [];
-  let after: { after_migration_id: number; after_record_time: string } | undefined;
-  for (;;) {
-    const res = await request(api.url, 'POST', '/api/scan/v0/events', { page_size: 1000, after, daml_value_encoding: 'compact_json' });
-    expect(res.status).toBe(200);
-    const page = (
-      res.json as {
-        events: {
-          update: { migration_id: number; record_time: string } | null;
-          verdict: { migration_id: number; record_time: string } | null;
-        }[];
-      }
-    ).events;
-    if (page.length === 0) return { texts, items };
-    texts.push(res.text);
-    items.push(...page);
-    const last = page[page.length - 1]!;
-    const key = last.update ?? last.verdict!;
-    after = { after_migration_id: key.migration_id, after_record_time: key.record_time };
-  }
-}
-
-/** The bytes of /v0/events pages of 1,000 made of the stream's item texts, in the stream's order. */
-function asPages(data: string[], pages: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < pages; i++) out.push(`{"events":[${data.slice(i * 1000, (i + 1) * 1000).join(',')}]}`);
-  return out;
-}
-
-type Item = { update: Record<string, unknown> | null };
-const kindOf = (item: Item) => (item.update === null ? 'verdict-only' : 'events_by_id' in item.update ? 'transaction' : 'reassignment');
-
-async function metricValue(api: TestApi, name: string): Promise<number> {
-  const text = await (await fetch(`${api.url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(name));
-  return line === undefined ? 0 : Number(line.split(' ').pop());
-}
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('GET /api/indexer/v0/stream/events over WebSocket', () => {
   const t = useTestDatabase();
   let items: CanonicalItem[];
@@ -197,7 +145,7 @@ describe('GET /api/indexer/v0/stream/events over WebSocket', () => {
     expect(
       asPages(
         sent.map((f) => f.item!),
-        after.texts.length,
+        after.texts.map(() => 1000),
       ),
     ).toEqual(after.texts);
     expect(new Set(sent.map((f) => f.id)).size).toBe(sent.length);
