@@ -241,7 +241,11 @@ async function activityCsv(party: string, filter: ActivityFilter): Promise<Blob>
   }
   if (!res.ok) {
     const body = (await res.json().catch(() => undefined)) as { error?: unknown } | undefined;
-    throw new ApiError(res.status, typeof body?.error === 'string' ? body.error : `${res.status} ${res.statusText || 'error'}`, `GET ${path}`);
+    throw new ApiError(
+      res.status,
+      typeof body?.error === 'string' ? body.error : `${res.status} ${res.statusText || 'error'}`,
+      `GET ${path}`,
+    );
   }
   return res.blob();
 }

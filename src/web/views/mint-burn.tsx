@@ -58,14 +58,26 @@ function MintBurnFigures({ series }: { series: DailyMintBurn }) {
           ['Transfers in the range', count(days.reduce((n, d) => n + d.transfers, 0))],
         ]}
       />
-      <TimeChart label="Amulet minted and burned per UTC day" times={chart.times} series={chart.series} />
+      <TimeChart label="Amulet minted and burned per UTC day" times={chart.times} series={chart.series} bars />
       <Table
         label="Mint and burn per day"
-        head={['Day', 'Minted', 'Mints', 'Taps', 'Rewards claimed', 'Burned', 'Fees', 'Holding fees', 'Traffic', 'Transfers', 'Transfer volume']}
+        head={[
+          'Day',
+          'Minted',
+          'Mints',
+          'Taps',
+          'Rewards claimed',
+          'Burned',
+          'Fees',
+          'Holding fees',
+          'Traffic',
+          'Transfers',
+          'Transfer volume',
+        ]}
       >
         {[...days].reverse().map((d) => (
           <tr key={d.day}>
-            <td>{d.day}</td>
+            <td class="day">{d.day}</td>
             <td class="num">{amount(d.minted.total)}</td>
             <td class="num">{amount(d.minted.mint)}</td>
             <td class="num">{amount(d.minted.tap)}</td>
