@@ -5,8 +5,13 @@
  * bundled).
  */
 import type { z } from 'zod';
-import type { ActivityPage, HourlyUpdates, SnapshotsPage } from '../api/indexer/schemas';
-import type { DailyMintBurn as DailyMintBurnSchema, RewardLeaderboard as RewardLeaderboardSchema } from '../api/indexer/series-schemas';
+import type {
+  ActivityPage,
+  DailyMintBurn as DailyMintBurnSchema,
+  HourlyUpdates,
+  RewardLeaderboard as RewardLeaderboardSchema,
+  SnapshotsPage,
+} from '../api/indexer/schemas';
 import type {
   AcsResponse,
   ActiveContract,

@@ -1,13 +1,6 @@
-/** UTC days (YYYY-MM-DD) for the views' ranges, anchored at the ledger's newest day rather than the browser's clock. */
+/** The anchor of the views' ranges of days: the ledger's newest day rather than the browser's clock. */
 import { api } from './api';
 import { useLoad, type Loaded } from './components';
-
-/** The day `n` days after (or before) `day`. */
-export function addDays(day: string, n: number): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
-}
-
-export const isDay = (text: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`));
 
 /**
  * The UTC day of the newest update stored (from /status), so that a default range shows the network's

@@ -68,3 +68,8 @@ export function sumDecimals(values: readonly string[]): string {
   const unit = 10n ** BigInt(SCALE);
   return `${negative ? '-' : ''}${abs / unit}.${(abs % unit).toString().padStart(SCALE, '0')}`;
 }
+
+/** The UTC day (YYYY-MM-DD) `n` days after (or before) `day`. */
+export function addDays(day: string, n: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+}

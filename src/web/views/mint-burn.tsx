@@ -3,9 +3,9 @@ import { useMemo, useState } from 'preact/hooks';
 import { api, type DailyMintBurn } from '../api';
 import { TimeChart } from '../chart';
 import { Figures, Section, Show, Table, useLoad } from '../components';
-import { addDays, useLedgerDay } from '../days';
+import { useLedgerDay } from '../days';
 import { DayRangeForm, type DayRange } from '../day-range';
-import { amount, count, sumDecimals } from '../format';
+import { addDays, amount, count, sumDecimals } from '../format';
 
 /** The default range: the 30 days up to the newest day of the ledger. */
 const DEFAULT_DAYS = 30;

@@ -6,10 +6,9 @@
  */
 import { useState } from 'preact/hooks';
 import { api, type Activity, type ActivityFilter, type ActivityKind } from '../api';
-import { addDays } from '../days';
 import { DayRangeForm, type DayRange } from '../day-range';
 import { ErrorMessage, Id, Party, Section, Show, Table, useLoad } from '../components';
-import { amount, partyHint } from '../format';
+import { addDays, amount, partyHint } from '../format';
 
 const ACTIVITY_PAGE = 20;
 

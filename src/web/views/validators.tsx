@@ -2,9 +2,9 @@
 import { useState } from 'preact/hooks';
 import { api, type Reward } from '../api';
 import { Figures, Party, Show, Table, useLoad } from '../components';
-import { addDays, useLedgerDay } from '../days';
+import { useLedgerDay } from '../days';
 import { DayRangeForm, type DayRange } from '../day-range';
-import { amount, count, sumDecimals } from '../format';
+import { addDays, amount, count, sumDecimals } from '../format';
 
 const REWARDS: { reward: Reward; label: string }[] = [
   { reward: 'validator', label: 'Validator rewards' },
