@@ -5,7 +5,13 @@
  * bundled).
  */
 import type { z } from 'zod';
-import type { HourlyUpdates, SnapshotsPage } from '../api/indexer/schemas';
+import type {
+  ActivityPage,
+  DailyMintBurn as DailyMintBurnSchema,
+  HourlyUpdates,
+  RewardLeaderboard as RewardLeaderboardSchema,
+  SnapshotsPage,
+} from '../api/indexer/schemas';
 import type {
   AcsResponse,
   ActiveContract,
@@ -202,6 +208,53 @@ export interface VoteResult {
 
 export type IngestStatus = z.input<typeof IngestStatusAnswer>;
 
+export type ActivitiesPage = z.input<typeof ActivityPage>;
+export type Activity = ActivitiesPage['activities'][number];
+export type ActivityKind = Activity['kind'];
+export type DailyMintBurn = z.input<typeof DailyMintBurnSchema>;
+export type RewardLeaderboard = z.input<typeof RewardLeaderboardSchema>;
+export type Reward = RewardLeaderboard['reward'];
+
+/** Which of a party's activities: kinds (all when empty) and a record-time range (instants, either open). */
+export interface ActivityFilter {
+  kinds: readonly ActivityKind[];
+  from?: string;
+  to?: string;
+}
+
+/** The query string of an activity filter (without page parameters); newest first. */
+function activityQuery(filter: ActivityFilter): string {
+  const params = new URLSearchParams();
+  for (const k of filter.kinds) params.append('kind', k);
+  if (filter.from !== undefined) params.set('from', filter.from);
+  if (filter.to !== undefined) params.set('to', filter.to);
+  params.set('order', 'desc');
+  return params.toString();
+}
+
+/**
+ * The CSV export of a party's activities. A link cannot ask for text/csv (a browser's Accept takes
+ * JSON first), so it is fetched with that Accept and handed to the browser as a file.
+ */
+async function activityCsv(party: string, filter: ActivityFilter): Promise<Blob> {
+  const path = `${INDEXER}/parties/${q(party)}/activity?${activityQuery(filter)}`;
+  let res: Response;
+  try {
+    res = await fetch(path, { headers: { accept: 'text/csv' } });
+  } catch {
+    throw new ApiError(0, 'The server could not be reached.', `GET ${path}`);
+  }
+  if (!res.ok) {
+    const body = (await res.json().catch(() => undefined)) as { error?: unknown } | undefined;
+    throw new ApiError(
+      res.status,
+      typeof body?.error === 'string' ? body.error : `${res.status} ${res.statusText || 'error'}`,
+      `GET ${path}`,
+    );
+  }
+  return res.blob();
+}
+
 // ---- The calls. ----
 
 export const api = {
@@ -254,4 +307,13 @@ export const api = {
   voteRequests: () => get<{ dso_rules_vote_requests: Contract<VoteRequestPayload>[] }>(`${SCAN}/v0/admin/sv/voterequests`),
   voteResults: (limit: number) => post<{ dso_rules_vote_results: VoteResult[] }>(`${SCAN}/v0/admin/sv/voteresults`, { limit }),
   status: () => get<IngestStatus>('/status'),
+  partyActivity: (party: string, filter: ActivityFilter, pageSize: number, pageToken?: string) =>
+    get<ActivitiesPage>(
+      `${INDEXER}/parties/${q(party)}/activity?${activityQuery(filter)}&page_size=${pageSize}${pageToken ? `&page_token=${q(pageToken)}` : ''}`,
+    ),
+  activityCsv,
+  /** Days as YYYY-MM-DD; `to` is the day after the last one. */
+  dailyMintBurn: (from: string, to: string) => get<DailyMintBurn>(`${INDEXER}/network/daily-mint-burn?from=${q(from)}&to=${q(to)}`),
+  rewardLeaderboard: (reward: Reward, from: string, to: string, limit: number) =>
+    get<RewardLeaderboard>(`${INDEXER}/leaderboards/rewards?reward=${reward}&from=${q(from)}&to=${q(to)}&limit=${limit}`),
 };

@@ -48,3 +48,28 @@ export function microAfter(time: string): string {
   if (us < 1_000_000) return `${seconds}.${String(us).padStart(6, '0')}Z`;
   return new Date(Date.parse(`${seconds}Z`) + 1000).toISOString().replace(/\.\d+Z$/, '.000000Z');
 }
+
+const SCALE = 10;
+/**
+ * The exact sum of decimal strings (the API's amounts have at most 10 decimals), with 10 decimals,
+ * as the API writes amounts: adding them as floats would show figures the API never gave.
+ */
+export function sumDecimals(values: readonly string[]): string {
+  let total = 0n;
+  for (const v of values) {
+    const match = /^(-?)(\d+)(?:\.(\d{1,10}))?$/.exec(v);
+    if (!match) throw new Error(`Not a decimal: ${v}`);
+    const [, sign, whole = '0', fraction = ''] = match;
+    const units = BigInt(whole) * 10n ** BigInt(SCALE) + BigInt(fraction.padEnd(SCALE, '0'));
+    total += sign === '-' ? -units : units;
+  }
+  const negative = total < 0n;
+  const abs = negative ? -total : total;
+  const unit = 10n ** BigInt(SCALE);
+  return `${negative ? '-' : ''}${abs / unit}.${(abs % unit).toString().padStart(SCALE, '0')}`;
+}
+
+/** The UTC day (YYYY-MM-DD) `n` days after (or before) `day`. */
+export function addDays(day: string, n: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+}

@@ -8,12 +8,14 @@ import { GovernanceView } from './views/governance';
 import { IndexerView } from './views/indexer';
 import { NetworkView } from './views/network';
 import { PartyView } from './views/party';
+import { ValidatorsView } from './views/validators';
 import './styles.css';
 
 const VIEWS = [
   { view: 'network', label: 'Network' },
   { view: 'activity', label: 'Activity' },
   { view: 'party', label: 'Party' },
+  { view: 'validators', label: 'Validators' },
   { view: 'ans', label: 'ANS directory' },
   { view: 'governance', label: 'Governance' },
   { view: 'indexer', label: 'Indexer' },
@@ -74,6 +76,8 @@ function View({ view, arg }: { view: string; arg: string | undefined }) {
       return <ActivityView lookup={arg} />;
     case 'party':
       return <PartyView party={arg} />;
+    case 'validators':
+      return <ValidatorsView />;
     case 'ans':
       return <AnsView prefix={arg} />;
     case 'governance':

@@ -340,11 +340,13 @@ describe('web UI', () => {
       const page1 = await holdings(latest, owner);
       const page2 = await holdings(latest, owner, page1.next_page_token ?? undefined);
       expect(await contractIds()).toEqual(page1.created_events.map((c) => c.contract_id));
-      await page.getByRole('button', { name: 'Next page' }).click();
-      await page.getByText('Page 2').waitFor();
+      // The amulets' pager: the activity history and the rewards have their own.
+      const pager = page.getByRole('navigation', { name: 'Amulet pages' });
+      await pager.getByRole('button', { name: 'Next page' }).click();
+      await pager.getByText('Page 2').waitFor();
       await page.locator(`code[title="${page2.created_events[0]!.contract_id}"]`).waitFor();
       expect(await contractIds()).toEqual(page2.created_events.map((c) => c.contract_id));
-      await page.getByRole('button', { name: 'Previous page' }).click();
+      await pager.getByRole('button', { name: 'Previous page' }).click();
       await page.locator(`code[title="${page1.created_events[0]!.contract_id}"]`).waitFor();
 
       // An older snapshot from the picker.

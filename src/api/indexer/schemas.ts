@@ -58,3 +58,6 @@ export const ActivityPage = z.object({
   activities: z.array(ActivityRecord),
   next_page_token: z.string().nullable().describe('Set when the page is full: pass it as page_token for the next page.'),
 });
+
+// The series' answers are declared beside their routes; the web UI takes every answer type from this file.
+export type { DailyMintBurn, RewardLeaderboard } from './series-schemas';

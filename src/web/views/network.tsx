@@ -1,10 +1,11 @@
-/** The network: DSO and migration, rounds, price and fees, supply over the snapshots, the SVs and their scans. */
+/** The network: DSO and migration, rounds, price and fees, supply over the snapshots, daily mint and burn, the SVs and their scans. */
 import { useMemo } from 'preact/hooks';
 import { api, type DsoInfo, type ScansResponse } from '../api';
 import { TimeChart } from '../chart';
 import { ErrorMessage, Figures, Id, Party, Section, Show, Table, useLoad } from '../components';
 import { amount, count } from '../format';
 import { useSnapshots } from '../snapshots';
+import { MintBurnSection } from './mint-burn';
 
 const byRound = (a: { round: { number: string } }, b: { round: { number: string } }) => Number(a.round.number) - Number(b.round.number);
 
@@ -38,6 +39,7 @@ export function NetworkView() {
         </Show>
       </Section>
       <SupplySection />
+      <MintBurnSection />
       <SvSection dso={dso} />
     </>
   );

@@ -1,12 +1,14 @@
 /**
- * A party: its holdings summary and amulets at an announced snapshot of its choice, its ANS name,
- * and its featured-app right and transfer preapproval where it has them.
+ * A party: its holdings summary and amulets at an announced snapshot of its choice, its activity
+ * history and reward claims, its ANS name, and its featured-app right and transfer preapproval where
+ * it has them.
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, type AcsSnapshot } from '../api';
 import { ErrorMessage, ExternalLink, Figures, Id, Party, SearchForm, Section, Show, Table, useLoad } from '../components';
 import { amount, templateName } from '../format';
 import { snapshotKey, useSnapshots } from '../snapshots';
+import { HistorySection, RewardsSection } from './party-activity';
 
 const HOLDINGS_PAGE = 10;
 
@@ -29,6 +31,8 @@ function PartyDetails({ party }: { party: string }) {
         </code>
       </p>
       <HoldingsSection party={party} />
+      <HistorySection party={party} />
+      <RewardsSection party={party} />
       <NamesAndRights party={party} />
     </>
   );

@@ -1,5 +1,5 @@
 /** The web UI's pure rules: how figures are written, how an address names a view, how the list of latest updates is kept. */
-import { amount, duration, microAfter, shortId, templateName } from '../../../src/web/format';
+import { addDays, amount, duration, microAfter, shortId, sumDecimals, templateName } from '../../../src/web/format';
 import { parseRoute } from '../../../src/web/route';
 import { afterRefresh, newestFirst } from '../../../src/web/update-list';
 
@@ -10,6 +10,20 @@ describe('web UI formats', () => {
     expect(amount('999.5')).toBe('999.5');
     expect(amount('1000000')).toBe('1,000,000');
     expect(amount('not a number')).toBe('not a number');
+  });
+
+  it('sums decimals exactly, to 10 places, where floats would not', () => {
+    expect(sumDecimals(['0.1', '0.2'])).toBe('0.3000000000');
+    expect(sumDecimals(['12345678901234567.0000000001', '1.9999999999'])).toBe('12345678901234569.0000000000');
+    expect(sumDecimals(['-1.5', '0.25'])).toBe('-1.2500000000');
+    expect(sumDecimals([])).toBe('0.0000000000');
+    expect(() => sumDecimals(['1e5'])).toThrow('Not a decimal: 1e5');
+  });
+
+  it('counts UTC days across months and years', () => {
+    expect(addDays('2025-01-31', 1)).toBe('2025-02-01');
+    expect(addDays('2025-01-01', -1)).toBe('2024-12-31');
+    expect(addDays('2024-03-01', -1)).toBe('2024-02-29');
   });
 
   it('steps one microsecond past a time, across a second boundary too', () => {
