@@ -648,30 +648,55 @@ function requestId(request: Obj, cid: string): string {
   return typeof tracking === 'string' ? tracking : cid;
 }
 
-/** The SV parties of a request's votes (a Daml map, as pairs or an object), in its order. */
-function votersOf(votes: Json | undefined): string[] {
+/** The Votes of a request's votes (a Daml map, as pairs or an object), in its order. */
+function voteValues(votes: Json | undefined): Obj[] {
   if (votes === undefined || votes === null) return [];
   const values = Array.isArray(votes) ? votes.map((p, i) => list(p, `votes[${i}]`)[1] ?? null) : Object.values(obj(votes, 'votes'));
-  return values.map((v, i) => text(obj(v, `votes[${i}]`).sv, `votes[${i}].sv`));
+  return values.map((v, i) => obj(v, `votes[${i}]`));
 }
 
+/** The SV parties of a request's votes, in its order. */
+const votersOf = (votes: Json | undefined): string[] => voteValues(votes).map((v, i) => text(v.sv, `votes[${i}].sv`));
+
 /**
- * DsoRules_CastVote: the voter's row: the request's id (read from the request the vote creates), the
- * action voted on, and the ballot as outcome (accept or reject). Scan's log did not keep ballots.
+ * A ballot: DsoRules_CastVote (the voter's), or DsoRules_RequestVote (the requester's own, which the
+ * request it creates holds). One row per ballot: the request's id (read from the request the exercise
+ * creates: its tracking id, else its own id for a new request), the action voted on, and the ballot
+ * as outcome (accept or reject). Scan's log did not keep ballots.
  */
-function voteCast(node: number, e: ExercisedEvent, tree: Tree, via: string | null): Activity[] {
-  const arg = obj(e.choice_argument, 'DsoRules_CastVote argument');
-  const ballot = obj(arg.vote, 'vote');
-  const voter = text(ballot.sv, 'vote.sv');
-  if (typeof ballot.accept !== 'boolean') throw new Error('vote.accept must be a boolean');
-  const cid = text(obj(e.exercise_result, 'DsoRules_CastVote result').voteRequest, 'voteRequest');
+function ballots(node: number, e: ExercisedEvent, tree: Tree, via: string | null): Activity[] {
+  const cid = text(obj(e.exercise_result, `${e.choice} result`).voteRequest, 'voteRequest');
   const request = tree.created.get(cid);
   if (!request) throw new Error(`VoteRequest ${cid} is not created in the transaction`);
   const args = obj(request.create_arguments, 'VoteRequest');
-  return rowsOf(node, 'vote', via, [{ party: voter, amount: 0n, counterparties: [] }], {
-    subject: requestId(args, text(arg.requestCid, 'requestCid')),
-    detail: actionNameOf(args.action),
-    outcome: ballot.accept ? 'accept' : 'reject',
+  let cast: Obj[];
+  let id: string;
+  if (e.choice === 'DsoRules_CastVote') {
+    const arg = obj(e.choice_argument, 'DsoRules_CastVote argument');
+    cast = [obj(arg.vote, 'vote')];
+    id = requestId(args, text(arg.requestCid, 'requestCid'));
+  } else {
+    cast = voteValues(args.votes);
+    id = requestId(args, cid);
+  }
+  const detail = actionNameOf(args.action);
+  return cast.map((ballot, leg) => {
+    if (typeof ballot.accept !== 'boolean') throw new Error('vote.accept must be a boolean');
+    const voter = text(ballot.sv, 'vote.sv');
+    return {
+      ...NONE,
+      node,
+      kind: 'vote' as const,
+      leg,
+      party: voter,
+      round: null,
+      amount: 0n,
+      fees: 0n,
+      via,
+      subject: id,
+      detail,
+      outcome: ballot.accept ? 'accept' : 'reject',
+    };
   });
 }
 
@@ -728,6 +753,7 @@ const CONTEXT_CHOICES = new Set([
   'TransferFactory_Transfer',
   'AllocationFactory_Allocate',
   ...Object.keys(SETTLING),
+  'DsoRules_RequestVote',
   'DsoRules_CastVote',
   'DsoRules_CloseVoteRequest',
 ]);
@@ -791,8 +817,9 @@ export function activitiesOf(tx: TransactionUpdate, details?: TransferDetails, s
       case 'TransferFactory_Transfer':
       case 'AllocationFactory_Allocate':
         return twoStepCreated(node, e, via);
+      case 'DsoRules_RequestVote':
       case 'DsoRules_CastVote':
-        return voteCast(node, e, tree, via);
+        return ballots(node, e, tree, via);
       case 'DsoRules_CloseVoteRequest':
         return voteResult(node, e, via);
       default:

@@ -247,7 +247,7 @@ describe('activities of a transaction', () => {
   });
 
   it('a transaction without such exercises has none; a transfer result without its summary is refused, naming the event', () => {
-    const other = exercise(0, 'DsoRules_RequestVote', {}, {});
+    const other = exercise(0, 'DsoRules_SubmitStatusReport', {}, {});
     expect(activitiesOf(tx([other], [0]))).toEqual([]);
     const broken = exercise(
       0,
@@ -571,6 +571,24 @@ describe('activities beyond Amulet: ANS, transfer commands, two-step transfers, 
     const first = created(1, 'vr2', 'Splice.DsoRules:VoteRequest', request('vr1', []));
     const firstCast = exercise(0, 'DsoRules_CastVote', { requestCid: 'vr1', vote: ballot(SV1, true) }, { voteRequest: 'vr2' }, [1]);
     expect(activitiesOf(tx([firstCast, first], [0]))[0]).toMatchObject({ party: SV1, subject: 'vr1', outcome: 'accept' });
+    // The request itself holds the requester's ballot; a new request is its own id.
+    const requested = created(1, 'vr1', 'Splice.DsoRules:VoteRequest', request(null, [['SV1', ballot(SV1, true)]]));
+    const requestVote = exercise(0, 'DsoRules_RequestVote', { requester: SV1, action }, { voteRequest: 'vr1' }, [1]);
+    expect(activitiesOf(tx([requestVote, requested], [0]))).toEqual([
+      {
+        ...base,
+        node: 0,
+        kind: 'vote',
+        leg: 0,
+        party: SV1,
+        round: null,
+        amount: 0n,
+        fees: 0n,
+        subject: 'vr1',
+        detail: 'SRARC_GrantFeaturedAppRight',
+        outcome: 'accept',
+      },
+    ]);
 
     const close = (outcome: Json) =>
       exercise(
