@@ -10,3 +10,8 @@ alter table activities
   add column detail     text,
   add column outcome    text,
   add column expires_at timestamptz;
+
+-- History derived before this migration lacks the new kinds: forgetting where the backfill is makes
+-- `scan-indexer backfill-activities` walk the whole stored history once more, adding their rows and
+-- keeping the rows already there.
+delete from activity_backfill;

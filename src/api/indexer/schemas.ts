@@ -63,7 +63,9 @@ const ActivityRecord = z
       "What the activity is about: an ANS entry's name; a vote request's id (its tracking contract id); a transfer command's, instruction's or allocation's contract id.",
     ).nullable(),
     detail: str("The action voted on; a failed transfer command's reason; an allocation's settlement id.").nullable(),
-    outcome: str('The step within the kind: created, renewed, sent, failed, accepted, rejected, withdrawn, expired, executed, cancelled, accept, reject.').nullable(),
+    outcome: str(
+      'The step within the kind: created, renewed, sent, failed, accepted, rejected, withdrawn, expired, executed, cancelled, accept, reject.',
+    ).nullable(),
     expires_at: dateTime(
       "An ANS entry's expiry; a transfer command's, instruction's or allocation's deadline; when an accepted vote's action takes effect.",
     ).nullable(),
