@@ -3,8 +3,10 @@
  * (its ScanTxLogParser and TxLogEntry): transfers, with the sender's and each receiver's figures and the
  * transfer's burn; mints and DevNet taps; the rewards a transfer claims (the input reward amounts of its
  * TransferSummary); amulet locked by a transfer output, and released by LockedAmulet_Unlock or
- * LockedAmulet_OwnerExpireLock; and traffic purchases (AmuletRules_BuyMemberTraffic). Read from the
- * exercise results in compact_json. Pure.
+ * LockedAmulet_OwnerExpireLock; and traffic purchases (AmuletRules_BuyMemberTraffic). Around them, the
+ * exercises that say what they were for: ANS entry payments, transfer commands, token-standard transfer
+ * instructions and allocations, ballots and vote results (CONTEXT_CHOICES; docs/ingestion.md has the
+ * mapping). Read from the exercise results in compact_json. Pure.
  *
  * Each activity gives one row per party it concerns: leg 0 is the party that acted (sender, owner,
  * claimant, buyer), legs 1.. the others (a transfer's receivers, in the order of their first output).
@@ -13,7 +15,8 @@
  *
  * What the tree alone cannot tell is left out: the owner of a LockedAmulet released in a later
  * transaction is known only from its create, so an unlock names the owner of the amulet it creates (the
- * receiver, for a token-standard transfer instruction accepted or an allocation executed).
+ * receiver, for a token-standard transfer instruction accepted or an allocation executed); likewise the
+ * sender and receiver of an instruction or allocation that ends are on its create, not in the tree.
  */
 import { parseDecimal, type Decimal10 } from './decimal';
 import { parseTimestamp, type Micros } from './time';
@@ -456,11 +459,12 @@ function rowsOf(
  */
 function ansEntry(node: number, e: ExercisedEvent, tree: Tree, via: string | null, outcome: 'created' | 'renewed'): Activity[] {
   const arg = obj(e.choice_argument, `${e.choice} argument`);
-  const user = text(arg.user, 'user');
   const cid = text(obj(e.exercise_result, `${e.choice} result`).entryCid, 'entryCid');
   const entry = tree.created.get(cid);
   if (!entry) throw new Error(`AnsEntry ${cid} is not created in the transaction`);
   const entryArgs = obj(entry.create_arguments, 'AnsEntry');
+  // The argument names the user where the version has it; the entry always does.
+  const user = text(arg.user ?? entryArgs.user, 'user');
   const made = new Map<string, Decimal10>();
   let burned = 0n;
   for (const c of subtree(tree, e)) {

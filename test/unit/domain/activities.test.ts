@@ -331,6 +331,10 @@ describe('activities beyond Amulet: ANS, transfer commands, two-step transfers, 
       expiresAt: t('2025-04-01T00:00:00Z'),
     });
     expect(rows[1]!.via).toBe('AnsRules_CollectInitialEntryPayment');
+    // An argument without the user: the entry names it.
+    const bare = ansTree('AnsRules_CollectInitialEntryPayment', { entryCid: 'entry4', subscriptionStateCid: 's' });
+    (bare.events_by_id['u1:0'] as ExercisedEvent).choice_argument = { entryContext: 'ctx', paymentCid: 'p', transferContext: {} };
+    expect(activitiesOf(bare)[0]).toEqual(rows[0]);
     const renewed = activitiesOf(ansTree('AnsRules_CollectEntryRenewalPayment', { entryCid: 'entry4', subscriptionStateCid: 's' }));
     expect(renewed[0]).toMatchObject({ kind: 'ans_entry', outcome: 'renewed', amount: d('1.5'), subject: 'alice.unverified.cns' });
   });
