@@ -453,9 +453,10 @@ function rowsOf(
 
 /**
  * AnsRules_CollectInitialEntryPayment and AnsRules_CollectEntryRenewalPayment: the user pays the entry
- * fee to the DSO, which burns it (archives the amulet it received). One row, the user's: the amount
- * burned for ANS (the amulets created and archived under the exercise), the entry's name and expiry
- * (the AnsEntry the result names, created under it). The payment itself is its own transfer row.
+ * fee to the DSO, which burns it (archives the amulet it received). The user's row, then the DSO's: the
+ * amount burned for ANS (the amulets created and archived under the exercise; `burned` on leg 0 only),
+ * the entry's name and expiry (the AnsEntry the result names, created under it). The payment itself is
+ * its own transfer row.
  */
 function ansEntry(node: number, e: ExercisedEvent, tree: Tree, via: string | null, outcome: 'created' | 'renewed'): Activity[] {
   const arg = obj(e.choice_argument, `${e.choice} argument`);
@@ -478,12 +479,18 @@ function ansEntry(node: number, e: ExercisedEvent, tree: Tree, via: string | nul
     }
   }
   const dso = text(entryArgs.dso, 'AnsEntry.dso');
-  return rowsOf(node, 'ans_entry', via, [{ party: user, amount: burned, counterparties: [dso] }], {
-    burned,
-    subject: text(entryArgs.name, 'AnsEntry.name'),
-    outcome,
-    expiresAt: timeOf(entryArgs.expiresAt, 'AnsEntry.expiresAt'),
-  });
+  const extra = { subject: text(entryArgs.name, 'AnsEntry.name'), outcome, expiresAt: timeOf(entryArgs.expiresAt, 'AnsEntry.expiresAt') };
+  // The DSO's row: it received the fee (its transfer row) and burned it, so its history shows both.
+  return rowsOf(
+    node,
+    'ans_entry',
+    via,
+    [
+      { party: user, amount: burned, counterparties: [dso] },
+      { party: dso, amount: burned, counterparties: [user] },
+    ],
+    extra,
+  ).map((row) => (row.leg === 0 ? { ...row, burned } : row));
 }
 
 const TRANSFER_COMMAND_OUTCOMES: Record<string, string> = {

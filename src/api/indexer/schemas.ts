@@ -38,7 +38,7 @@ const ActivityRecord = z
       .enum(ACTIVITY_KINDS)
       .describe(
         'transfer, mint, tap; reward claims app_reward, validator_reward, sv_reward, validator_faucet (liveness), unclaimed_reward (unclaimed activity records spent); lock, unlock, owner_expire_lock; traffic_purchase; ' +
-          'ans_entry (the user paying for an ANS entry: amount and burned are the fee burned, subject the name, expires_at the expiry; outcome created or renewed); ' +
+          'ans_entry (the user paying for an ANS entry, then the DSO that burned the fee: amount the fee burned, also burned on leg 0, subject the name, expires_at the expiry; outcome created or renewed); ' +
           'transfer_command, transfer_instruction, allocation (created: sender then receiver with the amount, subject the contract id, expires_at the deadline; ' +
           'then sent, failed, withdrawn or expired for commands, the sender only with amount 0; accepted, rejected or withdrawn for instructions and executed, cancelled or withdrawn for allocations, the acting party then the owners of the holdings it returns, with their amounts); ' +
           'vote (a ballot: the voter SV, subject the request, detail the action, outcome accept or reject); vote_result (the DSO then each voter: outcome accepted, rejected or expired, expires_at when an accepted action takes effect). docs/ingestion.md, "Activities", has the whole mapping.',

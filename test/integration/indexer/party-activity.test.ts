@@ -114,19 +114,19 @@ function expectedRows(items: CanonicalItem[]): Row[] {
         const fee = ((childExercise('AmuletRules_Transfer').choice_argument as Obj).transfer as { outputs: { amount: string }[] })
           .outputs[0]!.amount;
         const entry = createdOf('Splice.Ans:AnsEntry').create_arguments as { dso: string; name: string; expiresAt: string };
-        rows.push({
+        const ans = {
           ...common,
           ...zero,
           kind: 'ans_entry',
-          leg: 0,
-          party: arg.user as string,
           amount: text(units(fee)),
-          burned: text(units(fee)),
-          counterparties: [entry.dso],
           subject: entry.name,
           outcome: e.choice === 'AnsRules_CollectInitialEntryPayment' ? 'created' : 'renewed',
           expires_at: entry.expiresAt,
-        });
+        };
+        rows.push(
+          { ...ans, leg: 0, party: arg.user as string, burned: text(units(fee)), counterparties: [entry.dso] },
+          { ...ans, leg: 1, party: entry.dso, counterparties: [arg.user as string] },
+        );
       }
       if (e.choice === 'ExternalPartyAmuletRules_CreateTransferCommand') {
         const c = arg as { sender: string; receiver: string; delegate: string; amount: string; expiresAt: string };
