@@ -127,6 +127,11 @@ async function backfill(config: Config, logger: Logger, shutdown: Shutdown): Pro
     const result = await backfillActivities(database.db, {
       signal: stop.signal,
       onProgress: (p) => progress.update(p.updatesDone, p.totalUpdates, `${p.updatesDone} of ${p.totalUpdates} updates, at ${p.at}`),
+      onSkipped: (s) =>
+        logger.warn(
+          { updateId: s.updateId, eventId: s.eventId, choice: s.choice, reason: s.reason },
+          'activity skipped: it cannot be derived',
+        ),
     });
     progress.finish(
       result.finished

@@ -3,8 +3,10 @@
  * (its ScanTxLogParser and TxLogEntry): transfers, with the sender's and each receiver's figures and the
  * transfer's burn; mints and DevNet taps; the rewards a transfer claims (the input reward amounts of its
  * TransferSummary); amulet locked by a transfer output, and released by LockedAmulet_Unlock or
- * LockedAmulet_OwnerExpireLock; and traffic purchases (AmuletRules_BuyMemberTraffic). Read from the
- * exercise results in compact_json. Pure.
+ * LockedAmulet_OwnerExpireLock; and traffic purchases (AmuletRules_BuyMemberTraffic). Around them, the
+ * exercises that say what they were for: ANS entry payments, transfer commands, token-standard transfer
+ * instructions and allocations, ballots and vote results (CONTEXT_CHOICES; docs/ingestion.md has the
+ * mapping). Read from the exercise results in compact_json. Pure.
  *
  * Each activity gives one row per party it concerns: leg 0 is the party that acted (sender, owner,
  * claimant, buyer), legs 1.. the others (a transfer's receivers, in the order of their first output).
@@ -13,11 +15,14 @@
  *
  * What the tree alone cannot tell is left out: the owner of a LockedAmulet released in a later
  * transaction is known only from its create, so an unlock names the owner of the amulet it creates (the
- * receiver, for a token-standard transfer instruction accepted or an allocation executed).
+ * receiver, for a token-standard transfer instruction accepted or an allocation executed); likewise the
+ * sender and receiver of an instruction or allocation that ends are on its create, not in the tree.
  */
 import { parseDecimal, type Decimal10 } from './decimal';
+import { parseTimestamp, type Micros } from './time';
 import type { Json } from './json';
 import type { CreatedEvent, ExercisedEvent, TransactionUpdate } from './items';
+import { transferFailureReason } from './transfer-commands';
 
 export const ACTIVITY_KINDS = [
   'transfer',
@@ -31,6 +36,13 @@ export const ACTIVITY_KINDS = [
   'unlock',
   'owner_expire_lock',
   'traffic_purchase',
+  'unclaimed_reward',
+  'ans_entry',
+  'transfer_command',
+  'transfer_instruction',
+  'allocation',
+  'vote',
+  'vote_result',
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
@@ -63,6 +75,17 @@ export interface Activity {
   via: string | null;
   /** Traffic bought, in bytes (traffic purchases). */
   traffic: bigint | null;
+  /**
+   * What a kind beyond Amulet's own is about: an ANS entry's name; a vote request's id (its tracking
+   * contract id, the first request's); a transfer command's, instruction's or allocation's contract id.
+   */
+  subject: string | null;
+  /** The action voted on (a vote, a vote result), a failed transfer command's reason, an allocation's settlement id. */
+  detail: string | null;
+  /** The step within the kind: created, renewed, sent, accepted, ... (docs/ingestion.md, "Activities"). */
+  outcome: string | null;
+  /** An ANS entry's expiry; a command's, instruction's or allocation's deadline. */
+  expiresAt: Micros | null;
 }
 
 /**
@@ -127,6 +150,7 @@ interface Summary {
   inputValidatorRewardAmount: Decimal10;
   inputSvRewardAmount: Decimal10;
   inputValidatorFaucetAmount: Decimal10;
+  inputUnclaimedActivityRecordAmount: Decimal10;
   holdingFees: Decimal10;
   outputFees: Decimal10[];
   senderChangeFee: Decimal10;
@@ -135,6 +159,7 @@ interface Summary {
 function summaryOf(value: Json | undefined): Summary {
   const s = obj(value, 'summary');
   const faucet = s.inputValidatorFaucetAmount;
+  const unclaimed = s.inputUnclaimedActivityRecordAmount;
   return {
     // For the transfer's details only; absent is zero (a hand-made summary may leave them out).
     inputAmuletAmount: s.inputAmuletAmount === undefined ? 0n : decimal(s.inputAmuletAmount, 'summary.inputAmuletAmount'),
@@ -145,6 +170,9 @@ function summaryOf(value: Json | undefined): Summary {
     // Added in later versions of the summary: absent is none.
     inputSvRewardAmount: s.inputSvRewardAmount === undefined ? 0n : decimal(s.inputSvRewardAmount, 'summary.inputSvRewardAmount'),
     inputValidatorFaucetAmount: faucet === undefined || faucet === null ? 0n : decimal(faucet, 'summary.inputValidatorFaucetAmount'),
+    // Optional, and added later still (unclaimed activity records, spent as transfer inputs).
+    inputUnclaimedActivityRecordAmount:
+      unclaimed === undefined || unclaimed === null ? 0n : decimal(unclaimed, 'summary.inputUnclaimedActivityRecordAmount'),
     holdingFees: decimal(s.holdingFees, 'summary.holdingFees'),
     outputFees: list(s.outputFees, 'summary.outputFees').map((f, i) => decimal(f, `summary.outputFees[${i}]`)),
     senderChangeFee: decimal(s.senderChangeFee, 'summary.senderChangeFee'),
@@ -192,6 +220,9 @@ function share(fee: Decimal10, ratio: Decimal10): Decimal10 {
   return q;
 }
 
+/** The columns of the kinds beyond Amulet's own, empty. */
+const NO_SUBJECT = { subject: null, detail: null, outcome: null, expiresAt: null };
+
 const NONE = {
   holdingFees: null,
   burned: null,
@@ -199,6 +230,7 @@ const NONE = {
   provider: null,
   featured: null,
   traffic: null,
+  ...NO_SUBJECT,
 };
 
 /** The reward claims of a transfer's summary, by the party whose inputs they were. */
@@ -208,6 +240,7 @@ function rewardClaims(node: number, party: string, round: bigint, s: Summary, vi
     ['validator_reward', s.inputValidatorRewardAmount],
     ['sv_reward', s.inputSvRewardAmount],
     ['validator_faucet', s.inputValidatorFaucetAmount],
+    ['unclaimed_reward', s.inputUnclaimedActivityRecordAmount],
   ];
   return claims
     .filter(([, amount]) => amount > 0n)
@@ -273,7 +306,7 @@ function transferActivities(node: number, e: ExercisedEvent, via: string | null,
     const r = receivers.get(o.receiver) ?? { amount: 0n, fees: 0n };
     receivers.set(o.receiver, { amount: r.amount + o.amount, fees: r.fees + receiverFee });
   });
-  const common = { node, kind: 'transfer' as const, round, provider, featured, via, traffic: null };
+  const common = { node, kind: 'transfer' as const, round, provider, featured, via, traffic: null, ...NO_SUBJECT };
   const rows: Activity[] = [
     {
       ...common,
@@ -379,7 +412,335 @@ function trafficPurchase(node: number, e: ExercisedEvent, via: string | null): A
 
 const nodeOf = (eventId: string): number => Number(eventId.slice(eventId.lastIndexOf(':') + 1));
 
-/** The exercises an activity is read from, by choice; the others are walked through. */
+/** The walk's view of a transaction: its events, and the contracts it creates by id. */
+interface Tree {
+  events: Record<string, CreatedEvent | ExercisedEvent>;
+  created: ReadonlyMap<string, CreatedEvent>;
+}
+
+const entityOf = (templateId: string): string => templateId.slice(templateId.indexOf(':') + 1);
+
+/** The events of an exercise's subtree (itself excluded), in pre-order. */
+function subtree(tree: Tree, e: ExercisedEvent): (CreatedEvent | ExercisedEvent)[] {
+  const out: (CreatedEvent | ExercisedEvent)[] = [];
+  const stack = [...e.child_event_ids].reverse();
+  while (stack.length > 0) {
+    const c = tree.events[stack.pop()!];
+    if (!c) continue;
+    out.push(c);
+    if (c.event_type === 'exercised_event') stack.push(...[...c.child_event_ids].reverse());
+  }
+  return out;
+}
+
+function timeOf(value: Json | undefined, what: string): Micros {
+  try {
+    return parseTimestamp(text(value, what));
+  } catch (err) {
+    throw new Error(`${what}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function rowsOf(
+  node: number,
+  kind: ActivityKind,
+  via: string | null,
+  legs: { party: string; amount: Decimal10; counterparties: string[] }[],
+  extra: Partial<Activity>,
+): Activity[] {
+  return legs.map((l, leg) => ({ ...NONE, node, kind, leg, round: null, fees: 0n, via, ...extra, ...l }));
+}
+
+/**
+ * AnsRules_CollectInitialEntryPayment and AnsRules_CollectEntryRenewalPayment: the user pays the entry
+ * fee to the DSO, which burns it (archives the amulet it received). The user's row, then the DSO's: the
+ * amount burned for ANS (the amulets created and archived under the exercise; `burned` on leg 0 only),
+ * the entry's name and expiry (the AnsEntry the result names, created under it). The payment itself is
+ * its own transfer row.
+ */
+function ansEntry(node: number, e: ExercisedEvent, tree: Tree, via: string | null, outcome: 'created' | 'renewed'): Activity[] {
+  const arg = obj(e.choice_argument, `${e.choice} argument`);
+  const cid = text(obj(e.exercise_result, `${e.choice} result`).entryCid, 'entryCid');
+  const entry = tree.created.get(cid);
+  if (!entry) throw new Error(`AnsEntry ${cid} is not created in the transaction`);
+  const entryArgs = obj(entry.create_arguments, 'AnsEntry');
+  // The argument names the user where the version has it; the entry always does.
+  const user = text(arg.user ?? entryArgs.user, 'user');
+  const made = new Map<string, Decimal10>();
+  let burned = 0n;
+  for (const c of subtree(tree, e)) {
+    if (c.event_type === 'created_event' && entityOf(c.template_id) === 'Splice.Amulet:Amulet') {
+      made.set(
+        c.contract_id,
+        decimal(obj(obj(c.create_arguments, 'amulet').amount, 'amulet.amount').initialAmount, 'amulet.amount.initialAmount'),
+      );
+    } else if (c.event_type === 'exercised_event' && c.consuming && c.choice === 'Archive') {
+      burned += made.get(c.contract_id) ?? 0n;
+    }
+  }
+  const dso = text(entryArgs.dso, 'AnsEntry.dso');
+  const extra = { subject: text(entryArgs.name, 'AnsEntry.name'), outcome, expiresAt: timeOf(entryArgs.expiresAt, 'AnsEntry.expiresAt') };
+  // The DSO's row: it received the fee (its transfer row) and burned it, so its history shows both.
+  return rowsOf(
+    node,
+    'ans_entry',
+    via,
+    [
+      { party: user, amount: burned, counterparties: [dso] },
+      { party: dso, amount: burned, counterparties: [user] },
+    ],
+    extra,
+  ).map((row) => (row.leg === 0 ? { ...row, burned } : row));
+}
+
+const TRANSFER_COMMAND_OUTCOMES: Record<string, string> = {
+  TransferCommand_Send: 'sent',
+  TransferCommand_Withdraw: 'withdrawn',
+  TransferCommand_Expire: 'expired',
+};
+
+/**
+ * The legacy TransferCommand of external parties (Scan's TransferCommandTxLogEntry). Created: the
+ * sender's and the receiver's rows with the amount, the delegate as provider, the deadline. Sent,
+ * failed, withdrawn or expired: the sender's row only (the result names the sender and nonce alone;
+ * amount 0), the command's contract id as subject; a send's transfer is its own transfer row.
+ */
+function transferCommand(node: number, e: ExercisedEvent, via: string | null): Activity[] {
+  if (e.choice === 'ExternalPartyAmuletRules_CreateTransferCommand') {
+    const arg = obj(e.choice_argument, `${e.choice} argument`);
+    const sender = text(arg.sender, 'sender');
+    const receiver = text(arg.receiver, 'receiver');
+    const amount = decimal(arg.amount, 'amount');
+    return rowsOf(
+      node,
+      'transfer_command',
+      via,
+      [
+        { party: sender, amount, counterparties: [receiver] },
+        { party: receiver, amount, counterparties: [sender] },
+      ],
+      {
+        provider: text(arg.delegate, 'delegate'),
+        subject: text(obj(e.exercise_result, `${e.choice} result`).transferCommandCid, 'transferCommandCid'),
+        outcome: 'created',
+        expiresAt: timeOf(arg.expiresAt, 'expiresAt'),
+      },
+    );
+  }
+  const result = obj(e.exercise_result, `${e.choice} result`);
+  const sender = text(result.sender, 'sender');
+  let outcome = TRANSFER_COMMAND_OUTCOMES[e.choice]!;
+  let detail: string | null = null;
+  if (e.choice === 'TransferCommand_Send') {
+    const r = obj(result.result, 'result');
+    if (r.tag === 'TransferCommandResultFailure') {
+      outcome = 'failed';
+      const reason = obj(r.value, 'result.value').reason;
+      if (reason === undefined) throw new Error('TransferCommandResultFailure needs a reason');
+      detail = transferFailureReason(reason);
+    } else if (r.tag !== 'TransferCommandResultSuccess') {
+      throw new Error('result must be a TransferCommandResultSuccess or TransferCommandResultFailure');
+    }
+  }
+  return rowsOf(node, 'transfer_command', via, [{ party: sender, amount: 0n, counterparties: [] }], {
+    subject: e.contract_id,
+    detail,
+    outcome,
+  });
+}
+
+/**
+ * TransferFactory_Transfer with a pending result (a two-step transfer; a completed one is only its
+ * transfer, as on Scan) and AllocationFactory_Allocate: the sender's and the receiver's rows with the
+ * amount, the instruction or allocation as subject, the deadline; an allocation's executor as provider
+ * and its settlement id as detail.
+ */
+function twoStepCreated(node: number, e: ExercisedEvent, via: string | null): Activity[] {
+  const arg = obj(e.choice_argument, `${e.choice} argument`);
+  const output = obj(obj(e.exercise_result, `${e.choice} result`).output, 'output');
+  const allocation = e.choice === 'AllocationFactory_Allocate';
+  if (output.tag !== (allocation ? 'AllocationInstructionResult_Completed' : 'TransferInstructionResult_Pending')) return [];
+  const value = obj(output.value, 'output.value');
+  let leg: Obj;
+  let extra: Partial<Activity>;
+  if (allocation) {
+    const spec = obj(arg.allocation, 'allocation');
+    const settlement = obj(spec.settlement, 'allocation.settlement');
+    leg = obj(spec.transferLeg, 'allocation.transferLeg');
+    extra = {
+      subject: text(value.allocationCid, 'allocationCid'),
+      provider: text(settlement.executor, 'settlement.executor'),
+      detail: text(obj(settlement.settlementRef, 'settlement.settlementRef').id, 'settlementRef.id'),
+      expiresAt: timeOf(settlement.settleBefore, 'settlement.settleBefore'),
+    };
+  } else {
+    leg = obj(arg.transfer, 'transfer');
+    extra = {
+      subject: text(value.transferInstructionCid, 'transferInstructionCid'),
+      expiresAt: timeOf(leg.executeBefore, 'transfer.executeBefore'),
+    };
+  }
+  const sender = text(leg.sender, 'sender');
+  const receiver = text(leg.receiver, 'receiver');
+  const amount = decimal(leg.amount, 'amount');
+  return rowsOf(
+    node,
+    allocation ? 'allocation' : 'transfer_instruction',
+    via,
+    [
+      { party: sender, amount, counterparties: [receiver] },
+      { party: receiver, amount, counterparties: [sender] },
+    ],
+    { ...extra, outcome: 'created' },
+  );
+}
+
+const SETTLING: Record<string, [ActivityKind, string]> = {
+  TransferInstruction_Accept: ['transfer_instruction', 'accepted'],
+  TransferInstruction_Reject: ['transfer_instruction', 'rejected'],
+  TransferInstruction_Withdraw: ['transfer_instruction', 'withdrawn'],
+  Allocation_ExecuteTransfer: ['allocation', 'executed'],
+  Allocation_Cancel: ['allocation', 'cancelled'],
+  Allocation_Withdraw: ['allocation', 'withdrawn'],
+};
+
+/** The contract ids of a list of holdings in a result; absent is none. */
+function holdingList(value: Json | undefined, what: string): string[] {
+  if (value === undefined || value === null) return [];
+  return list(value, what).map((c, i) => text(c, `${what}[${i}]`));
+}
+
+/**
+ * A choice that ends a transfer instruction or an allocation. Its sender and receiver are on the
+ * contract, created in an earlier transaction; the tree names the acting party and the holdings the
+ * result returns (delivered to the receiver, or given back to the sender). Rows: the actor's, then
+ * each other owner of those holdings, each with the amount of its holdings created here.
+ */
+function twoStepSettled(node: number, e: ExercisedEvent, tree: Tree, via: string | null): Activity[] {
+  const [kind, outcome] = SETTLING[e.choice]!;
+  const result = obj(e.exercise_result, `${e.choice} result`);
+  const output = result.output === undefined ? {} : obj(result.output, 'output');
+  const outputValue = output.value === undefined || output.value === null ? {} : obj(output.value, 'output.value');
+  const cids = [
+    ...holdingList(outputValue.receiverHoldingCids, 'output.receiverHoldingCids'),
+    ...holdingList(result.receiverHoldingCids, 'receiverHoldingCids'),
+    ...holdingList(result.senderChangeCids, 'senderChangeCids'),
+    ...holdingList(result.senderHoldingCids, 'senderHoldingCids'),
+  ];
+  const actor = e.acting_parties[0];
+  if (actor === undefined) throw new Error('the exercise has no acting party');
+  const owners = new Map<string, Decimal10>([[actor, 0n]]);
+  for (const cid of new Set(cids)) {
+    const c = tree.created.get(cid);
+    if (!c || entityOf(c.template_id) !== 'Splice.Amulet:Amulet') continue;
+    const args = obj(c.create_arguments, 'amulet');
+    const owner = text(args.owner, 'amulet.owner');
+    owners.set(owner, (owners.get(owner) ?? 0n) + decimal(obj(args.amount, 'amulet.amount').initialAmount, 'amulet.amount.initialAmount'));
+  }
+  const others = [...owners.keys()].slice(1);
+  const legs = [...owners].map(([party, amount], i) => ({ party, amount, counterparties: i === 0 ? others : [actor] }));
+  return rowsOf(node, kind, via, legs, { subject: e.contract_id, outcome });
+}
+
+/** The inner constructor of the action voted on (ARC_DsoRules, ARC_AmuletRules, ...); null when there is none. */
+function actionNameOf(action: Json | undefined): string | null {
+  if (typeof action !== 'object' || action === null || Array.isArray(action)) return null;
+  const value = action.value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return typeof action.tag === 'string' ? action.tag : null;
+  for (const inner of Object.values(value)) {
+    if (typeof inner === 'object' && inner !== null && !Array.isArray(inner) && typeof inner.tag === 'string') return inner.tag;
+  }
+  return typeof action.tag === 'string' ? action.tag : null;
+}
+
+/** A VoteRequest's id: its tracking contract id (the first request's), else its own. */
+function requestId(request: Obj, cid: string): string {
+  const tracking = request.trackingCid;
+  return typeof tracking === 'string' ? tracking : cid;
+}
+
+/** The Votes of a request's votes (a Daml map, as pairs or an object), in its order. */
+function voteValues(votes: Json | undefined): Obj[] {
+  if (votes === undefined || votes === null) return [];
+  const values = Array.isArray(votes) ? votes.map((p, i) => list(p, `votes[${i}]`)[1] ?? null) : Object.values(obj(votes, 'votes'));
+  return values.map((v, i) => obj(v, `votes[${i}]`));
+}
+
+/** The SV parties of a request's votes, in its order. */
+const votersOf = (votes: Json | undefined): string[] => voteValues(votes).map((v, i) => text(v.sv, `votes[${i}].sv`));
+
+/**
+ * A ballot: DsoRules_CastVote (the voter's), or DsoRules_RequestVote (the requester's own, which the
+ * request it creates holds). One row per ballot: the request's id (read from the request the exercise
+ * creates: its tracking id, else its own id for a new request), the action voted on, and the ballot
+ * as outcome (accept or reject). Scan's log did not keep ballots.
+ */
+function ballots(node: number, e: ExercisedEvent, tree: Tree, via: string | null): Activity[] {
+  const cid = text(obj(e.exercise_result, `${e.choice} result`).voteRequest, 'voteRequest');
+  const request = tree.created.get(cid);
+  if (!request) throw new Error(`VoteRequest ${cid} is not created in the transaction`);
+  const args = obj(request.create_arguments, 'VoteRequest');
+  let cast: Obj[];
+  let id: string;
+  if (e.choice === 'DsoRules_CastVote') {
+    const arg = obj(e.choice_argument, 'DsoRules_CastVote argument');
+    cast = [obj(arg.vote, 'vote')];
+    id = requestId(args, text(arg.requestCid, 'requestCid'));
+  } else {
+    cast = voteValues(args.votes);
+    id = requestId(args, cid);
+  }
+  const detail = actionNameOf(args.action);
+  return cast.map((ballot, leg) => {
+    if (typeof ballot.accept !== 'boolean') throw new Error('vote.accept must be a boolean');
+    const voter = text(ballot.sv, 'vote.sv');
+    return {
+      ...NONE,
+      node,
+      kind: 'vote' as const,
+      leg,
+      party: voter,
+      round: null,
+      amount: 0n,
+      fees: 0n,
+      via,
+      subject: id,
+      detail,
+      outcome: ballot.accept ? 'accept' : 'reject',
+    };
+  });
+}
+
+const VOTE_OUTCOMES: Record<string, string> = { VRO_Accepted: 'accepted', VRO_Rejected: 'rejected', VRO_Expired: 'expired' };
+
+/**
+ * DsoRules_CloseVoteRequest (Scan's VoteRequestTxLogEntry, the writer's vote_results): the DSO's row,
+ * then each voter's; the request's id, the action, the outcome (accepted, rejected, expired) and, when
+ * accepted, when the action takes effect (as expires_at: the one time column).
+ */
+function voteResult(node: number, e: ExercisedEvent, via: string | null): Activity[] {
+  const arg = obj(e.choice_argument, 'DsoRules_CloseVoteRequest argument');
+  const result = obj(e.exercise_result, 'DsoRules_CloseVoteRequest result');
+  const request = obj(result.request, 'request');
+  const outcomeValue = obj(result.outcome, 'outcome');
+  const outcome = typeof outcomeValue.tag === 'string' ? VOTE_OUTCOMES[outcomeValue.tag] : undefined;
+  if (outcome === undefined) throw new Error('outcome must be VRO_Accepted, VRO_Rejected or VRO_Expired');
+  const effective = outcome === 'accepted' ? obj(outcomeValue.value, 'outcome.value').effectiveAt : undefined;
+  const dso = text(request.dso, 'request.dso');
+  const voters = [...new Set(votersOf(request.votes))].filter((v) => v !== dso);
+  const legs = [
+    { party: dso, amount: 0n, counterparties: voters },
+    ...voters.map((v) => ({ party: v, amount: 0n, counterparties: [dso] })),
+  ];
+  return rowsOf(node, 'vote_result', via, legs, {
+    subject: requestId(request, text(arg.requestCid, 'requestCid')),
+    detail: actionNameOf(request.action),
+    outcome,
+    expiresAt: effective === undefined || effective === null ? null : timeOf(effective, 'outcome.effectiveAt'),
+  });
+}
+
+/** The exercises whose activity is the whole of their subtree: it is not walked further (a tap's mint is the tap). */
 const CHOICES = new Set([
   'AmuletRules_Transfer',
   'AmuletRules_Mint',
@@ -389,56 +750,107 @@ const CHOICES = new Set([
   'AmuletRules_BuyMemberTraffic',
 ]);
 
+/**
+ * The exercises that record what happened around Amulet's own activities: their subtree is walked on,
+ * so that the transfers, locks and unlocks under them are rows of their own.
+ */
+const CONTEXT_CHOICES = new Set([
+  'AnsRules_CollectInitialEntryPayment',
+  'AnsRules_CollectEntryRenewalPayment',
+  'ExternalPartyAmuletRules_CreateTransferCommand',
+  'TransferCommand_Send',
+  'TransferCommand_Withdraw',
+  'TransferCommand_Expire',
+  'TransferFactory_Transfer',
+  'AllocationFactory_Allocate',
+  ...Object.keys(SETTLING),
+  'DsoRules_RequestVote',
+  'DsoRules_CastVote',
+  'DsoRules_CloseVoteRequest',
+]);
+
 /** Whether a transaction has any exercise an activity is read from: most have none, and are not walked. */
 function mayHaveActivities(tx: TransactionUpdate): boolean {
   for (const id in tx.events_by_id) {
     const e = tx.events_by_id[id]!;
-    if (e.event_type === 'exercised_event' && CHOICES.has(e.choice)) return true;
+    if (e.event_type === 'exercised_event' && (CHOICES.has(e.choice) || CONTEXT_CHOICES.has(e.choice))) return true;
   }
   return false;
 }
 
+/** A recognised exercise whose activity could not be derived: the argument or result lacks what it needs. */
+export interface SkippedActivity {
+  eventId: string;
+  choice: string;
+  reason: string;
+}
+
 /**
  * The activities of a transaction, in the order of its tree (pre-order), each exercise's rows in leg
- * order. A recognised exercise's subtree is not walked further (a tap's mint is the tap). With `details`, each
- * transfer row's TransferDetail is set in it. Throws on a
- * recognised exercise whose argument or result lacks what it must hold.
+ * order. An exercise of CHOICES is not walked further; one of CONTEXT_CHOICES is, after its own rows.
+ * With `details`, each transfer row's TransferDetail is set in it. A recognised exercise whose argument
+ * or result lacks what it must hold gives no rows: with `skipped`, it is listed there and the walk goes
+ * on (its subtree too, for CONTEXT_CHOICES); without, it throws, naming the event.
  */
-export function activitiesOf(tx: TransactionUpdate, details?: TransferDetails): Activity[] {
+export function activitiesOf(tx: TransactionUpdate, details?: TransferDetails, skipped?: SkippedActivity[]): Activity[] {
   if (!mayHaveActivities(tx)) return [];
   const created = new Map<string, CreatedEvent>();
   for (const id in tx.events_by_id) {
     const e = tx.events_by_id[id]!;
     if (e.event_type === 'created_event') created.set(e.contract_id, e);
   }
+  const tree: Tree = { events: tx.events_by_id, created };
   const out: Activity[] = [];
+  const derive = (eventId: string, e: ExercisedEvent, via: string | null): Activity[] => {
+    const node = nodeOf(eventId);
+    switch (e.choice) {
+      case 'AmuletRules_Transfer':
+        return transferActivities(node, e, via, details);
+      case 'AmuletRules_Mint':
+        return [amuletCreation(node, 'mint', e, created, via)];
+      case 'AmuletRules_DevNet_Tap':
+        return [amuletCreation(node, 'tap', e, created, via)];
+      case 'LockedAmulet_Unlock':
+        return [amuletCreation(node, 'unlock', e, created, via)];
+      case 'LockedAmulet_OwnerExpireLock':
+        return [amuletCreation(node, 'owner_expire_lock', e, created, via)];
+      case 'AmuletRules_BuyMemberTraffic':
+        return trafficPurchase(node, e, via);
+      case 'AnsRules_CollectInitialEntryPayment':
+        return ansEntry(node, e, tree, via, 'created');
+      case 'AnsRules_CollectEntryRenewalPayment':
+        return ansEntry(node, e, tree, via, 'renewed');
+      case 'ExternalPartyAmuletRules_CreateTransferCommand':
+      case 'TransferCommand_Send':
+      case 'TransferCommand_Withdraw':
+      case 'TransferCommand_Expire':
+        return transferCommand(node, e, via);
+      case 'TransferFactory_Transfer':
+      case 'AllocationFactory_Allocate':
+        return twoStepCreated(node, e, via);
+      case 'DsoRules_RequestVote':
+      case 'DsoRules_CastVote':
+        return ballots(node, e, tree, via);
+      case 'DsoRules_CloseVoteRequest':
+        return voteResult(node, e, via);
+      default:
+        return twoStepSettled(node, e, tree, via);
+    }
+  };
   const visit = (eventId: string, via: string | null): void => {
     const e = tx.events_by_id[eventId];
     if (!e || e.event_type !== 'exercised_event') return;
-    const node = nodeOf(eventId);
-    try {
-      switch (e.choice) {
-        case 'AmuletRules_Transfer':
-          out.push(...transferActivities(node, e, via, details));
-          return;
-        case 'AmuletRules_Mint':
-          out.push(amuletCreation(node, 'mint', e, created, via));
-          return;
-        case 'AmuletRules_DevNet_Tap':
-          out.push(amuletCreation(node, 'tap', e, created, via));
-          return;
-        case 'LockedAmulet_Unlock':
-          out.push(amuletCreation(node, 'unlock', e, created, via));
-          return;
-        case 'LockedAmulet_OwnerExpireLock':
-          out.push(amuletCreation(node, 'owner_expire_lock', e, created, via));
-          return;
-        case 'AmuletRules_BuyMemberTraffic':
-          out.push(...trafficPurchase(node, e, via));
-          return;
+    const whole = CHOICES.has(e.choice);
+    if (whole || CONTEXT_CHOICES.has(e.choice)) {
+      try {
+        // Rows are kept only when the whole exercise derived: a half-read exercise adds none.
+        out.push(...derive(eventId, e, via));
+      } catch (err) {
+        const reason = (err as Error).message;
+        if (!skipped) throw new Error(`${e.choice} at event ${eventId}: ${reason}`, { cause: err });
+        skipped.push({ eventId, choice: e.choice, reason });
       }
-    } catch (err) {
-      throw new Error(`${e.choice} at event ${eventId}: ${(err as Error).message}`, { cause: err });
+      if (whole) return;
     }
     for (const child of e.child_event_ids) visit(child, e.choice);
   };

@@ -5,6 +5,7 @@
  * page's rows with its position (activity_backfill), so that it resumes where an interruption left it.
  * Rows already there are kept, so pages the writer or an earlier run wrote are harmless.
  */
+import type { SkippedActivity } from '../domain/activities';
 import { activityRows } from '../store/ingest-rows';
 import type { ActivityRow } from '../store/ingest-rows';
 import { beginActivityBackfill, countLiveUpdates, readUpdatesForBackfill, writeActivityBackfillPage } from '../store/activity-repository';
@@ -27,7 +28,13 @@ export interface BackfillResult {
 
 export async function backfillActivities(
   db: Db,
-  options: { pageSize?: number; signal?: AbortSignal; onProgress?: (p: BackfillProgress) => void } = {},
+  options: {
+    pageSize?: number;
+    signal?: AbortSignal;
+    onProgress?: (p: BackfillProgress) => void;
+    /** An activity that cannot be derived: skipped, as the writer skips it. */
+    onSkipped?: (s: SkippedActivity & { updateId: string }) => void;
+  } = {},
 ): Promise<BackfillResult> {
   const pageSize = options.pageSize ?? 500;
   const state = await beginActivityBackfill(db);
@@ -49,7 +56,10 @@ export async function backfillActivities(
     }
     const rows: ActivityRow[] = [];
     for (const u of page) {
-      if (u.transaction) rows.push(...activityRows(u.transaction, u.key.migrationId, formatRecordTime(u.key.recordTime)));
+      if (!u.transaction) continue;
+      const skipped: SkippedActivity[] = [];
+      rows.push(...activityRows(u.transaction, u.key.migrationId, formatRecordTime(u.key.recordTime), skipped));
+      for (const s of skipped) options.onSkipped?.({ ...s, updateId: u.transaction.update_id });
     }
     const finished = page.length < pageSize;
     await writeActivityBackfillPage(db, rows, last.key, page.length, finished);

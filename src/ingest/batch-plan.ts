@@ -16,6 +16,7 @@ import { TRANSFER_COMMAND_CHOICES, transferCommandEvent } from '../domain/transf
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, startOfHour, startOfMonth, type Micros } from '../domain/time';
 import { AppendedRows, activityRows, type AcsDeltaRow } from '../store/ingest-rows';
+import type { SkippedActivity } from '../domain/activities';
 import { CreatedContracts, type CreatedContract } from '../store/contract-rows';
 import type {
   ArchiveRow,
@@ -64,6 +65,8 @@ export interface Plan {
   createOrigins: ContractMap<ItemOrigin>;
   /** The months (migration, month start) the batch's rows fall in: their partitions must exist. */
   months: StreamKey[];
+  /** Activities that could not be derived (their updates are stored all the same), to log and count once committed. */
+  skippedActivities: (SkippedActivity & { updateId: string })[];
 }
 
 export interface BatchCounts {
@@ -215,6 +218,7 @@ export class BatchPlanner {
   private updateCount = 0;
   private readonly counts: BatchCounts = { updates: 0, importUpdates: 0, events: 0, verdicts: 0, reassignments: 0 };
   private lastSource: SourceItem | undefined;
+  private readonly skippedActivities: (SkippedActivity & { updateId: string })[] = [];
 
   /** Stored or seen earlier in this batch: a repeated update or verdict is a no-op. */
   private readonly seenUpdates = new Set<string>();
@@ -283,6 +287,7 @@ export class BatchPlanner {
       archiveOrigins: this.archiveOrigins,
       createOrigins: this.createOrigins,
       months: this.months,
+      skippedActivities: this.skippedActivities,
     };
   }
 
@@ -430,7 +435,7 @@ export class BatchPlanner {
     if (item.created_event_blobs !== undefined) this.addBlobs(source, update, item.created_event_blobs);
     if (isTransaction(update)) {
       this.applyTransaction(source, update, key, isImport);
-      if (!isImport) this.addActivities(source, update, row.migration_id, row.record_time);
+      if (!isImport) this.addActivities(update, row.migration_id, row.record_time);
     } else if (isAssign(update.event)) {
       const event = update.event;
       const contractId = event.created_event.contract_id;
@@ -575,15 +580,15 @@ export class BatchPlanner {
     else this.rows.appended.transferCommandEvent(row.command);
   }
 
-  /** The activity projection's rows of a transaction (domain/activities.ts); a result that lacks what it must hold is bad input. */
-  private addActivities(source: SourceItem, tx: TransactionUpdate, migrationId: number, recordTime: string): void {
-    let rows;
-    try {
-      rows = activityRows(tx, migrationId, recordTime);
-    } catch (err) {
-      this.fail(source, (err as Error).message);
-    }
-    for (const row of rows) this.rows.appended.activity(row);
+  /**
+   * The activity projection's rows of a transaction (domain/activities.ts). The projection is derived:
+   * an activity whose exercise lacks what it must hold is skipped (and reported with the plan), never a
+   * reason to refuse the update, which is stored all the same.
+   */
+  private addActivities(tx: TransactionUpdate, migrationId: number, recordTime: string): void {
+    const skipped: SkippedActivity[] = [];
+    for (const row of activityRows(tx, migrationId, recordTime, skipped)) this.rows.appended.activity(row);
+    for (const s of skipped) this.skippedActivities.push({ ...s, updateId: tx.update_id });
   }
 
   /** Walks the tree in pre-order, so a create precedes the consumption of its contract. */

@@ -111,6 +111,14 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
       },
       onApplied: async (applied, plan) => {
         if (metrics) recordBatch(metrics, applied, plan.items);
+        for (const s of plan.skippedActivities) {
+          // Derived rows only: the update is stored, the projection lacks this activity.
+          log.warn(
+            { updateId: s.updateId, eventId: s.eventId, choice: s.choice, reason: s.reason },
+            'activity skipped: it cannot be derived',
+          );
+          metrics?.activitiesSkipped.inc({ choice: s.choice });
+        }
         if (applied.last && (nextSnapshot === undefined || applied.last.recordTime >= nextSnapshot)) {
           nextSnapshot = (await catchUpSnapshots(db, log, metrics, running)).nextDue;
         }

@@ -229,6 +229,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
       help: 'Items refused as bad input (the worker stops on them, with nothing of their batch applied).',
       registers: [registry],
     }),
+    activitiesSkipped: new Counter({
+      name: `${METRIC_PREFIX}activities_skipped_total`,
+      help: 'Activities the writer or the backfill could not derive (a recognised exercise lacking what its activity needs), by choice; their updates are stored all the same.',
+      labelNames: ['choice'] as const,
+      registers: [registry],
+    }),
     writerActive: new Gauge({
       name: `${METRIC_PREFIX}writer_active`,
       help: 'Whether this process holds the writer lock: 1 active writer, 0 standby or not running.',

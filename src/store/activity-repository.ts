@@ -34,6 +34,10 @@ export interface StoredActivity extends ActivityPosition {
   featured: boolean | null;
   via: string | null;
   traffic: number | null;
+  subject: string | null;
+  detail: string | null;
+  outcome: string | null;
+  expiresAt: Micros | null;
 }
 
 export interface PartyActivityQuery {
@@ -70,6 +74,10 @@ interface ActivitySelect {
   featured: boolean | null;
   via: string | null;
   traffic: number | null;
+  subject: string | null;
+  detail: string | null;
+  outcome: string | null;
+  expires_at: string | null;
 }
 
 /**
@@ -92,7 +100,7 @@ export const listPartyActivities = repositoryOperation(
     const direction = q.order === 'asc' ? sql`asc` : sql`desc`;
     const { rows } = await sql<ActivitySelect>`
       select migration_id, record_time, update_id, node, kind, leg, party, round, amount, fees, holding_fees, burned,
-        counterparties, provider, featured, via, traffic
+        counterparties, provider, featured, via, traffic, subject, detail, outcome, expires_at
       from activities
       where ${sql.join(conditions, sql` and `)}
       order by party ${direction}, migration_id ${direction}, record_time ${direction}, update_id ${direction}, node ${direction},
@@ -116,6 +124,10 @@ export const listPartyActivities = repositoryOperation(
       featured: r.featured,
       via: r.via,
       traffic: r.traffic,
+      subject: r.subject,
+      detail: r.detail,
+      outcome: r.outcome,
+      expiresAt: r.expires_at === null ? null : fromPgTimestamp(r.expires_at),
     }));
   },
 );

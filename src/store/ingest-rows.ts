@@ -4,10 +4,10 @@
  * without depending on the database (.dependency-cruiser.cjs, planner-runs-no-sql).
  */
 import type { Selectable } from 'kysely';
-import { activitiesOf, type TransferDetails } from '../domain/activities';
+import { activitiesOf, type SkippedActivity, type TransferDetails } from '../domain/activities';
 import { formatDecimal } from '../domain/decimal';
 import type { TransactionUpdate } from '../domain/items';
-import { parseTimestamp } from '../domain/time';
+import { formatRecordTime, parseTimestamp } from '../domain/time';
 import { BinaryCopyRows, type BinaryType } from './copy-binary';
 import type { ContractRow, CreatedContracts } from './contract-rows';
 import { CopyRows } from './copy-text';
@@ -134,6 +134,11 @@ export interface ActivityRow {
   self_amount: string | null;
   self_fee: string | null;
   self_rank: number | null;
+  /** The kinds beyond Amulet's own (domain/activities.ts); null on the others. */
+  subject: string | null;
+  detail: string | null;
+  outcome: string | null;
+  expires_at: string | null;
 }
 
 export interface RangeRow {
@@ -239,11 +244,14 @@ const VOTE_RESULT_COLUMNS = [
   'result',
 ] as const satisfies readonly (keyof VoteResultRow)[];
 
-/** The activity rows of a transaction (domain/activities.ts) at its key; throws on a result that lacks what it must hold. */
-export function activityRows(tx: TransactionUpdate, migrationId: number, recordTime: string): ActivityRow[] {
+/**
+ * The activity rows of a transaction (domain/activities.ts) at its key. An exercise whose argument or
+ * result lacks what it must hold gives no rows and is listed in `skipped`.
+ */
+export function activityRows(tx: TransactionUpdate, migrationId: number, recordTime: string, skipped: SkippedActivity[]): ActivityRow[] {
   const nullable = (x: bigint | null | undefined) => (x === null || x === undefined ? null : formatDecimal(x));
   const details: TransferDetails = new Map();
-  return activitiesOf(tx, details).map((a) => {
+  return activitiesOf(tx, details, skipped).map((a) => {
     const d = details.get(a);
     const s = d?.sender;
     return {
@@ -273,6 +281,10 @@ export function activityRows(tx: TransactionUpdate, migrationId: number, recordT
       self_amount: nullable(s?.self?.amount),
       self_fee: nullable(s?.self?.fee),
       self_rank: s?.self?.rank ?? null,
+      subject: a.subject,
+      detail: a.detail,
+      outcome: a.outcome,
+      expires_at: a.expiresAt === null ? null : formatRecordTime(a.expiresAt),
     };
   });
 }
@@ -304,6 +316,10 @@ export const ACTIVITY_COLUMNS = [
   'self_amount',
   'self_fee',
   'self_rank',
+  'subject',
+  'detail',
+  'outcome',
+  'expires_at',
 ] as const satisfies readonly (keyof ActivityRow)[];
 
 /**

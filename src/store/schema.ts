@@ -279,6 +279,11 @@ interface ActivitiesTable {
   self_amount: string | null;
   self_fee: string | null;
   self_rank: number | null;
+  // The kinds beyond Amulet's own (20261126_130_activity_subjects.sql).
+  subject: string | null;
+  detail: string | null;
+  outcome: string | null;
+  expires_at: Timestamp | null;
 }
 
 /** Where the activity backfill is (one row). */

@@ -98,6 +98,10 @@ function rowJson(a: StoredActivity) {
     featured: a.featured,
     via: a.via,
     traffic: a.traffic,
+    subject: a.subject,
+    detail: a.detail,
+    outcome: a.outcome,
+    expires_at: a.expiresAt === null ? null : formatRecordTime(a.expiresAt),
   };
 }
 
@@ -119,6 +123,10 @@ const CSV_COLUMNS = [
   'featured',
   'via',
   'traffic',
+  'subject',
+  'detail',
+  'outcome',
+  'expires_at',
 ] as const satisfies readonly (keyof ReturnType<typeof rowJson>)[];
 
 const NEEDS_QUOTES = /[",\r\n]/;
@@ -167,7 +175,7 @@ const partyActivity = operation({
   method: 'get',
   path: '/v0/parties/{party}/activity',
   summary:
-    "A party's activities (transfers sent and received, mints and taps, reward claims, locks and unlocks, traffic purchases), one row per activity, newest first by default; with Accept: text/csv, every row of the range as CSV with a header, unpaged.",
+    "A party's activities (transfers sent and received, mints and taps, reward claims, locks and unlocks, traffic purchases, ANS entries, transfer commands, transfer instructions and allocations, votes cast and vote results), one row per activity, newest first by default; with Accept: text/csv, every row of the range as CSV with a header, unpaged.",
   request: { params: PartyParams, query: ActivityQuery },
   responses: {
     '200': {

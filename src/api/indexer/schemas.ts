@@ -34,7 +34,15 @@ const ActivityRecord = z
     record_time: dateTime("The update's record time, six fractional digits."),
     update_id: str(),
     event_id: str('The exercise the activity was read from.'),
-    kind: z.enum(ACTIVITY_KINDS),
+    kind: z
+      .enum(ACTIVITY_KINDS)
+      .describe(
+        'transfer, mint, tap; reward claims app_reward, validator_reward, sv_reward, validator_faucet (liveness), unclaimed_reward (unclaimed activity records spent); lock, unlock, owner_expire_lock; traffic_purchase; ' +
+          'ans_entry (the user paying for an ANS entry, then the DSO that burned the fee: amount the fee burned, also burned on leg 0, subject the name, expires_at the expiry; outcome created or renewed); ' +
+          'transfer_command, transfer_instruction, allocation (created: sender then receiver with the amount, subject the contract id, expires_at the deadline; ' +
+          'then sent, failed, withdrawn or expired for commands, the sender only with amount 0; accepted, rejected or withdrawn for instructions and executed, cancelled or withdrawn for allocations, the acting party then the owners of the holdings it returns, with their amounts); ' +
+          'vote (a ballot: the voter SV, subject the request, detail the action, outcome accept or reject); vote_result (the DSO then each voter: outcome accepted, rejected or expired, expires_at when an accepted action takes effect). docs/ingestion.md, "Activities", has the whole mapping.',
+      ),
     leg: int32(
       "0: the party that acted (sender, owner, claimant, buyer); 1 and up: the others (receivers); a lock's leg is its output's index.",
     ),
@@ -45,12 +53,22 @@ const ActivityRecord = z
     ),
     fees: decimal("Fees the party paid: a sender's share of the output fees and its change fee; a receiver's share."),
     holding_fees: nullableDecimal("Holding fees of the sender's inputs (transfers and traffic purchases)."),
-    burned: nullableDecimal('What the activity burned in all (leg 0 of transfers and traffic purchases).'),
+    burned: nullableDecimal("What the activity burned in all (leg 0 of transfers and traffic purchases; an ANS entry's fee)."),
     counterparties: z.array(z.string()).describe("A sender's receivers, a receiver's sender, a lock's holders."),
     provider: str('The app provider of a transfer.').nullable(),
     featured: bool('Whether the transfer used a featured-app right.').nullable(),
     via: str("The choice whose exercise led to the activity's (null at a root).").nullable(),
     traffic: int64('Traffic bought, in bytes.').nullable(),
+    subject: str(
+      "What the activity is about: an ANS entry's name; a vote request's id (its tracking contract id); a transfer command's, instruction's or allocation's contract id.",
+    ).nullable(),
+    detail: str("The action voted on; a failed transfer command's reason; an allocation's settlement id.").nullable(),
+    outcome: str(
+      'The step within the kind: created, renewed, sent, failed, accepted, rejected, withdrawn, expired, executed, cancelled, accept, reject.',
+    ).nullable(),
+    expires_at: dateTime(
+      "An ANS entry's expiry; a transfer command's, instruction's or allocation's deadline; when an accepted vote's action takes effect.",
+    ).nullable(),
   })
   .meta({ id: 'IndexerActivity' });
 

@@ -29,6 +29,10 @@ interface Row {
   featured: boolean | null;
   via: string | null;
   traffic: number | null;
+  subject: string | null;
+  detail: string | null;
+  outcome: string | null;
+  expires_at: string | null;
 }
 interface Page {
   activities: Row[];
@@ -45,9 +49,28 @@ const sum = (xs: string[]) => text(xs.reduce((a, x) => a + units(x), 0n));
 
 type Obj = Record<string, unknown>;
 
+const SETTLED: Record<string, [string, string]> = {
+  TransferInstruction_Accept: ['transfer_instruction', 'accepted'],
+  TransferInstruction_Reject: ['transfer_instruction', 'rejected'],
+  TransferInstruction_Withdraw: ['transfer_instruction', 'withdrawn'],
+  Allocation_ExecuteTransfer: ['allocation', 'executed'],
+  Allocation_Cancel: ['allocation', 'cancelled'],
+  Allocation_Withdraw: ['allocation', 'withdrawn'],
+};
+const COMMAND_STEPS: Record<string, string> = {
+  TransferCommand_Send: 'sent',
+  TransferCommand_Withdraw: 'withdrawn',
+  TransferCommand_Expire: 'expired',
+};
+const VOTE_OUTCOMES: Record<string, string> = { VRO_Accepted: 'accepted', VRO_Rejected: 'rejected', VRO_Expired: 'expired' };
+type Action = { value: { dsoAction?: { tag: string }; amuletRulesAction?: { tag: string } } };
+const actionName = (a: Action) => (a.value.dsoAction ?? a.value.amuletRulesAction)!.tag;
+
 /** Every activity row of the items, in the network's order (migration, record time, update, node, kind, leg). */
 function expectedRows(items: CanonicalItem[]): Row[] {
   const rows: Row[] = [];
+  // A vote request's id: the first request's contract id, followed through each ballot's new request.
+  const requestIds = new Map<string, string>();
   for (const item of items) {
     const tx = item.update as TransactionUpdate | null;
     if (!tx || !('events_by_id' in tx) || tx.record_time.startsWith('0001-')) continue;
@@ -61,8 +84,161 @@ function expectedRows(items: CanonicalItem[]): Row[] {
       if (e.event_type !== 'exercised_event') continue;
       const parent = parentOf.get(id);
       const via = parent === undefined ? null : (tx.events_by_id[parent] as ExercisedEvent).choice;
-      const common = { ...base, event_id: id, via, holding_fees: null, burned: null, provider: null, featured: null, traffic: null };
+      const common = {
+        ...base,
+        event_id: id,
+        via,
+        holding_fees: null,
+        burned: null,
+        provider: null,
+        featured: null,
+        traffic: null,
+        subject: null,
+        detail: null,
+        outcome: null,
+        expires_at: null,
+      };
       const result = e.exercise_result as Obj;
+      const arg = e.choice_argument as Obj;
+      const zero = { round: null, fees: text(0n) };
+      const childExercise = (choice: string) =>
+        e.child_event_ids
+          .map((c) => tx.events_by_id[c]!)
+          .find((c): c is ExercisedEvent => c.event_type === 'exercised_event' && c.choice === choice)!;
+      const createdOf = (entity: string) =>
+        Object.values(tx.events_by_id).find(
+          (c): c is CreatedEvent => c.event_type === 'created_event' && c.template_id.endsWith(`:${entity}`),
+        )!;
+      // The simulator pays the ANS fee by a transfer to the DSO under the exercise, and creates one entry in the transaction.
+      if (e.choice === 'AnsRules_CollectInitialEntryPayment' || e.choice === 'AnsRules_CollectEntryRenewalPayment') {
+        const fee = ((childExercise('AmuletRules_Transfer').choice_argument as Obj).transfer as { outputs: { amount: string }[] })
+          .outputs[0]!.amount;
+        const entry = createdOf('Splice.Ans:AnsEntry').create_arguments as { dso: string; name: string; expiresAt: string };
+        const ans = {
+          ...common,
+          ...zero,
+          kind: 'ans_entry',
+          amount: text(units(fee)),
+          subject: entry.name,
+          outcome: e.choice === 'AnsRules_CollectInitialEntryPayment' ? 'created' : 'renewed',
+          expires_at: entry.expiresAt,
+        };
+        rows.push(
+          { ...ans, leg: 0, party: arg.user as string, burned: text(units(fee)), counterparties: [entry.dso] },
+          { ...ans, leg: 1, party: entry.dso, counterparties: [arg.user as string] },
+        );
+      }
+      if (e.choice === 'ExternalPartyAmuletRules_CreateTransferCommand') {
+        const c = arg as { sender: string; receiver: string; delegate: string; amount: string; expiresAt: string };
+        const command = {
+          ...common,
+          ...zero,
+          kind: 'transfer_command',
+          amount: text(units(c.amount)),
+          provider: c.delegate,
+          subject: result.transferCommandCid as string,
+          outcome: 'created',
+          expires_at: c.expiresAt,
+        };
+        rows.push(
+          { ...command, leg: 0, party: c.sender, counterparties: [c.receiver] },
+          { ...command, leg: 1, party: c.receiver, counterparties: [c.sender] },
+        );
+      }
+      if (COMMAND_STEPS[e.choice]) {
+        const outcome = result.result as { tag: string; value: { reason?: { tag: string; value: Record<string, string> } } } | undefined;
+        const reason = outcome?.value.reason;
+        rows.push({
+          ...common,
+          ...zero,
+          kind: 'transfer_command',
+          leg: 0,
+          party: result.sender as string,
+          amount: text(0n),
+          counterparties: [],
+          subject: e.contract_id,
+          detail: reason ? `${reason.tag}(${Object.values(reason.value).join(', ')})` : null,
+          outcome: reason ? 'failed' : COMMAND_STEPS[e.choice]!,
+        });
+      }
+      if (e.choice === 'TransferFactory_Transfer' || e.choice === 'AllocationFactory_Allocate') {
+        const output = result.output as { tag: string; value: Record<string, string> };
+        const allocation = e.choice === 'AllocationFactory_Allocate';
+        type Leg = { sender: string; receiver: string; amount: string; executeBefore: string };
+        const spec = arg.allocation as
+          { settlement: { executor: string; settlementRef: { id: string }; settleBefore: string }; transferLeg: Leg } | undefined;
+        const leg = allocation ? spec!.transferLeg : (arg.transfer as Leg);
+        if (allocation || output.tag === 'TransferInstructionResult_Pending') {
+          const made = {
+            ...common,
+            ...zero,
+            kind: allocation ? 'allocation' : 'transfer_instruction',
+            amount: text(units(leg.amount)),
+            provider: allocation ? spec!.settlement.executor : null,
+            subject: allocation ? output.value.allocationCid! : output.value.transferInstructionCid!,
+            detail: allocation ? spec!.settlement.settlementRef.id : null,
+            outcome: 'created',
+            expires_at: allocation ? spec!.settlement.settleBefore : leg.executeBefore,
+          };
+          rows.push(
+            { ...made, leg: 0, party: leg.sender, counterparties: [leg.receiver] },
+            { ...made, leg: 1, party: leg.receiver, counterparties: [leg.sender] },
+          );
+        }
+      }
+      if (SETTLED[e.choice]) {
+        // The simulator unlocks the amulet under the choice, as a new amulet of whoever it goes to.
+        const back = createdUnder(childExercise('LockedAmulet_Unlock')).create_arguments as {
+          owner: string;
+          amount: { initialAmount: string };
+        };
+        const actor = e.acting_parties[0]!;
+        const [kind, outcome] = SETTLED[e.choice]!;
+        const settled = { ...common, ...zero, kind, subject: e.contract_id, outcome };
+        const amount = text(units(back.amount.initialAmount));
+        if (back.owner === actor) rows.push({ ...settled, leg: 0, party: actor, amount, counterparties: [] });
+        else
+          rows.push(
+            { ...settled, leg: 0, party: actor, amount: text(0n), counterparties: [back.owner] },
+            { ...settled, leg: 1, party: back.owner, amount, counterparties: [actor] },
+          );
+      }
+      const ballot = { ...common, ...zero, kind: 'vote', leg: 0, amount: text(0n), counterparties: [] };
+      if (e.choice === 'DsoRules_RequestVote') {
+        const cid = result.voteRequest as string;
+        requestIds.set(cid, cid);
+        rows.push({ ...ballot, party: arg.requester as string, subject: cid, detail: actionName(arg.action as Action), outcome: 'accept' });
+      }
+      if (e.choice === 'DsoRules_CastVote') {
+        const requestId = requestIds.get(arg.requestCid as string)!;
+        requestIds.set(result.voteRequest as string, requestId);
+        const vote = arg.vote as { sv: string; accept: boolean };
+        const action = (createdOf('Splice.DsoRules:VoteRequest').create_arguments as { action: Action }).action;
+        rows.push({
+          ...ballot,
+          party: vote.sv,
+          subject: requestId,
+          detail: actionName(action),
+          outcome: vote.accept ? 'accept' : 'reject',
+        });
+      }
+      if (e.choice === 'DsoRules_CloseVoteRequest') {
+        const request = result.request as { dso: string; action: Action; votes: [string, { sv: string }][] };
+        const outcome = result.outcome as { tag: string; value: { effectiveAt?: string } | null };
+        const voters = request.votes.map(([, v]) => v.sv);
+        const closed = {
+          ...common,
+          ...zero,
+          kind: 'vote_result',
+          amount: text(0n),
+          subject: requestIds.get(arg.requestCid as string)!,
+          detail: actionName(request.action),
+          outcome: VOTE_OUTCOMES[outcome.tag]!,
+          expires_at: outcome.tag === 'VRO_Accepted' ? outcome.value!.effectiveAt! : null,
+        };
+        rows.push({ ...closed, leg: 0, party: request.dso, counterparties: voters });
+        voters.forEach((v, i) => rows.push({ ...closed, leg: i + 1, party: v, counterparties: [request.dso] }));
+      }
       if (e.choice === 'AmuletRules_Transfer') {
         const arg = e.choice_argument as { transfer: { sender: string; provider: string; outputs: Obj[] }; context: Obj };
         const summary = result.summary as { outputFees: string[]; senderChangeFee: string; holdingFees: string };
@@ -149,8 +325,9 @@ function expectedRows(items: CanonicalItem[]): Row[] {
   );
 }
 
+const csvField = (x: string) => (/[",\r\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
 const csvOf = (rows: Row[]) =>
-  'migration_id,record_time,update_id,event_id,kind,leg,party,round,amount,fees,holding_fees,burned,counterparties,provider,featured,via,traffic\r\n' +
+  'migration_id,record_time,update_id,event_id,kind,leg,party,round,amount,fees,holding_fees,burned,counterparties,provider,featured,via,traffic,subject,detail,outcome,expires_at\r\n' +
   rows
     .map(
       (r) =>
@@ -172,6 +349,10 @@ const csvOf = (rows: Row[]) =>
           r.featured ?? '',
           r.via ?? '',
           r.traffic ?? '',
+          r.subject ?? '',
+          csvField(r.detail ?? ''),
+          r.outcome ?? '',
+          r.expires_at ?? '',
         ].join(',') + '\r\n',
     )
     .join('');
@@ -197,7 +378,27 @@ describe('the activity projection and a party activity', () => {
 
   it('has a dataset worth testing', () => {
     const kinds = new Set(all.map((r) => r.kind));
-    expect([...kinds].sort()).toEqual(['lock', 'owner_expire_lock', 'tap', 'transfer', 'unlock']);
+    expect([...kinds].sort()).toEqual([
+      'allocation',
+      'ans_entry',
+      'lock',
+      'owner_expire_lock',
+      'tap',
+      'transfer',
+      'transfer_command',
+      'transfer_instruction',
+      'unlock',
+      'vote',
+      'vote_result',
+    ]);
+    const outcomes = (kind: string) => [...new Set(all.filter((r) => r.kind === kind).map((r) => r.outcome))].sort();
+    expect(outcomes('ans_entry')).toEqual(['created', 'renewed']);
+    // The delegate's sends all fail in this network (no preapproval, or too little to send).
+    expect(outcomes('transfer_command')).toEqual(['created', 'failed', 'withdrawn']);
+    expect(outcomes('transfer_instruction')).toEqual(['accepted', 'created', 'rejected']);
+    expect(outcomes('allocation')).toEqual(['created', 'executed', 'withdrawn']);
+    expect(outcomes('vote')).toEqual(['accept']);
+    expect(outcomes('vote_result').length).toBeGreaterThan(0);
     expect(all.some((r) => r.kind === 'transfer' && r.leg === 2)).toBe(true);
     expect(all.some((r) => r.featured === true)).toBe(true);
     expect(new Set(all.map((r) => r.migration_id))).toEqual(new Set([0, 1]));
@@ -255,6 +456,25 @@ describe('the activity projection and a party activity', () => {
     expect(asc.text).toBe(csvOf(ofParty(busiest).filter((r) => r.kind === 'unlock' || r.kind === 'owner_expire_lock')));
   });
 
+  it('shows the kinds beyond Amulet for the parties they concern: ANS entries, transfer commands, instructions, allocations, votes', async () => {
+    for (const kind of ['ans_entry', 'transfer_command', 'transfer_instruction', 'allocation', 'vote', 'vote_result']) {
+      // Every party with rows of the kind: its rows of the kind, oldest first, whole bodies.
+      for (const party of new Set(all.filter((r) => r.kind === kind).map((r) => r.party))) {
+        const res = await get(activityPath(party, `?kind=${kind}&order=asc&page_size=1000`));
+        expect({ kind, party, status: res.status, body: res.json }).toEqual({
+          kind,
+          party,
+          status: 200,
+          body: { activities: ofParty(party).filter((r) => r.kind === kind), next_page_token: null },
+        });
+      }
+    }
+    // An SV's history as CSV: its ballots and the results of the votes it took part in.
+    const voter = all.find((r) => r.kind === 'vote')!.party;
+    const csv = await get(activityPath(voter, '?order=asc&kind=vote&kind=vote_result'), { accept: 'text/csv' });
+    expect(csv.text).toBe(csvOf(ofParty(voter).filter((r) => r.kind === 'vote' || r.kind === 'vote_result')));
+  });
+
   it('answers a party without activity with an empty page, and client mistakes with the Scan error body', async () => {
     expect((await get(activityPath('nobody::1220'))).json).toEqual({ activities: [], next_page_token: null });
     const cases: [string, string][] = [
@@ -284,6 +504,8 @@ describe('the activity projection and a party activity', () => {
       (await t.pool.query('select * from activities order by migration_id, record_time, update_id, node, kind, leg')).rows as unknown[];
     const written = await snapshot();
     expect(written).toHaveLength(all.length);
+    // The kinds beyond Amulet's own are derived again too.
+    expect(new Set((written as { kind: string }[]).map((r) => r.kind))).toEqual(new Set(all.map((r) => r.kind)));
     // History stored before the projection: no rows.
     await t.pool.query('delete from activities');
     const stop = new AbortController();

@@ -81,7 +81,19 @@ const summary = (over: Record<string, Json> = {}) => ({
   ...over,
 });
 
-const base = { holdingFees: null, burned: null, counterparties: [], provider: null, featured: null, via: null, traffic: null };
+const base = {
+  holdingFees: null,
+  burned: null,
+  counterparties: [],
+  provider: null,
+  featured: null,
+  via: null,
+  traffic: null,
+  subject: null,
+  detail: null,
+  outcome: null,
+  expiresAt: null,
+};
 
 describe('activities of a transaction', () => {
   it('a transfer to several receivers, with fees split by ratio, a self-output, a lock and claimed rewards, reached through a preapproval', () => {
@@ -186,8 +198,14 @@ describe('activities of a transaction', () => {
     const created = amulet(2, CAROL, '75.0000000000');
     const result = { amuletSum: { amulet: created.contract_id, amuletPrice: '0.005', round: { number: '11' } }, meta: null };
     const unlock = exercise(1, 'LockedAmulet_Unlock', {}, result, [2]);
-    const accept = exercise(0, 'TransferInstruction_Accept', {}, {}, [1]);
-    expect(activitiesOf(tx([accept, unlock, created], [0]))).toEqual([
+    const accept = exercise(
+      0,
+      'TransferInstruction_Accept',
+      {},
+      { output: { tag: 'TransferInstructionResult_Completed', value: { receiverHoldingCids: [] } } },
+      [1],
+    );
+    expect(activitiesOf(tx([accept, unlock, created], [0])).filter((a) => a.kind === 'unlock')).toEqual([
       { ...base, node: 1, kind: 'unlock', leg: 0, party: CAROL, round: 11n, amount: d('75'), fees: 0n, via: 'TransferInstruction_Accept' },
     ]);
     const expire = exercise(0, 'LockedAmulet_OwnerExpireLock', {}, result, [2]);
@@ -229,7 +247,7 @@ describe('activities of a transaction', () => {
   });
 
   it('a transaction without such exercises has none; a transfer result without its summary is refused, naming the event', () => {
-    const other = exercise(0, 'DsoRules_CastVote', {}, {});
+    const other = exercise(0, 'DsoRules_SubmitStatusReport', {}, {});
     expect(activitiesOf(tx([other], [0]))).toEqual([]);
     const broken = exercise(
       0,
@@ -238,5 +256,397 @@ describe('activities of a transaction', () => {
       { round: { number: '1' } },
     );
     expect(() => activitiesOf(tx([broken], [0]))).toThrow('AmuletRules_Transfer at event u1:0: summary must be a record');
+  });
+});
+
+// The kinds beyond Amulet's own: shapes as the Splice choices return them, figures worked out by hand.
+const SV1 = 'sv1::1220';
+const SV2 = 'sv2::1220';
+const t = (iso: string) => BigInt(Date.parse(iso)) * 1000n;
+
+function created(n: number, cid: string, entity: string, args: Json): CreatedEvent {
+  return {
+    event_type: 'created_event',
+    event_id: `${U}:${n}`,
+    contract_id: cid,
+    template_id: `pkg:${entity}`,
+    package_name: 'splice',
+    create_arguments: args,
+    created_at: '2025-01-01T00:00:00.000000Z',
+    signatories: [DSO],
+    observers: [],
+  };
+}
+
+const on = (e: ExercisedEvent, over: Partial<ExercisedEvent>): ExercisedEvent => ({ ...e, ...over });
+
+/** Alice pays 1.5 to the DSO under `root` (node 0); the DSO archives the amulet it got (the burn); the entry is created. */
+function ansTree(choice: string, result: Json): TransactionUpdate {
+  const pay = exercise(
+    1,
+    'AmuletRules_Transfer',
+    { transfer: { sender: ALICE, provider: DSO, inputs: [], outputs: [output(DSO, '1.5000000000')] }, context: { featuredAppRight: null } },
+    { round: { number: '3' }, summary: summary({ outputFees: ['0.0000000000'], holdingFees: '0', senderChangeFee: '0' }), meta: null },
+    [2],
+  );
+  const paid = amulet(2, DSO, '1.5000000000');
+  const burn = on(exercise(3, 'Archive', {}, {}), {
+    contract_id: paid.contract_id,
+    consuming: true,
+    template_id: 'pkg:Splice.Amulet:Amulet',
+  });
+  const entry = created(4, 'entry4', 'Splice.Ans:AnsEntry', {
+    user: ALICE,
+    dso: DSO,
+    name: 'alice.unverified.cns',
+    url: '',
+    description: '',
+    expiresAt: '2025-04-01T00:00:00Z',
+  });
+  const root = exercise(0, choice, { user: ALICE, entryContext: 'ctx', paymentCid: 'p', transferContext: {} }, result, [1, 3, 4]);
+  return tx([root, pay, paid, burn, entry], [0]);
+}
+
+describe('activities beyond Amulet: ANS, transfer commands, two-step transfers, votes', () => {
+  it('an ANS entry paid for: the user, the fee burned, the name and expiry; the payment stays a transfer of its own', () => {
+    const rows = activitiesOf(ansTree('AnsRules_CollectInitialEntryPayment', { entryCid: 'entry4', subscriptionStateCid: 's' }));
+    expect(rows.map((r) => [r.kind, r.leg, r.party])).toEqual([
+      ['ans_entry', 0, ALICE],
+      ['ans_entry', 1, DSO],
+      ['transfer', 0, ALICE],
+      ['transfer', 1, DSO],
+    ]);
+    expect(rows[0]).toEqual({
+      ...base,
+      node: 0,
+      kind: 'ans_entry',
+      leg: 0,
+      party: ALICE,
+      round: null,
+      amount: d('1.5'),
+      fees: 0n,
+      burned: d('1.5'),
+      counterparties: [DSO],
+      subject: 'alice.unverified.cns',
+      outcome: 'created',
+      expiresAt: t('2025-04-01T00:00:00Z'),
+    });
+    // The DSO burned what it received; the burn is counted once, on leg 0.
+    expect(rows[1]).toEqual({ ...rows[0], leg: 1, party: DSO, counterparties: [ALICE], burned: null });
+    expect(rows[2]!.via).toBe('AnsRules_CollectInitialEntryPayment');
+    // An argument without the user: the entry names it.
+    const bare = ansTree('AnsRules_CollectInitialEntryPayment', { entryCid: 'entry4', subscriptionStateCid: 's' });
+    (bare.events_by_id['u1:0'] as ExercisedEvent).choice_argument = { entryContext: 'ctx', paymentCid: 'p', transferContext: {} };
+    expect(activitiesOf(bare).slice(0, 2)).toEqual(rows.slice(0, 2));
+    const renewed = activitiesOf(ansTree('AnsRules_CollectEntryRenewalPayment', { entryCid: 'entry4', subscriptionStateCid: 's' }));
+    expect(renewed[0]).toMatchObject({ kind: 'ans_entry', outcome: 'renewed', amount: d('1.5'), subject: 'alice.unverified.cns' });
+  });
+
+  it('skip-and-count: an activity that cannot be derived is listed, the others of the transaction are kept', () => {
+    const broken = ansTree('AnsRules_CollectInitialEntryPayment', { subscriptionStateCid: 's' });
+    const skipped: { eventId: string; choice: string; reason: string }[] = [];
+    const rows = activitiesOf(broken, undefined, skipped);
+    expect(skipped).toEqual([{ eventId: 'u1:0', choice: 'AnsRules_CollectInitialEntryPayment', reason: 'entryCid must be text' }]);
+    // Its subtree is still walked: the payment is a transfer.
+    expect(rows.map((r) => r.kind)).toEqual(['transfer', 'transfer']);
+    // Without the list, it is an error naming the event.
+    expect(() => activitiesOf(broken)).toThrow('AnsRules_CollectInitialEntryPayment at event u1:0: entryCid must be text');
+    // A transfer missing its summary beside a tap: the tap is kept, the transfer skipped, nothing under it read.
+    const transfer = exercise(
+      1,
+      'AmuletRules_Transfer',
+      { transfer: { sender: ALICE, provider: APP, outputs: [] } },
+      { round: { number: '1' } },
+    );
+    const coin = amulet(3, BOB, '5.0000000000');
+    const tap = exercise(2, 'AmuletRules_DevNet_Tap', {}, { amuletSum: { amulet: coin.contract_id, round: { number: '2' } } }, [3]);
+    const both: { eventId: string; choice: string; reason: string }[] = [];
+    expect(activitiesOf(tx([transfer, tap, coin], [1, 2]), undefined, both).map((r) => r.kind)).toEqual(['tap']);
+    expect(both).toEqual([{ eventId: 'u1:1', choice: 'AmuletRules_Transfer', reason: 'summary must be a record' }]);
+  });
+
+  it('a transfer command: created with both parties and the amount; sent, failed, withdrawn or expired by its sender', () => {
+    const create = exercise(
+      0,
+      'ExternalPartyAmuletRules_CreateTransferCommand',
+      {
+        sender: ALICE,
+        receiver: BOB,
+        delegate: APP,
+        amount: '25.0000000000',
+        expiresAt: '2025-01-02T00:00:00Z',
+        nonce: '4',
+        description: null,
+      },
+      { transferCommandCid: 'cmd1' },
+    );
+    const common = { ...base, node: 0, kind: 'transfer_command', round: null, fees: 0n };
+    expect(activitiesOf(tx([create], [0]))).toEqual([
+      {
+        ...common,
+        leg: 0,
+        party: ALICE,
+        amount: d('25'),
+        counterparties: [BOB],
+        provider: APP,
+        subject: 'cmd1',
+        outcome: 'created',
+        expiresAt: t('2025-01-02T00:00:00Z'),
+      },
+      {
+        ...common,
+        leg: 1,
+        party: BOB,
+        amount: d('25'),
+        counterparties: [ALICE],
+        provider: APP,
+        subject: 'cmd1',
+        outcome: 'created',
+        expiresAt: t('2025-01-02T00:00:00Z'),
+      },
+    ]);
+    const step = (choice: string, result: Json) => activitiesOf(tx([on(exercise(0, choice, {}, result), { contract_id: 'cmd1' })], [0]));
+    const sender = { ...common, leg: 0, party: ALICE, amount: 0n, subject: 'cmd1' };
+    expect(
+      step('TransferCommand_Send', {
+        result: { tag: 'TransferCommandResultSuccess', value: { sender: ALICE } },
+        sender: ALICE,
+        nonce: '4',
+      }),
+    ).toEqual([{ ...sender, outcome: 'sent' }]);
+    const failure = {
+      tag: 'TransferCommandResultFailure',
+      value: { reason: { tag: 'ITR_InsufficientFunds', value: { missingAmount: '25.0000000000' } } },
+    };
+    expect(step('TransferCommand_Send', { result: failure, sender: ALICE, nonce: '4' })).toEqual([
+      { ...sender, outcome: 'failed', detail: 'ITR_InsufficientFunds(25.0000000000)' },
+    ]);
+    expect(step('TransferCommand_Withdraw', { sender: ALICE, nonce: '4' })).toEqual([{ ...sender, outcome: 'withdrawn' }]);
+    expect(step('TransferCommand_Expire', { sender: ALICE, nonce: '4' })).toEqual([{ ...sender, outcome: 'expired' }]);
+  });
+
+  it('a transfer instruction: created when pending (not when completed at once); accepted, rejected or withdrawn with the holdings it returns', () => {
+    const transfer = { sender: ALICE, receiver: BOB, amount: '40.0000000000', executeBefore: '2025-01-03T00:00:00Z', meta: { values: {} } };
+    const factory = (output: Json) =>
+      exercise(0, 'TransferFactory_Transfer', { expectedAdmin: DSO, transfer, extraArgs: {} }, { output, senderChangeCids: [] });
+    const common = {
+      ...base,
+      node: 0,
+      kind: 'transfer_instruction',
+      round: null,
+      fees: 0n,
+      subject: 'ti1',
+      outcome: 'created',
+      expiresAt: t('2025-01-03T00:00:00Z'),
+    };
+    expect(
+      activitiesOf(tx([factory({ tag: 'TransferInstructionResult_Pending', value: { transferInstructionCid: 'ti1' } })], [0])),
+    ).toEqual([
+      { ...common, leg: 0, party: ALICE, amount: d('40'), counterparties: [BOB] },
+      { ...common, leg: 1, party: BOB, amount: d('40'), counterparties: [ALICE] },
+    ]);
+    expect(activitiesOf(tx([factory({ tag: 'TransferInstructionResult_Completed', value: { receiverHoldingCids: [] } })], [0]))).toEqual(
+      [],
+    );
+
+    const settle = (choice: string, actor: string, result: Json, owner: string) => {
+      const back = amulet(1, owner, '40.0000000000');
+      const e = on(exercise(0, choice, { extraArgs: {} }, result, [1]), { contract_id: 'ti1', acting_parties: [actor], consuming: true });
+      return activitiesOf(tx([e, back], [0]));
+    };
+    const settled = { ...base, node: 0, kind: 'transfer_instruction', round: null, fees: 0n, subject: 'ti1' };
+    // Accepted by the receiver, whose holding it is.
+    expect(
+      settle(
+        'TransferInstruction_Accept',
+        BOB,
+        { output: { tag: 'TransferInstructionResult_Completed', value: { receiverHoldingCids: ['amulet1'] } } },
+        BOB,
+      ),
+    ).toEqual([{ ...settled, leg: 0, party: BOB, amount: d('40'), outcome: 'accepted' }]);
+    // Rejected by the receiver: the amount goes back to the sender, who is named by the holding.
+    expect(
+      settle(
+        'TransferInstruction_Reject',
+        BOB,
+        { output: { tag: 'TransferInstructionResult_Failed', value: {} }, senderChangeCids: ['amulet1'] },
+        ALICE,
+      ),
+    ).toEqual([
+      { ...settled, leg: 0, party: BOB, amount: 0n, counterparties: [ALICE], outcome: 'rejected' },
+      { ...settled, leg: 1, party: ALICE, amount: d('40'), counterparties: [BOB], outcome: 'rejected' },
+    ]);
+    expect(
+      settle(
+        'TransferInstruction_Withdraw',
+        ALICE,
+        { output: { tag: 'TransferInstructionResult_Failed', value: {} }, senderChangeCids: ['amulet1'] },
+        ALICE,
+      ),
+    ).toEqual([{ ...settled, leg: 0, party: ALICE, amount: d('40'), outcome: 'withdrawn' }]);
+  });
+
+  it('an allocation: created with sender, receiver, executor, settlement and deadline; executed, cancelled or withdrawn', () => {
+    const allocation = {
+      settlement: { executor: APP, settlementRef: { id: 'settlement-7', cid: null }, settleBefore: '2025-01-01T06:00:00Z' },
+      transferLegId: 'leg-0',
+      transferLeg: { sender: ALICE, receiver: CAROL, amount: '12.5000000000' },
+    };
+    const allocate = exercise(
+      0,
+      'AllocationFactory_Allocate',
+      { expectedAdmin: DSO, allocation },
+      { output: { tag: 'AllocationInstructionResult_Completed', value: { allocationCid: 'al1' } }, senderChangeCids: [] },
+    );
+    const common = {
+      ...base,
+      node: 0,
+      kind: 'allocation',
+      round: null,
+      fees: 0n,
+      provider: APP,
+      subject: 'al1',
+      detail: 'settlement-7',
+      outcome: 'created',
+      expiresAt: t('2025-01-01T06:00:00Z'),
+    };
+    expect(activitiesOf(tx([allocate], [0]))).toEqual([
+      { ...common, leg: 0, party: ALICE, amount: d('12.5'), counterparties: [CAROL] },
+      { ...common, leg: 1, party: CAROL, amount: d('12.5'), counterparties: [ALICE] },
+    ]);
+    const delivered = amulet(1, CAROL, '12.5000000000');
+    const execute = on(exercise(0, 'Allocation_ExecuteTransfer', {}, { senderHoldingCids: [], receiverHoldingCids: ['amulet1'] }, [1]), {
+      contract_id: 'al1',
+      acting_parties: [APP],
+    });
+    const settled = { ...base, node: 0, kind: 'allocation', round: null, fees: 0n, subject: 'al1', outcome: 'executed' };
+    expect(activitiesOf(tx([execute, delivered], [0]))).toEqual([
+      { ...settled, leg: 0, party: APP, amount: 0n, counterparties: [CAROL] },
+      { ...settled, leg: 1, party: CAROL, amount: d('12.5'), counterparties: [APP] },
+    ]);
+    const back = amulet(1, ALICE, '12.5000000000');
+    const cancel = on(exercise(0, 'Allocation_Cancel', {}, { senderHoldingCids: ['amulet1'] }, [1]), {
+      contract_id: 'al1',
+      acting_parties: [APP],
+    });
+    expect(activitiesOf(tx([cancel, back], [0])).map((r) => [r.party, r.amount, r.outcome])).toEqual([
+      [APP, 0n, 'cancelled'],
+      [ALICE, d('12.5'), 'cancelled'],
+    ]);
+    const withdraw = on(cancel, { choice: 'Allocation_Withdraw', acting_parties: [ALICE] });
+    expect(activitiesOf(tx([withdraw, back], [0])).map((r) => [r.party, r.amount, r.outcome])).toEqual([[ALICE, d('12.5'), 'withdrawn']]);
+  });
+
+  it('a vote cast: the voter, the request (its tracking id), the action and the ballot; a vote result: the DSO and each voter', () => {
+    const action = { tag: 'ARC_DsoRules', value: { dsoAction: { tag: 'SRARC_GrantFeaturedAppRight', value: { provider: APP } } } };
+    const ballot = (sv: string, accept: boolean) => ({ sv, accept, reason: { url: '', body: '' }, optCastAt: null });
+    const request = (trackingCid: string | null, votes: Json) => ({
+      dso: DSO,
+      requester: 'SV1',
+      action,
+      reason: {},
+      voteBefore: '2025-01-02T00:00:00Z',
+      votes,
+      trackingCid,
+    });
+    const cast = exercise(0, 'DsoRules_CastVote', { requestCid: 'vr2', vote: ballot(SV2, false) }, { voteRequest: 'vr3' }, [1]);
+    const next = created(
+      1,
+      'vr3',
+      'Splice.DsoRules:VoteRequest',
+      request('vr1', [
+        ['SV1', ballot(SV1, true)],
+        ['SV2', ballot(SV2, false)],
+      ]),
+    );
+    expect(activitiesOf(tx([cast, next], [0]))).toEqual([
+      {
+        ...base,
+        node: 0,
+        kind: 'vote',
+        leg: 0,
+        party: SV2,
+        round: null,
+        amount: 0n,
+        fees: 0n,
+        subject: 'vr1',
+        detail: 'SRARC_GrantFeaturedAppRight',
+        outcome: 'reject',
+      },
+    ]);
+    // The first ballot on a request: its request has no tracking id yet, the request cast on is the id.
+    const first = created(1, 'vr2', 'Splice.DsoRules:VoteRequest', request('vr1', []));
+    const firstCast = exercise(0, 'DsoRules_CastVote', { requestCid: 'vr1', vote: ballot(SV1, true) }, { voteRequest: 'vr2' }, [1]);
+    expect(activitiesOf(tx([firstCast, first], [0]))[0]).toMatchObject({ party: SV1, subject: 'vr1', outcome: 'accept' });
+    // The request itself holds the requester's ballot; a new request is its own id.
+    const requested = created(1, 'vr1', 'Splice.DsoRules:VoteRequest', request(null, [['SV1', ballot(SV1, true)]]));
+    const requestVote = exercise(0, 'DsoRules_RequestVote', { requester: SV1, action }, { voteRequest: 'vr1' }, [1]);
+    expect(activitiesOf(tx([requestVote, requested], [0]))).toEqual([
+      {
+        ...base,
+        node: 0,
+        kind: 'vote',
+        leg: 0,
+        party: SV1,
+        round: null,
+        amount: 0n,
+        fees: 0n,
+        subject: 'vr1',
+        detail: 'SRARC_GrantFeaturedAppRight',
+        outcome: 'accept',
+      },
+    ]);
+
+    const close = (outcome: Json) =>
+      exercise(
+        0,
+        'DsoRules_CloseVoteRequest',
+        { requestCid: 'vr3', amuletRulesCid: null, sv: SV1 },
+        {
+          request: request('vr1', [
+            ['SV1', ballot(SV1, true)],
+            ['SV2', ballot(SV2, true)],
+          ]),
+          completedAt: '2025-01-01T12:00:00Z',
+          offboardedVoters: [],
+          abstainingSvs: [],
+          outcome,
+        },
+      );
+    const result = {
+      ...base,
+      node: 0,
+      kind: 'vote_result',
+      round: null,
+      amount: 0n,
+      fees: 0n,
+      subject: 'vr1',
+      detail: 'SRARC_GrantFeaturedAppRight',
+    };
+    expect(activitiesOf(tx([close({ tag: 'VRO_Accepted', value: { effectiveAt: '2025-01-01T12:00:00Z' } })], [0]))).toEqual([
+      { ...result, leg: 0, party: DSO, counterparties: [SV1, SV2], outcome: 'accepted', expiresAt: t('2025-01-01T12:00:00Z') },
+      { ...result, leg: 1, party: SV1, counterparties: [DSO], outcome: 'accepted', expiresAt: t('2025-01-01T12:00:00Z') },
+      { ...result, leg: 2, party: SV2, counterparties: [DSO], outcome: 'accepted', expiresAt: t('2025-01-01T12:00:00Z') },
+    ]);
+    expect(activitiesOf(tx([close({ tag: 'VRO_Expired', value: {} })], [0])).map((r) => r.outcome)).toEqual([
+      'expired',
+      'expired',
+      'expired',
+    ]);
+    const skipped: { eventId: string; choice: string; reason: string }[] = [];
+    expect(activitiesOf(tx([close({ tag: 'VRO_Maybe', value: {} })], [0]), undefined, skipped)).toEqual([]);
+    expect(skipped[0]!.reason).toBe('outcome must be VRO_Accepted, VRO_Rejected or VRO_Expired');
+  });
+
+  it('rewards from unclaimed activity records spent by a transfer are a claim of their own', () => {
+    const transfer = exercise(
+      0,
+      'AmuletRules_Transfer',
+      { transfer: { sender: ALICE, provider: APP, inputs: [], outputs: [] }, context: { featuredAppRight: null } },
+      { round: { number: '8' }, summary: summary({ inputUnclaimedActivityRecordAmount: '7.2500000000' }), meta: null },
+    );
+    expect(activitiesOf(tx([transfer], [0])).filter((r) => r.kind !== 'transfer')).toEqual([
+      { ...base, node: 0, kind: 'unclaimed_reward', leg: 0, party: ALICE, round: 8n, amount: d('7.25'), fees: 0n },
+    ]);
   });
 });
