@@ -12,7 +12,7 @@ export const BULK_HISTORY_START: StreamKey = { migrationId: 0, recordTime: IMPOR
 const BULK_PERIOD: Micros = 24n * MICROS_PER_HOUR;
 
 /** The start of the UTC day of `t` (floored, also before 1970). */
-export function startOfUtcDay(t: Micros): Micros {
+function startOfUtcDay(t: Micros): Micros {
   const rem = ((t % BULK_PERIOD) + BULK_PERIOD) % BULK_PERIOD;
   return t - rem;
 }
@@ -23,7 +23,9 @@ export function bulkSnapshotTimeAfter(t: Micros): Micros {
 }
 
 /** computeBulkSnapshotTimeAtOrBefore: the last 00:00 UTC at or before `t`. */
-export const bulkSnapshotTimeAtOrBefore = startOfUtcDay;
+export function bulkSnapshotTimeAtOrBefore(t: Micros): Micros {
+  return startOfUtcDay(t);
+}
 
 /** A segment's folder: "<start>~<end>", both as Java's Instant.toString (Splice's CantonTimestamp.toString). */
 export function segmentFolder(start: Micros, end: Micros): string {

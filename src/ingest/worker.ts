@@ -10,7 +10,7 @@ import type { Logger } from '../internal/logger';
 import { sleep } from '../internal/sleep';
 import type { Metrics } from '../internal/metrics';
 import { catchUpSnapshots, scheduleSnapshots } from '../jobs/acs-snapshots';
-import { runBulkWriter } from '../jobs/bulk-history';
+import { runBulkWriter, writeCompletedSegments } from '../jobs/bulk-history';
 import { historyRetention } from '../jobs/history-retention';
 import { newestStoredKey, readCheckpoint } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
@@ -139,6 +139,12 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
     });
     if (lost.signal.aborted) throw new WriterLockLostError({ cause: lost.signal.reason });
     await catchUpSnapshots(db, log, metrics, running);
+    if (options.bulkStorageDir) {
+      // The source ended (a file, INGEST_STOP_AT_END): stop the loop, then write what it had not reached yet.
+      bulkStop.abort();
+      await bulkWriter;
+      await writeCompletedSegments({ db, dir: options.bulkStorageDir, logger: log }, running);
+    }
     return result;
   } finally {
     stopSchedule();

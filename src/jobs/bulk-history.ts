@@ -26,13 +26,7 @@ import { withExternalHash } from '../domain/update-rendering';
 import type { Logger } from '../internal/logger';
 import { sleep } from '../internal/sleep';
 import { zstdFrame, zstdReady } from '../internal/zstd';
-import {
-  latestBulkSegment,
-  lowestMigrationAfter,
-  recordBulkSegment,
-  updateKeyAtEdge,
-  type BulkObjectRow,
-} from '../store/bulk-repository';
+import { latestBulkSegment, lowestMigrationAfter, recordBulkSegment, updateKeyAtEdge, type BulkObjectRow } from '../store/bulk-repository';
 import type { Db } from '../store/pool';
 import { listUpdates } from '../store/update-repository';
 
@@ -43,7 +37,7 @@ const FRAME_BYTES = 4 * 2 ** 20;
 /** Splice's bulkMaxFileSize: an object is closed once its compressed size reaches it. */
 const MAX_OBJECT_BYTES = 128 * 2 ** 20;
 
-export const PARTIAL_DIR = '.partial';
+const PARTIAL_DIR = '.partial';
 
 export interface BulkWriterOptions {
   db: Db;
@@ -126,7 +120,11 @@ async function fsyncDir(dir: string): Promise<void> {
 }
 
 /** Writes one segment's objects; their rows, for the caller to record. */
-async function writeSegment(options: BulkWriterOptions, segment: Segment, folder: string): Promise<{ objects: BulkObjectRow[]; updates: number }> {
+async function writeSegment(
+  options: BulkWriterOptions,
+  segment: Segment,
+  folder: string,
+): Promise<{ objects: BulkObjectRow[]; updates: number }> {
   const { db, dir } = options;
   const frameBytes = options.frameBytes ?? FRAME_BYTES;
   const maxObjectBytes = options.maxObjectBytes ?? MAX_OBJECT_BYTES;
@@ -206,7 +204,11 @@ export async function writeCompletedSegments(options: BulkWriterOptions, signal?
     const started = Date.now();
     const { objects, updates } = await writeSegment(options, segment, folder);
     if (updates === 0) logger.warn({ folder }, 'bulk storage: no updates in this segment');
-    await recordBulkSegment(db, { folder, kind: 'updates', start: segment.start, end: segment.end, objects: objects.length, updates }, objects);
+    await recordBulkSegment(
+      db,
+      { folder, kind: 'updates', start: segment.start, end: segment.end, objects: objects.length, updates },
+      objects,
+    );
     written++;
     logger.info(
       {

@@ -69,16 +69,15 @@ const segmentColumns = sql`folder, kind, start_migration_id, start_time, end_mig
 const objectColumns = sql`key, folder, object_index, sha256, size_bytes`;
 
 /** The newest segment of a kind written (by end), or undefined before the first. */
-export const latestBulkSegment = repositoryOperation(
-  'latestBulkSegment',
-  async function latestBulkSegment(db: Db, kind: BulkKind): Promise<BulkSegmentRow | undefined> {
-    const { rows } = await sql<SegmentDbRow>`
+export const latestBulkSegment = repositoryOperation('latestBulkSegment', async function latestBulkSegment(db: Db, kind: BulkKind): Promise<
+  BulkSegmentRow | undefined
+> {
+  const { rows } = await sql<SegmentDbRow>`
       select ${segmentColumns} from bulk_segments
       where kind = ${kind}
       order by end_migration_id desc, end_time desc limit 1`.execute(db);
-    return rows[0] && toSegment(rows[0]);
-  },
-);
+  return rows[0] && toSegment(rows[0]);
+});
 
 /** The (migration id, record time) of the first or the last non-import update; undefined without any. */
 export const updateKeyAtEdge = repositoryOperation(
@@ -164,17 +163,16 @@ export const bulkSegmentStartingAt = repositoryOperation(
 );
 
 /** The objects of these folders, by folder and index. */
-export const bulkObjectsOf = repositoryOperation(
-  'bulkObjectsOf',
-  async function bulkObjectsOf(db: Db, folders: readonly string[]): Promise<BulkObjectRow[]> {
-    if (folders.length === 0) return [];
-    const { rows } = await sql<ObjectDbRow>`
+export const bulkObjectsOf = repositoryOperation('bulkObjectsOf', async function bulkObjectsOf(db: Db, folders: readonly string[]): Promise<
+  BulkObjectRow[]
+> {
+  if (folders.length === 0) return [];
+  const { rows } = await sql<ObjectDbRow>`
       select ${objectColumns} from bulk_objects
-      where folder = any(${folders as string[]}::text[])
+      where folder = any(${folders}::text[])
       order by folder, object_index`.execute(db);
-    return rows.map(toObject);
-  },
-);
+  return rows.map(toObject);
+});
 
 /** The recorded objects among these keys (those written and committed). */
 export const bulkObjectsByKey = repositoryOperation(
@@ -182,7 +180,7 @@ export const bulkObjectsByKey = repositoryOperation(
   async function bulkObjectsByKey(db: Db, keys: readonly string[]): Promise<Map<string, BulkObjectRow>> {
     if (keys.length === 0) return new Map();
     const { rows } = await sql<ObjectDbRow>`
-      select ${objectColumns} from bulk_objects where key = any(${keys as string[]}::text[])`.execute(db);
+      select ${objectColumns} from bulk_objects where key = any(${keys}::text[])`.execute(db);
     return new Map(rows.map((r) => [r.key, toObject(r)]));
   },
 );

@@ -57,7 +57,9 @@ const dateTime = z
   .meta({ format: 'date-time' });
 
 const AcsQuery = z.object({ at_or_before_record_time: dateTime });
-const ProgressQuery = z.object({ record_time: dateTime.describe('The record time both the ACS snapshots and the update history must reach.') });
+const ProgressQuery = z.object({
+  record_time: dateTime.describe('The record time both the ACS snapshots and the update history must reach.'),
+});
 const UpdatesRequest = z.object({
   start_record_time: dateTime.describe('The objects include every update with a record time after this (and may include earlier ones).'),
   end_record_time: dateTime.describe('The objects include every update with a record time at most this (and may include later ones).'),
@@ -67,7 +69,10 @@ const UpdatesRequest = z.object({
     .min(1, { error: 'page_size must be at least 1' })
     .max(MAX_PAGE_SIZE, { error: `page_size must be at most ${MAX_PAGE_SIZE}` })
     .meta({ type: 'integer', format: 'int32' }),
-  next_page_token: z.string({ error: 'expected a string' }).nullish().describe('next_page_token of the previous page, with the same arguments.'),
+  next_page_token: z
+    .string({ error: 'expected a string' })
+    .nullish()
+    .describe('next_page_token of the previous page, with the same arguments.'),
 });
 const ChecksumsRequest = z.object({
   object_keys: z
@@ -83,7 +88,10 @@ const configured = (context: ApiContext): RequestHandler[] => [
 
 /** The download URL of an object on this server, as the request reached it. */
 function objectRef(req: Request, o: BulkObjectRow): z.input<typeof BulkStorageObjectRef> {
-  return { url: `${req.protocol}://${req.get('host')}${req.baseUrl}/v0/history/bulk/download/${encodeURIComponent(o.key)}`, digest: o.sha256 };
+  return {
+    url: `${req.protocol}://${req.get('host')}${req.baseUrl}/v0/history/bulk/download/${encodeURIComponent(o.key)}`,
+    digest: o.sha256,
+  };
 }
 
 const ok = (body: z.ZodType) => ({ '200': { description: 'OK', body } });
@@ -133,13 +141,18 @@ const listUpdates = operation({
       ? await updateSegmentsInRange(db, { after: body.start_record_time, atOrBefore: end, afterFolder, limit: body.page_size })
       : [];
     const byFolder = new Map<string, BulkObjectRow[]>();
-    for (const o of await bulkObjectsOf(db, segments.map((s) => s.folder))) byFolder.set(o.folder, [...(byFolder.get(o.folder) ?? []), o]);
+    for (const o of await bulkObjectsOf(
+      db,
+      segments.map((s) => s.folder),
+    ))
+      byFolder.set(o.folder, [...(byFolder.get(o.folder) ?? []), o]);
     // Whole segments only: one that would pass page_size ends the page (or fails it, if it would be the first).
     const listed: BulkObjectRow[] = [];
     for (const s of segments) {
       const objects = byFolder.get(s.folder) ?? [];
       if (listed.length + objects.length > body.page_size) {
-        if (listed.length === 0) throw badRequest(`Limit of ${body.page_size} is too low to return any objects, even from a single folder of objects`);
+        if (listed.length === 0)
+          throw badRequest(`Limit of ${body.page_size} is too low to return any objects, even from a single folder of objects`);
         break;
       }
       listed.push(...objects);

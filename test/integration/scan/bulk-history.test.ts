@@ -11,11 +11,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { formatRecordTime, parseTimestamp } from '../../../src/domain/time';
+import { createFileSource } from '../../../src/ingest/sources/file-source';
+import { runWorker } from '../../../src/ingest/worker';
 import { writeCompletedSegments } from '../../../src/jobs/bulk-history';
 import { createLogger } from '../../../src/internal/logger';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
-import { simulatedItems } from '../../support/items/simulated-network';
+import { simulatedItems, writeItems } from '../../support/items/simulated-network';
 import { loadItems } from './history-fixture';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -65,7 +67,7 @@ describe('bulk history (BULK_STORAGE_DIR)', () => {
   // Small objects: several per segment, each of several frames.
   const writer = { dir, logger, frameBytes: 8_000, maxObjectBytes: 8_000 };
   let api: TestApi;
-  let served: Record<string, unknown>[] = [];
+  const served: Record<string, unknown>[] = [];
 
   const post = (p: string, body: unknown) => request(api.url, 'POST', `/api/scan${p}`, body);
   const get = (p: string) => request(api.url, 'GET', `/api/scan${p}`);
@@ -202,7 +204,14 @@ describe('bulk history (BULK_STORAGE_DIR)', () => {
     const keys = refs.map(keyOf).reverse();
     const res = await post('/v0/history/bulk/checksums', { object_keys: keys });
     expect(res.status).toBe(200);
-    expect(res.text).toBe(JSON.stringify({ checksums: bytes.map(sha256).reverse().map((value) => ({ value })) }));
+    expect(res.text).toBe(
+      JSON.stringify({
+        checksums: bytes
+          .map(sha256)
+          .reverse()
+          .map((value) => ({ value })),
+      }),
+    );
   });
 
   it('pages whole segments, and refuses a page size below one segment', async () => {
@@ -229,7 +238,10 @@ describe('bulk history (BULK_STORAGE_DIR)', () => {
   it('progress: no ACS snapshot is written in this slice, so never beyond a time', async () => {
     for (const time of ['2025-03-01T00:00:00Z', '2100-01-01T00:00:00Z']) {
       const res = await get(`/v0/history/bulk/progress?record_time=${encodeURIComponent(time)}`);
-      expect({ status: res.status, text: res.text }).toEqual({ status: 200, text: JSON.stringify({ beyond_requested_record_time: false }) });
+      expect({ status: res.status, text: res.text }).toEqual({
+        status: 200,
+        text: JSON.stringify({ beyond_requested_record_time: false }),
+      });
     }
     expect(await get('/v0/history/bulk/acs?at_or_before_record_time=2025-03-03T00:00:00Z')).toMatchObject({
       status: 404,
@@ -264,6 +276,45 @@ describe('bulk history (BULK_STORAGE_DIR)', () => {
   });
 });
 
+describe('the ingestion worker with a bulk storage directory', () => {
+  const t = useTestDatabase();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulk-worker-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('writes every completed segment by the end of the source, one object each at the default sizes', async () => {
+    await runWorker(
+      {
+        db: t.db,
+        pool: t.pool,
+        source: createFileSource(writeItems(items)),
+        logger: createLogger('silent'),
+        batchSize: 100,
+        batchMaxWaitMs: 100,
+        bulkStorageDir: dir,
+      },
+      new AbortController().signal,
+    );
+    const folders = fs
+      .readdirSync(dir)
+      .filter((f) => f !== '.partial')
+      .sort();
+    expect(folders).toEqual([
+      '0001-01-01T00:00:00Z~2025-03-02T00:00:00Z',
+      '2025-03-02T00:00:00Z~2025-03-03T00:00:00Z',
+      '2025-03-03T00:00:00Z~2025-03-04T00:00:00Z',
+    ]);
+    const api = await startTestApi(t, { env: { BULK_STORAGE_DIR: dir } });
+    try {
+      const keys = folders.map((f) => `${f}/updates_0.zstd`);
+      for (const f of folders) expect(fs.readdirSync(path.join(dir, f))).toEqual(['updates_0.zstd']);
+      const res = await request(api.url, 'POST', '/api/scan/v0/history/bulk/checksums', { object_keys: keys });
+      expect(res.json).toEqual({ checksums: keys.map((k) => ({ value: sha256(fs.readFileSync(path.join(dir, k))) })) });
+    } finally {
+      await api.close();
+    }
+  });
+});
+
 describe('bulk history disabled (the default)', () => {
   const t = useTestDatabase();
   let api: TestApi;
@@ -276,7 +327,11 @@ describe('bulk history disabled (the default)', () => {
     const calls: [string, string, unknown?][] = [
       ['GET', '/v0/history/bulk/acs?at_or_before_record_time=2025-01-01T00:00:00Z'],
       ['GET', '/v0/history/bulk/acs'],
-      ['POST', '/v0/history/bulk/updates', { start_record_time: '2025-01-01T00:00:00Z', end_record_time: '2025-01-02T00:00:00Z', page_size: 10 }],
+      [
+        'POST',
+        '/v0/history/bulk/updates',
+        { start_record_time: '2025-01-01T00:00:00Z', end_record_time: '2025-01-02T00:00:00Z', page_size: 10 },
+      ],
       ['POST', '/v0/history/bulk/updates', {}],
       ['POST', '/v0/history/bulk/checksums', { object_keys: ['a'] }],
       ['GET', '/v0/history/bulk/progress?record_time=2025-01-01T00:00:00Z'],
