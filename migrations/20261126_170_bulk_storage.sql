@@ -5,8 +5,9 @@
 --
 -- Folder names are "<start>~<end>" in Java's Instant.toString form; Splice pages through them in
 -- string order, hence the "C" collation (byte order, whatever the database's default).
+-- An ACS snapshot's folder can be an update segment's too (both "<day>~<next day>"): the kind tells them apart.
 create table bulk_segments (
-  folder text collate "C" primary key,
+  folder text collate "C" not null,
   kind text not null check (kind in ('updates', 'acs')),
   start_migration_id bigint not null,
   start_time timestamptz not null,
@@ -14,7 +15,8 @@ create table bulk_segments (
   end_time timestamptz not null,
   objects integer not null,
   updates bigint not null,
-  written_at timestamptz not null default now()
+  written_at timestamptz not null default now(),
+  primary key (kind, folder)
 );
 
 -- The newest segment of a kind: where the writer resumes and what progress reports.
@@ -22,10 +24,12 @@ create index bulk_segments_kind_end on bulk_segments (kind, end_migration_id, en
 
 create table bulk_objects (
   key text collate "C" primary key,
-  folder text collate "C" not null references bulk_segments (folder) on delete cascade,
+  kind text not null,
+  folder text collate "C" not null,
   object_index integer not null,
   -- Base64 of the SHA-256 of the object's bytes, as Splice's digests are written.
   sha256 text not null,
   size_bytes bigint not null,
-  unique (folder, object_index)
+  unique (kind, folder, object_index),
+  foreign key (kind, folder) references bulk_segments (kind, folder) on delete cascade
 );

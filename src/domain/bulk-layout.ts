@@ -32,9 +32,9 @@ export function segmentFolder(start: Micros, end: Micros): string {
   return `${formatInstant(start)}~${formatInstant(end)}`;
 }
 
-/** The key of the `index`th object (from 0) of a segment's update history. */
-export function updatesObjectKey(folder: string, index: number): string {
-  return `${folder}/updates_${index}.zstd`;
+/** The key of the `index`th object (from 0) of a segment's update history (`updates`) or of an ACS snapshot (`ACS`). */
+export function bulkObjectKey(folder: string, prefix: 'updates' | 'ACS', index: number): string {
+  return `${folder}/${prefix}_${index}.zstd`;
 }
 
 /** Where a folder starts and ends; undefined for a name that is not "<instant>~<instant>" (a trailing "/" allowed). */

@@ -1,7 +1,8 @@
 /**
  * The bulk history writer (BULK_STORAGE_DIR, docs/bulk-history.md): writes each completed segment of
- * the update history as Splice's bulk storage objects, zstd-compressed NDJSON, and records their
- * SHA-256. A segment is complete once an update after its end is stored.
+ * the update history, then each ACS snapshot taken at 00:00 UTC, as Splice's bulk storage objects
+ * (zstd-compressed NDJSON), and records their SHA-256. A segment is complete once an update after its
+ * end is stored.
  *
  * Crash safety: an object is written under a temporary name in `<dir>/.partial/`, fsynced, then
  * renamed to its key (and the directory fsynced); its segment and checksums are committed to the
@@ -17,17 +18,26 @@ import {
   bulkSnapshotTimeAfter,
   inSegment,
   segmentFolder,
-  updatesObjectKey,
+  bulkObjectKey,
   type Segment,
 } from '../domain/bulk-layout';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
-import { formatInstant } from '../domain/time';
+import { activeContractJson } from '../domain/active-contract';
+import { formatInstant, MICROS_PER_HOUR, type Micros } from '../domain/time';
 import { withExternalHash } from '../domain/update-rendering';
 import type { Logger } from '../internal/logger';
 import { sleep } from '../internal/sleep';
 import { zstdFrame, zstdReady } from '../internal/zstd';
-import { latestBulkSegment, lowestMigrationAfter, recordBulkSegment, updateKeyAtEdge, type BulkObjectRow } from '../store/bulk-repository';
+import {
+  bulkSnapshotsAfter,
+  latestBulkSegment,
+  lowestMigrationAfter,
+  recordBulkSegment,
+  updateKeyAtEdge,
+  type BulkObjectRow,
+} from '../store/bulk-repository';
 import type { Db } from '../store/pool';
+import { acsPage, type CreationKey } from '../store/acs-repository';
 import { listUpdates } from '../store/update-repository';
 
 /** Splice's bulkDbReadChunkSize. */
@@ -119,20 +129,21 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** Writes one segment's objects; their rows, for the caller to record. */
-async function writeSegment(
+/** Writes `lines` as the objects `<folder>/<prefix>_<n>.zstd`; their rows, for the caller to record. */
+async function writeObjects(
   options: BulkWriterOptions,
-  segment: Segment,
   folder: string,
-): Promise<{ objects: BulkObjectRow[]; updates: number }> {
-  const { db, dir } = options;
+  prefix: 'updates' | 'ACS',
+  lines: AsyncIterable<string>,
+): Promise<{ objects: BulkObjectRow[]; lines: number }> {
+  const { dir } = options;
   const frameBytes = options.frameBytes ?? FRAME_BYTES;
   const maxObjectBytes = options.maxObjectBytes ?? MAX_OBJECT_BYTES;
   const objects: BulkObjectRow[] = [];
   let file: ObjectFile | undefined;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  let updates = 0;
+  let count = 0;
 
   const flushFrame = async () => {
     if (pendingBytes === 0) return;
@@ -146,7 +157,7 @@ async function writeSegment(
     const current = file;
     file = undefined;
     const sha256 = await current.finish();
-    const key = updatesObjectKey(folder, objects.length);
+    const key = bulkObjectKey(folder, prefix, objects.length);
     await options.beforeRename?.(key);
     const target = path.join(dir, key);
     await fs.mkdir(path.dirname(target), { recursive: true });
@@ -156,32 +167,75 @@ async function writeSegment(
   };
 
   try {
-    let after: StreamKey = segment.start;
-    for (;;) {
-      const page = await listUpdates(db, after, READ_CHUNK, 'compact_json');
-      const inside = page.filter((u) => inSegment(segment, u));
-      for (const u of inside) {
-        // The served item: the stored compact_json with the external hash as /v2/updates adds it.
-        const line = Buffer.from(bulkLine(withExternalHash(u.json!, u.externalTransactionHash)), 'utf8');
-        pending.push(line);
-        pendingBytes += line.length;
-        updates++;
-        if (pendingBytes >= frameBytes) {
-          await flushFrame();
-          if (file && file.size >= maxObjectBytes) await closeObject();
-        }
+    for await (const text of lines) {
+      const line = Buffer.from(text, 'utf8');
+      pending.push(line);
+      pendingBytes += line.length;
+      count++;
+      if (pendingBytes >= frameBytes) {
+        await flushFrame();
+        if (file && file.size >= maxObjectBytes) await closeObject();
       }
-      if (inside.length < page.length || page.length < READ_CHUNK) break;
-      const last = page[page.length - 1]!;
-      after = { migrationId: last.migrationId, recordTime: last.recordTime };
     }
     await flushFrame();
     await closeObject();
-    return { objects, updates };
+    return { objects, lines: count };
   } catch (err) {
     await file?.abandon();
     throw err;
   }
+}
+
+/** A segment's updates as lines, read 1,000 at a time in the network's order (as Splice reads them). */
+async function* updateLines(db: Db, segment: Segment): AsyncIterable<string> {
+  let after: StreamKey = segment.start;
+  for (;;) {
+    const page = await listUpdates(db, after, READ_CHUNK, 'compact_json');
+    const inside = page.filter((u) => inSegment(segment, u));
+    // The served item: the stored compact_json with the external hash as /v2/updates adds it.
+    for (const u of inside) yield bulkLine(withExternalHash(u.json!, u.externalTransactionHash));
+    if (inside.length < page.length || page.length < READ_CHUNK) return;
+    const last = page[page.length - 1]!;
+    after = { migrationId: last.migrationId, recordTime: last.recordTime };
+  }
+}
+
+/** A snapshot's active contracts as lines: the /v2/state/acs items of every party and template, in creation order. */
+async function* acsLines(db: Db, migrationId: number, at: Micros): AsyncIterable<string> {
+  let after: CreationKey | undefined;
+  for (;;) {
+    const page = await acsPage(db, { migrationId, at, after, limit: READ_CHUNK, parties: [], templates: [] });
+    for (const c of page) yield bulkLine(activeContractJson(c));
+    const last = page[page.length - 1];
+    if (!last || page.length < READ_CHUNK) return;
+    after = { createdAt: last.createdAt, contractId: last.contractId };
+  }
+}
+
+/** Writes the ACS snapshots taken at 00:00 UTC after the newest one written; how many it wrote. */
+async function writeAcsSnapshots(options: BulkWriterOptions, signal?: AbortSignal): Promise<number> {
+  const { db, logger } = options;
+  const latest = await latestBulkSegment(db, 'acs');
+  let written = 0;
+  for (const snapshot of await bulkSnapshotsAfter(db, latest?.start.recordTime)) {
+    if (signal?.aborted) break;
+    const { migrationId, recordTime } = snapshot;
+    const end = recordTime + 24n * MICROS_PER_HOUR;
+    const folder = segmentFolder(recordTime, end);
+    const started = Date.now();
+    const { objects, lines } = await writeObjects(options, folder, 'ACS', acsLines(db, migrationId, recordTime));
+    await recordBulkSegment(
+      db,
+      { folder, kind: 'acs', start: snapshot, end: { migrationId, recordTime: end }, objects: objects.length, updates: lines },
+      objects,
+    );
+    written++;
+    logger.info(
+      { folder, migrationId, objects: objects.length, contracts: lines, ms: Date.now() - started },
+      'bulk storage: wrote an ACS snapshot',
+    );
+  }
+  return written;
 }
 
 /**
@@ -202,7 +256,7 @@ export async function writeCompletedSegments(options: BulkWriterOptions, signal?
     const { segment } = next;
     const folder = segmentFolder(segment.start.recordTime, segment.end.recordTime);
     const started = Date.now();
-    const { objects, updates } = await writeSegment(options, segment, folder);
+    const { objects, lines: updates } = await writeObjects(options, folder, 'updates', updateLines(db, segment));
     if (updates === 0) logger.warn({ folder }, 'bulk storage: no updates in this segment');
     await recordBulkSegment(
       db,
@@ -223,7 +277,7 @@ export async function writeCompletedSegments(options: BulkWriterOptions, signal?
       'bulk storage: wrote an update history segment',
     );
   }
-  return written;
+  return written + (await writeAcsSnapshots(options, signal));
 }
 
 /**

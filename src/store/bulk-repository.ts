@@ -112,7 +112,7 @@ export const recordBulkSegment = repositoryOperation(
   'recordBulkSegment',
   async function recordBulkSegment(db: Db, segment: BulkSegmentRow, objects: readonly BulkObjectRow[]): Promise<void> {
     await db.transaction().execute(async (trx) => {
-      await sql`delete from bulk_segments where folder = ${segment.folder}`.execute(trx);
+      await sql`delete from bulk_segments where kind = ${segment.kind} and folder = ${segment.folder}`.execute(trx);
       await sql`
         insert into bulk_segments (folder, kind, start_migration_id, start_time, end_migration_id, end_time, objects, updates)
         values (${segment.folder}, ${segment.kind}, ${segment.start.migrationId}, ${formatRecordTime(segment.start.recordTime)}::timestamptz,
@@ -121,8 +121,8 @@ export const recordBulkSegment = repositoryOperation(
       );
       for (const o of objects) {
         await sql`
-          insert into bulk_objects (key, folder, object_index, sha256, size_bytes)
-          values (${o.key}, ${o.folder}, ${o.index}, ${o.sha256}, ${o.sizeBytes})`.execute(trx);
+          insert into bulk_objects (key, kind, folder, object_index, sha256, size_bytes)
+          values (${o.key}, ${segment.kind}, ${o.folder}, ${o.index}, ${o.sha256}, ${o.sizeBytes})`.execute(trx);
       }
     });
   },
@@ -162,17 +162,18 @@ export const bulkSegmentStartingAt = repositoryOperation(
   },
 );
 
-/** The objects of these folders, by folder and index. */
-export const bulkObjectsOf = repositoryOperation('bulkObjectsOf', async function bulkObjectsOf(db: Db, folders: readonly string[]): Promise<
-  BulkObjectRow[]
-> {
-  if (folders.length === 0) return [];
-  const { rows } = await sql<ObjectDbRow>`
+/** The objects of a kind in these folders, by folder and index. */
+export const bulkObjectsOf = repositoryOperation(
+  'bulkObjectsOf',
+  async function bulkObjectsOf(db: Db, kind: BulkKind, folders: readonly string[]): Promise<BulkObjectRow[]> {
+    if (folders.length === 0) return [];
+    const { rows } = await sql<ObjectDbRow>`
       select ${objectColumns} from bulk_objects
-      where folder = any(${folders}::text[])
+      where kind = ${kind} and folder = any(${folders}::text[])
       order by folder, object_index`.execute(db);
-  return rows.map(toObject);
-});
+    return rows.map(toObject);
+  },
+);
 
 /** The recorded objects among these keys (those written and committed). */
 export const bulkObjectsByKey = repositoryOperation(
@@ -182,5 +183,21 @@ export const bulkObjectsByKey = repositoryOperation(
     const { rows } = await sql<ObjectDbRow>`
       select ${objectColumns} from bulk_objects where key = any(${keys}::text[])`.execute(db);
     return new Map(rows.map((r) => [r.key, toObject(r)]));
+  },
+);
+
+/**
+ * The ACS snapshots taken at 00:00 UTC (Splice's bulk snapshot times) after `after`, oldest first; at
+ * a time two migrations both have a snapshot of, the lower one (the migration still going on then).
+ */
+export const bulkSnapshotsAfter = repositoryOperation(
+  'bulkSnapshotsAfter',
+  async function bulkSnapshotsAfter(db: Db, after: Micros | undefined): Promise<StreamKey[]> {
+    const { rows } = await sql<{ migration_id: number; record_time: string }>`
+      select distinct on (record_time) migration_id, record_time from acs_snapshots
+      where record_time > ${after === undefined ? '-infinity' : formatRecordTime(after)}::timestamptz
+        and record_time = date_trunc('day', record_time, 'UTC')
+      order by record_time, migration_id`.execute(db);
+    return rows.map((r) => ({ migrationId: Number(r.migration_id), recordTime: fromPgTimestamp(r.record_time) }));
   },
 );

@@ -110,7 +110,7 @@ const listAcs = operation({
     const t = query.at_or_before_record_time;
     const at = latest.start.recordTime < t ? latest.start.recordTime : bulkSnapshotTimeAtOrBefore(t);
     const segment = await bulkSegmentStartingAt(db, 'acs', at);
-    const objects = segment ? await bulkObjectsOf(db, [segment.folder]) : [];
+    const objects = segment ? await bulkObjectsOf(db, 'acs', [segment.folder]) : [];
     if (objects.length === 0) {
       throw notFound(
         `No snapshot objects found in bulk storage at expected timestamp ${formatInstant(at)}, this may be because the timestamp is before network genesis`,
@@ -141,11 +141,12 @@ const listUpdates = operation({
       ? await updateSegmentsInRange(db, { after: body.start_record_time, atOrBefore: end, afterFolder, limit: body.page_size })
       : [];
     const byFolder = new Map<string, BulkObjectRow[]>();
-    for (const o of await bulkObjectsOf(
+    const objects = await bulkObjectsOf(
       db,
+      'updates',
       segments.map((s) => s.folder),
-    ))
-      byFolder.set(o.folder, [...(byFolder.get(o.folder) ?? []), o]);
+    );
+    for (const o of objects) byFolder.set(o.folder, [...(byFolder.get(o.folder) ?? []), o]);
     // Whole segments only: one that would pass page_size ends the page (or fails it, if it would be the first).
     const listed: BulkObjectRow[] = [];
     for (const s of segments) {

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { formatRecordTime, parseTimestamp } from '../../../src/domain/time';
 import { createFileSource } from '../../../src/ingest/sources/file-source';
 import { runWorker } from '../../../src/ingest/worker';
+import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
 import { writeCompletedSegments } from '../../../src/jobs/bulk-history';
 import { createLogger } from '../../../src/internal/logger';
 import { useTestDatabase } from '../../support/database/database';
@@ -101,6 +102,7 @@ describe('bulk history (BULK_STORAGE_DIR)', () => {
 
   beforeAll(async () => {
     await loadItems(t.db, items);
+    await catchUpSnapshots(t.db);
     api = await startTestApi(t, { env: { BULK_STORAGE_DIR: dir } });
     // Everything /v2/updates serves, in order, through the API.
     let after: { after_migration_id: number; after_record_time: string } | undefined;
@@ -235,18 +237,60 @@ describe('bulk history (BULK_STORAGE_DIR)', () => {
     expect(res.json).toEqual({ object_refs: all.slice(0, firstCount) });
   });
 
-  it('progress: no ACS snapshot is written in this slice, so never beyond a time', async () => {
-    for (const time of ['2025-03-01T00:00:00Z', '2100-01-01T00:00:00Z']) {
+  it('writes the ACS snapshots taken at 00:00 UTC, whose lines are the /v2/state/acs items of the snapshot', async () => {
+    const cases = [
+      { asked: '2025-03-03T05:00:00Z', at: '2025-03-03T00:00:00Z', migration: 0 },
+      { asked: '2025-03-02T00:00:00Z', at: '2025-03-02T00:00:00Z', migration: 0 },
+      // After the newest snapshot written: that one.
+      { asked: '2100-01-01T00:00:00Z', at: '2025-03-04T00:00:00Z', migration: 1 },
+    ];
+    for (const { asked, at, migration } of cases) {
+      const res = await get(`/v0/history/bulk/acs?at_or_before_record_time=${encodeURIComponent(asked)}`);
+      expect(res.status).toBe(200);
+      const body = res.json as { record_time: string; object_refs: ObjectRef[] };
+      expect(body.record_time).toBe(at);
+      const folder = `${at}~${instant(Date.parse(at) + DAY_MS)}`;
+      expect(body.object_refs.map(keyOf)).toEqual(body.object_refs.map((_, i) => `${folder}/ACS_${i}.zstd`));
+      const lines: string[] = [];
+      for (const ref of body.object_refs) {
+        const bytes = await download(ref);
+        expect(ref.digest).toBe(sha256(bytes));
+        lines.push(...unzstd(bytes).slice(0, -1).split('\n'));
+      }
+      const contracts: Record<string, unknown>[] = [];
+      let after: string | undefined;
+      for (let pages = 0; pages < 100; pages++) {
+        const page = (await post('/v2/state/acs', { migration_id: migration, record_time: at, page_size: 1000, ...(after && { after }) }))
+          .json as { created_events: Record<string, unknown>[]; next_page_token: string | null };
+        contracts.push(...page.created_events);
+        if (!page.next_page_token) break;
+        after = page.next_page_token;
+      }
+      expect(contracts.length).toBeGreaterThan(0);
+      expect(lines).toEqual(contracts.map(expectedLine));
+    }
+    expect(await get('/v0/history/bulk/acs?at_or_before_record_time=2025-03-01T12:00:00Z')).toMatchObject({
+      status: 404,
+      text: error(
+        'No snapshot objects found in bulk storage at expected timestamp 2025-03-01T00:00:00Z, this may be because the timestamp is before network genesis',
+      ),
+    });
+  });
+
+  it('progress: beyond a time once both an ACS snapshot and the update history are written up to it', async () => {
+    for (const [time, beyond] of [
+      ['2025-03-01T00:00:00Z', true],
+      ['2025-03-04T00:00:00Z', true],
+      ['2025-03-04T00:00:00.000001Z', false],
+      ['2100-01-01T00:00:00Z', false],
+    ] as const) {
       const res = await get(`/v0/history/bulk/progress?record_time=${encodeURIComponent(time)}`);
-      expect({ status: res.status, text: res.text }).toEqual({
+      expect({ time, status: res.status, text: res.text }).toEqual({
+        time,
         status: 200,
-        text: JSON.stringify({ beyond_requested_record_time: false }),
+        text: JSON.stringify({ beyond_requested_record_time: beyond }),
       });
     }
-    expect(await get('/v0/history/bulk/acs?at_or_before_record_time=2025-03-03T00:00:00Z')).toMatchObject({
-      status: 404,
-      text: error('no snapshot in committed bulk storage yet'),
-    });
   });
 
   it('answers 400 to bad input and 404 to unknown keys', async () => {
@@ -281,7 +325,7 @@ describe('the ingestion worker with a bulk storage directory', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulk-worker-'));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('writes every completed segment by the end of the source, one object each at the default sizes', async () => {
+  it('writes every completed segment and 00:00 snapshot by the end of the source, one object each at the default sizes', async () => {
     await runWorker(
       {
         db: t.db,
@@ -294,19 +338,22 @@ describe('the ingestion worker with a bulk storage directory', () => {
       },
       new AbortController().signal,
     );
-    const folders = fs
-      .readdirSync(dir)
-      .filter((f) => f !== '.partial')
+    const files = fs
+      .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.zstd'))
       .sort();
-    expect(folders).toEqual([
-      '0001-01-01T00:00:00Z~2025-03-02T00:00:00Z',
-      '2025-03-02T00:00:00Z~2025-03-03T00:00:00Z',
-      '2025-03-03T00:00:00Z~2025-03-04T00:00:00Z',
+    // Update segments, and the snapshots of 00:00 UTC in the folders of the same days.
+    expect(files).toEqual([
+      '0001-01-01T00:00:00Z~2025-03-02T00:00:00Z/updates_0.zstd',
+      '2025-03-02T00:00:00Z~2025-03-03T00:00:00Z/ACS_0.zstd',
+      '2025-03-02T00:00:00Z~2025-03-03T00:00:00Z/updates_0.zstd',
+      '2025-03-03T00:00:00Z~2025-03-04T00:00:00Z/ACS_0.zstd',
+      '2025-03-03T00:00:00Z~2025-03-04T00:00:00Z/updates_0.zstd',
+      '2025-03-04T00:00:00Z~2025-03-05T00:00:00Z/ACS_0.zstd',
     ]);
     const api = await startTestApi(t, { env: { BULK_STORAGE_DIR: dir } });
     try {
-      const keys = folders.map((f) => `${f}/updates_0.zstd`);
-      for (const f of folders) expect(fs.readdirSync(path.join(dir, f))).toEqual(['updates_0.zstd']);
+      const keys = files;
       const res = await request(api.url, 'POST', '/api/scan/v0/history/bulk/checksums', { object_keys: keys });
       expect(res.json).toEqual({ checksums: keys.map((k) => ({ value: sha256(fs.readFileSync(path.join(dir, k))) })) });
     } finally {

@@ -6,7 +6,7 @@ import {
   isObjectKey,
   parseFolder,
   segmentFolder,
-  updatesObjectKey,
+  bulkObjectKey,
 } from '../../../src/domain/bulk-layout';
 import { parseTimestamp } from '../../../src/domain/time';
 
@@ -28,10 +28,10 @@ describe('bulk storage layout', () => {
     expect(segmentFolder(t('2025-03-02T00:00:00.5Z'), t('2025-03-03T00:00:00.000123Z'))).toBe(
       '2025-03-02T00:00:00.500Z~2025-03-03T00:00:00.000123Z',
     );
-    expect(updatesObjectKey(folder, 0)).toBe('0001-01-01T00:00:00Z~2025-03-02T00:00:00Z/updates_0.zstd');
+    expect(bulkObjectKey(folder, 'updates', 0)).toBe('0001-01-01T00:00:00Z~2025-03-02T00:00:00Z/updates_0.zstd');
     expect(parseFolder(`${folder}/`)).toEqual({ start: BULK_HISTORY_START.recordTime, end: t('2025-03-02T00:00:00Z') });
     expect(parseFolder('a~b')).toBeUndefined();
-    expect(isObjectKey(updatesObjectKey(folder, 12))).toBe(true);
+    expect(isObjectKey(bulkObjectKey(folder, 'updates', 12))).toBe(true);
     expect(isObjectKey(`${folder}/ACS_3.zstd`)).toBe(true);
     for (const key of [`${folder}/../x`, `${folder}/updates_.zstd`, '../../etc/passwd', `x/${folder}/updates_0.zstd`]) {
       expect(isObjectKey(key)).toBe(false);
