@@ -163,6 +163,7 @@ export function startWorker(
       batchMaxWaitMs: config.ingest.batchMaxWaitMs,
       lockPollMs: config.ingest.lockPollMs,
       retentionDays: config.ingest.retentionDays,
+      bulkStorageDir: config.bulkStorage.dir,
       onBatch,
     },
     controller.signal,

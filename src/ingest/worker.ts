@@ -10,6 +10,7 @@ import type { Logger } from '../internal/logger';
 import { sleep } from '../internal/sleep';
 import type { Metrics } from '../internal/metrics';
 import { catchUpSnapshots, scheduleSnapshots } from '../jobs/acs-snapshots';
+import { runBulkWriter, writeCompletedSegments } from '../jobs/bulk-history';
 import { historyRetention } from '../jobs/history-retention';
 import { newestStoredKey, readCheckpoint } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
@@ -30,6 +31,8 @@ export interface WorkerOptions {
   lockPollMs?: number;
   /** Days of history to keep (HISTORY_RETENTION); undefined: all of it. */
   retentionDays?: number;
+  /** BULK_STORAGE_DIR: the lock holder writes completed history segments there; undefined: off. */
+  bulkStorageDir?: string;
   /** Called after each committed batch (progress reporting). */
   onBatch?: (batch: AppliedBatch) => void;
 }
@@ -92,6 +95,11 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
   // Only the lock holder announces snapshots on the schedule.
   const stopSchedule = scheduleSnapshots(db, log, options.metrics);
   const retain = options.retentionDays === undefined ? undefined : historyRetention(db, options.retentionDays, log);
+  // Like the snapshot schedule, only the lock holder writes bulk objects, beside ingestion.
+  const bulkStop = new AbortController();
+  const bulkWriter = options.bulkStorageDir
+    ? runBulkWriter({ db, dir: options.bulkStorageDir, logger: log }, AbortSignal.any([running, bulkStop.signal]))
+    : undefined;
   try {
     const checkpoint = await readCheckpoint(db, source.stream);
     await retain?.(checkpoint?.recordTime ?? undefined);
@@ -139,9 +147,17 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
     });
     if (lost.signal.aborted) throw new WriterLockLostError({ cause: lost.signal.reason });
     await catchUpSnapshots(db, log, metrics, running);
+    if (options.bulkStorageDir) {
+      // The source ended (a file, INGEST_STOP_AT_END): stop the loop, then write what it had not reached yet.
+      bulkStop.abort();
+      await bulkWriter;
+      await writeCompletedSegments({ db, dir: options.bulkStorageDir, logger: log }, running);
+    }
     return result;
   } finally {
     stopSchedule();
+    bulkStop.abort();
+    await bulkWriter;
     await lock.release();
     if (metrics) metrics.writer.role = 'none';
     metrics?.writerActive.set(0);

@@ -453,6 +453,13 @@ export const knobs = {
       .transform((s) => (s === '' ? undefined : Number(s.slice(0, -1)) * (s.endsWith('w') ? 7 : 1)))
       .pipe(z.number().int().min(1).optional()),
   },
+  BULK_STORAGE_DIR: {
+    description:
+      "Directory where the worker writes completed update-history segments as Splice's bulk storage objects (zstd-compressed NDJSON, docs/bulk-history.md), and from which the API serves the five /v0/history/bulk operations. Empty: bulk storage is off, and those operations answer 501 as the Scan app does.",
+    default: '',
+    expects: 'empty, or a directory path',
+    schema: optionalString,
+  },
   INGEST_LOCK_POLL_MS: {
     description: 'How often a standby worker tries to take over the writer lock.',
     default: '2000',
@@ -751,6 +758,8 @@ export interface Config {
     /** Days of history kept before the newest record time; undefined: all of it. */
     readonly retentionDays: number | undefined;
   };
+  /** BULK_STORAGE_DIR: where bulk storage objects are written and served from; undefined: off. */
+  readonly bulkStorage: { readonly dir: string | undefined };
   /** Nice values of the two threads of `start` (src/internal/priority.ts); 0 leaves a thread's priority alone. */
   readonly nice: { readonly api: number; readonly ingest: number };
   /** Per-client rate limits and the bound on expensive requests (src/api/fair-access/). */
@@ -905,6 +914,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       stopAtEnd: get('INGEST_STOP_AT_END'),
       retentionDays: get('HISTORY_RETENTION'),
     }),
+    bulkStorage: Object.freeze({ dir: get('BULK_STORAGE_DIR') }),
     nice: Object.freeze({ api: get('API_NICE'), ingest: get('INGEST_NICE') }),
     fairAccess: Object.freeze({
       enabled: get('RATE_LIMIT_ENABLED'),

@@ -49,7 +49,6 @@ const WITHOUT_DATABASE: readonly string[] = [
   'GET /api/scan/version',
   'GET /api/scan/v0/splice-instance-names',
   'GET /api/scan/v0/feature-support',
-  'POST /api/scan/v0/history/bulk/checksums',
 ];
 
 /** Operations outside the route groups that read the database and answer its errors as Scan does. */

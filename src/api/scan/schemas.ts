@@ -133,3 +133,30 @@ export const LastMigration = z.object({ migration_id: int64() });
 export const ScansResponse = z.object({
   scans: z.array(z.object({ domainId: str(), scans: z.array(z.object({ publicUrl: str(), svName: str() })) })),
 });
+
+// Bulk storage (docs/bulk-history.md), as scan.yaml names the shapes.
+export const BulkStorageObjectRef = z
+  .object({
+    url: str('Where the object is downloaded: /v0/history/bulk/download/{object_key} of this server.'),
+    digest: str('Base64 of the SHA-256 of the object, for integrity and comparison across SVs.'),
+  })
+  .meta({ id: 'BulkStorageObjectRef' });
+export const ListBulkAcsSnapshotObjectsResponse = z
+  .object({ record_time: dateTime('The record time of the ACS snapshot.'), object_refs: z.array(BulkStorageObjectRef) })
+  .meta({ id: 'ListBulkAcsSnapshotObjectsResponse' });
+export const ListBulkUpdateHistoryObjectsResponse = z
+  .object({
+    object_refs: z.array(BulkStorageObjectRef),
+    next_page_token: str('Pass as next_page_token with the same arguments for the next page; absent when there is none.').optional(),
+  })
+  .meta({ id: 'ListBulkUpdateHistoryObjectsResponse' });
+export const GetBulkObjectChecksumsResponse = z
+  .object({ checksums: z.array(z.object({ value: str('Base64 of the SHA-256 of the object.') })) })
+  .meta({ id: 'GetBulkObjectChecksumsResponse' });
+export const GetBulkObjectsProgressResponse = z
+  .object({
+    beyond_requested_record_time: z
+      .boolean()
+      .describe('Whether both an ACS snapshot and the update history have been written up to (at least) the record time asked.'),
+  })
+  .meta({ id: 'GetBulkObjectsProgressResponse' });

@@ -2,12 +2,12 @@
  * Update history (docs/interfaces.md, "Scan: update history", "Scan: events"):
  *   S4  GET  /v2/updates/hash/{hash}
  *   S5  GET  /v0/events/{update_id}
- *   S7  POST /v0/history/bulk/checksums            (501: no bulk storage)
  *       POST /v2/updates, GET /v2/updates/{update_id}
  *       POST /v0/events
  *       GET  /v0/events/latest-record-time        (up to when /v0/events has every event)
  *       POST /v0/backfilling/import-updates        (what a mirror needs after a hard migration)
  *       POST /v0/backfilling/updates-before        (how a peer Scan backfills: newest first)
+ * and the five bulk storage operations, S7 among them (bulk-routes.ts).
  *
  * Answers are the stored JSON text concatenated (domain/update-rendering.ts).
  * `external_transaction_hash` is served wherever the update has one (by hash,
@@ -48,6 +48,7 @@ import { sendJson } from '../json-response';
 import { mountOperations, operation, type OperationOf } from '../operation';
 import { pageLimit } from '../page-limit';
 import { dateTime } from '../schema-kit';
+import { bulkOperations } from './bulk-routes';
 import { scanErrors } from './error-answers';
 import { int64, requestTimestamp } from './params';
 import { DamlValueEncoding, EventHistoryItem, UpdateHistoryItem } from './schemas';
@@ -95,9 +96,6 @@ const UpdatesBeforeRequest = z.object({
     description: 'Extension, as for import updates: the Scan app answers protobuf_json.',
   }).nullish(),
 });
-
-/** Never read: the operation answers 501 whatever it is given. */
-const ChecksumsRequest = z.object({ object_keys: z.array(z.string()) });
 
 export const TransactionsPage = z.object({ transactions: z.array(UpdateHistoryItem) });
 const EventsPage = z.object({ events: z.array(EventHistoryItem) });
@@ -323,18 +321,6 @@ const updatesBefore = operation({
   },
 });
 
-const bulkChecksums = operation({
-  method: 'post',
-  path: '/v0/history/bulk/checksums',
-  summary: 'S7: bulk storage checksums. Bulk storage is not implemented: always 501.',
-  request: { body: ChecksumsRequest, bodyParsedBy: 'handler' },
-  responses: scanErrors(501),
-  handle: () => {
-    // The interface lists 501: this indexer has no bulk storage (scan.yaml).
-    throw new HttpError(501, 'Bulk storage is not configured');
-  },
-});
-
 /** In the order a request walks them: /v0/events/latest-record-time before /v0/events/{update_id}, which would take it as an id. */
 export const updateOperations: readonly OperationOf<ApiContext>[] = [
   updates,
@@ -345,7 +331,7 @@ export const updateOperations: readonly OperationOf<ApiContext>[] = [
   eventById,
   importUpdates,
   updatesBefore,
-  bulkChecksums,
+  ...bulkOperations,
 ];
 
 export function updateRoutes(context: ApiContext): Router {
