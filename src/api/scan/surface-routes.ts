@@ -1,6 +1,7 @@
 /**
  * The rest of the Scan surface (issue #31), one slice:
  *   GET  /v0/featured-apps/by-provider/{provider_party_id}, /v0/featured-apps/by-contract-id/{contract_id}
+ *   GET  /v0/amulet-config-for-round?round=N    (deprecated: the round's fees in Amulet, from its OpenMiningRound)
  *   GET  /v0/active-synchronizer-serial         (404 without AmuletRules; else 501: the participant's connection)
  *   POST /v0/admin/sv/voteresults/count         (what /v0/admin/sv/voteresults lists, counted)
  *   POST /v0/admin/sv/previous-sv-reward-weight (from the accepted SRARC_UpdateSvRewardWeight votes)
@@ -13,9 +14,16 @@
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { contractJson } from '../../domain/contract-json';
+import type { Json } from '../../domain/json';
+import { roundAmuletConfig } from '../../domain/round-amulet-config';
 import { SPLICE } from '../../domain/splice-contracts';
 import { HttpError, notFound } from '../../internal/errors';
-import { findLatestLiveContract, findLiveContractById, listFeaturedAppRightsOfProvider } from '../../store/contract-repository';
+import {
+  findLatestLiveContract,
+  findLiveContractById,
+  findNewestOpenRoundPayload,
+  listFeaturedAppRightsOfProvider,
+} from '../../store/contract-repository';
 import { migrationStatus, type MigrationFile } from '../../store/migrator';
 import type { Db } from '../../store/pool';
 import { countVoteResults, previousSvRewardWeight } from '../../store/vote-result-repository';
@@ -26,7 +34,7 @@ import { mountOperations, operation, type OperationOf, type ResponseDeclaration 
 import { bool, ErrorResponse, int64 as int64Answer, str } from '../schema-kit';
 import { requestParty } from './current-state';
 import { scanErrors } from './error-answers';
-import { requestTimestamp } from './params';
+import { queryInteger, requestTimestamp } from './params';
 import { Contract } from './schemas';
 
 interface SurfaceServices {
@@ -61,6 +69,16 @@ const PreviousSvRewardWeightRequest = z.object({
 
 const FeaturedAppsResponse = z.object({ featured_apps: z.array(Contract) });
 const FeaturedAppResponse = z.object({ featured_app_right: Contract.nullable() });
+const RoundQuery = z.object({ round: queryInteger('an integer round') });
+const AmuletConfigForRoundResponse = z.object({
+  amulet_create_fee: str("The create fee in Amulet: the USD fee divided by the round's amulet price."),
+  holding_fee: str('The holding fee per round in Amulet.'),
+  lock_holder_fee: str('The fee per lock holder in Amulet.'),
+  transfer_fee: z.object({
+    initial: str('The rate up to the first step.'),
+    steps: z.array(z.object({ amount: str('From this amount in Amulet...'), rate: str('...this rate.') })),
+  }),
+});
 const SerialResponse = z.object({ serial: int64Answer() });
 const CountResponse = z.object({ count: int64Answer() });
 const RewardWeightResponse = z.object({ rewardWeight: str().optional() });
@@ -98,6 +116,22 @@ const featuredAppByContractId = operation({
   handle: async ({ db }: SurfaceServices, { params }, _req, res) => {
     const right = await findLiveContractById(db, SPLICE.featuredAppRight, params.contract_id!);
     sendJson(res, { featured_app_right: right ? contractJson(right) : null });
+  },
+});
+
+// Deprecated in Splice but still called; its 404 names the round, as HttpScanHandler's does.
+const amuletConfigForRound = operation({
+  method: 'get',
+  path: '/v0/amulet-config-for-round',
+  summary:
+    "Deprecated: the fees of a round in Amulet, from the newest OpenMiningRound ingested for it (its transferConfigUsd at its amuletPrice, as the Scan app's tx log records it); 404 for a round never opened.",
+  deprecated: true,
+  request: { query: RoundQuery },
+  responses: { ...ok(AmuletConfigForRoundResponse), ...scanErrors(400, 404, 500) },
+  handle: async ({ db }: SurfaceServices, { query }, _req, res) => {
+    const payload = await findNewestOpenRoundPayload(db, query.round);
+    if (payload === undefined) throw notFound(`Round ${query.round} not found`);
+    sendJson(res, roundAmuletConfig(JSON.parse(payload) as Json) satisfies z.input<typeof AmuletConfigForRoundResponse>);
   },
 });
 
@@ -247,6 +281,7 @@ const svBftSequencers = operation({
 export const surfaceOperations: readonly OperationOf<SurfaceServices>[] = [
   featuredAppsByProvider,
   featuredAppByContractId,
+  amuletConfigForRound,
   activeSynchronizerSerial,
   voteResultsCount,
   previousRewardWeight,
