@@ -143,8 +143,8 @@ describe('POST /v2/updates/update-by-id', () => {
 
   describe('reassignments, asked for with includeReassignments', () => {
     /** The item's assignment and unassignment, read independently of the server: the hand items' fields. */
-    const assign = ASSIGN.update as { update_id: string; record_time: string; event: Record<string, unknown> };
-    const unassign = UNASSIGN.update as { update_id: string; record_time: string; event: Record<string, unknown> };
+    const assign = ASSIGN.update as unknown as { update_id: string; record_time: string; event: Record<string, unknown> };
+    const unassign = UNASSIGN.update as unknown as { update_id: string; record_time: string; event: Record<string, unknown> };
     const created = assign.event.created_event as CreatedEvent;
     const templateFilter = (templateId: string) => ({ identifierFilter: { TemplateFilter: { value: { templateId } } } });
 
