@@ -2,7 +2,7 @@
  * The rest of the Scan surface (issue #31), one slice:
  *   GET  /v0/featured-apps/by-provider/{provider_party_id}, /v0/featured-apps/by-contract-id/{contract_id}
  *   GET  /v0/amulet-config-for-round?round=N    (deprecated: the round's fees in Amulet, from its OpenMiningRound)
- *   GET  /v0/active-synchronizer-serial         (404 without AmuletRules; else 501: the participant's connection)
+ *   GET  /v0/active-synchronizer-serial         (the participant's connection: as below; 404 first without AmuletRules)
  *   POST /v0/admin/sv/voteresults/count         (what /v0/admin/sv/voteresults lists, counted)
  *   POST /v0/admin/sv/previous-sv-reward-weight (from the accepted SRARC_UpdateSvRewardWeight votes)
  *   GET  /status                                (Splice's common NodeStatus; our own /status stays at the root)
@@ -178,7 +178,8 @@ const amuletConfigForRound = operation({
 });
 
 // Scan reads the physical synchronizer its participant is connected to for the AmuletRules' synchronizer;
-// the updates name only the logical synchronizer, so only the Scan app's 404 is known here.
+// the updates name only the logical synchronizer, so only the Scan app's 404 is known here. A mirror asks
+// its upstreams for the whole answer (their participants' connections decide their 404s too).
 const activeSynchronizerSerial = operation({
   method: 'get',
   path: '/v0/active-synchronizer-serial',
