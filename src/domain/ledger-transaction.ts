@@ -57,7 +57,7 @@ interface JsInterfaceView {
   implementationPackageId: string;
 }
 
-interface JsCreatedEvent {
+export type JsCreatedEvent = {
   offset: number;
   nodeId: number;
   contractId: string;
@@ -74,7 +74,7 @@ interface JsCreatedEvent {
   packageName: string;
   representativePackageId: string;
   acsDelta: boolean;
-}
+};
 
 interface JsArchivedEvent {
   offset: number;
@@ -121,13 +121,13 @@ export interface JsTransaction {
 }
 
 /** Timestamps as Canton prints them (Java Instant.toString). */
-const timestamp = (iso: string) => formatInstant(parseTimestamp(iso));
+export const timestamp = (iso: string) => formatInstant(parseTimestamp(iso));
 
 const nodeIdOf = (eventId: string) => Number(eventId.slice(eventId.lastIndexOf(':') + 1));
 
 const sorted = (parties: Iterable<string>) => [...new Set(parties)].sort();
 
-function templateOf(event: TreeEvent): EventTemplate {
+export function templateOf(event: Pick<TreeEvent, 'template_id' | 'package_name'>): EventTemplate {
   return { templateId: event.template_id, packageName: event.package_name, qualifiedName: qualifiedNameOf(event.template_id) };
 }
 
@@ -168,13 +168,13 @@ function nodesOf(
   return nodes.sort((a, b) => a.nodeId - b.nodeId);
 }
 
-interface Visibility {
+export interface Visibility {
   witnessParties: string[];
   match: FilterMatch;
 }
 
 /** Who of the format's readers sees an event whose candidate parties are `candidates`. */
-function visibility(format: EventFormat, template: EventTemplate, candidates: readonly string[]): Visibility | undefined {
+export function visibility(format: EventFormat, template: EventTemplate, candidates: readonly string[]): Visibility | undefined {
   if (candidates.length === 0) return undefined;
   const matches: FilterMatch[] = [];
   const parties: string[] = [];
@@ -283,9 +283,9 @@ export function toJsTransaction(stored: StoredTransaction, format: TransactionFo
   };
 }
 
-type Common = Pick<JsCreatedEvent, 'offset' | 'nodeId' | 'contractId' | 'templateId'>;
+export type Common = Pick<JsCreatedEvent, 'offset' | 'nodeId' | 'contractId' | 'templateId'>;
 
-function createdEvent(
+export function createdEvent(
   e: CreatedEvent,
   common: Common,
   seen: Visibility,

@@ -404,6 +404,13 @@ export const knobs = {
     expects: 'an integer of at least 1',
     schema: positiveInt,
   },
+  SCAN_SOURCE_ANSWER_TIMEOUT_MS: {
+    description:
+      'How long a mirror (SOURCE=scan) waits for its upstreams when it forwards an operation the indexer cannot answer itself (traffic status, participant ids, BFT sequencers, the active synchronizer serial).',
+    default: '10000',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
   LEDGER_SOURCE_URL: {
     description: 'Base URL of the Canton JSON Ledger API (without /v2) read when SOURCE=ledger.',
     default: '',
@@ -748,6 +755,7 @@ export interface Config {
     readonly threshold: number | undefined;
     readonly pollMs: number;
     readonly blobIntervalMs: number;
+    readonly answerTimeoutMs: number;
   };
   readonly ledgerSource: { readonly url: string | undefined; readonly party: string | undefined; readonly token: string | undefined };
   readonly ingest: {
@@ -905,6 +913,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       threshold: get('SCAN_SOURCE_THRESHOLD'),
       pollMs: get('SCAN_SOURCE_POLL_MS'),
       blobIntervalMs: get('SCAN_SOURCE_BLOB_INTERVAL_MS'),
+      answerTimeoutMs: get('SCAN_SOURCE_ANSWER_TIMEOUT_MS'),
     }),
     ledgerSource: Object.freeze({ url: get('LEDGER_SOURCE_URL'), party: get('LEDGER_SOURCE_PARTY'), token: get('LEDGER_SOURCE_TOKEN') }),
     ingest: Object.freeze({

@@ -360,3 +360,23 @@ export const findLiveContractById = repositoryOperation(
     return row ? toStored(row) : undefined;
   },
 );
+
+/**
+ * The create_arguments of the newest OpenMiningRound ingested for a round number, archived or not, in any
+ * migration (the Scan app keeps one tx-log entry per OpenMiningRound create and reads the newest of the round).
+ */
+export const findNewestOpenRoundPayload = repositoryOperation(
+  'findNewestOpenRoundPayload',
+  async function findNewestOpenRoundPayload(db: Db, round: bigint): Promise<string | undefined> {
+    const row = await db
+      .selectFrom('contracts')
+      .select('create_arguments')
+      .where('package_name', '=', SPLICE.openMiningRound.packageName)
+      .where('qualified_name', '=', SPLICE.openMiningRound.qualifiedName)
+      .where('round_number', '=', sql<number>`${round.toString()}::bigint`)
+      .orderBy('ingest_seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.create_arguments;
+  },
+);

@@ -78,11 +78,6 @@ export const ledgerErrors = {
       14,
       `Processing the request failed due to a transient database error: ${message}`,
     ),
-  /**
-   * What this service cannot answer from what it indexes (category 14, InternalUnsupportedOperation). Canton
-   * redacts that category; this body names what is missing instead, as the service's other 501s do.
-   */
-  unsupported: (message: string) => new LedgerApiError(501, 'UNSUPPORTED_OPERATION', 14, 12, message),
   updateNotFound: (updateId: string) =>
     new LedgerApiError(404, 'UPDATE_NOT_FOUND', 11, 5, 'Update not found, or not visible.', {}, [['ErrorResource(UPDATE_ID)', updateId]]),
 };

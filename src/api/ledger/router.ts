@@ -6,8 +6,9 @@
 import express, { Router } from 'express';
 import type { z } from 'zod';
 import type { Config } from '../../internal/config';
+import { toJsReassignment } from '../../domain/ledger-reassignment';
 import { toJsTransaction } from '../../domain/ledger-transaction';
-import { findStoredTransaction, isStoredReassignment } from '../../store/ledger-repository';
+import { findStoredReassignment, findStoredTransaction } from '../../store/ledger-repository';
 import type { Db } from '../../store/pool';
 import { acceptedOrFromPrimary } from '../../store/read-context';
 import { authenticate, authModeFromConfig, principalOf } from '../auth/middleware';
@@ -122,7 +123,7 @@ const updateById = operation({
   path: '/updates/update-by-id',
   summary: "L1: an update by id in the given update format (Canton 3.4's replacement of transaction-by-id).",
   description:
-    'Transactions are served from the indexed updates as transaction-by-id serves them. A reassignment asked for with includeReassignments answers 501 UNSUPPORTED_OPERATION: this service does not render reassignments in the Ledger API form. Topology transactions are not in Scan history: asked for alone, any id is UPDATE_NOT_FOUND.',
+    "Transactions are served from the indexed updates as transaction-by-id serves them. A reassignment asked for with includeReassignments is a JsReassignment with its one event (JsAssignmentEvent or JsUnassignedEvent), shown to the contract's stakeholders; what Scan does not record (commandId, workflowId, assignmentExclusivity) is left unset. Topology transactions are not in Scan history: asked for alone, any id is UPDATE_NOT_FOUND.",
   bearerAuth: true,
   // As transaction-by-id: rights before the body's fields, text/plain for a body that does not decode.
   request: { body: UpdateByIdRequest, bodyParsedBy: 'handler' },
@@ -134,7 +135,7 @@ const updateById = operation({
       body: JsCantonError,
       content: { 'text/plain': { schema: { type: 'string' } } },
     },
-    default: ledgerError('A LedgerError: 401 unauthenticated, 403 permission denied, 404 UPDATE_NOT_FOUND, 501 for a reassignment.'),
+    default: ledgerError('A LedgerError: 401 unauthenticated, 403 permission denied, 404 UPDATE_NOT_FOUND.'),
   },
   before: ({ auth }: LedgerServices) => [auth, express.text({ type: () => true, limit: '1mb' })],
   handle: async ({ db }: LedgerServices, { body: text }, req, res) => {
@@ -158,10 +159,17 @@ const updateById = operation({
         return;
       }
     }
-    if (reassignments && (await isStoredReassignment(db, request.updateId))) {
-      throw ledgerErrors.unsupported(
-        `Update ${request.updateId} is a reassignment: this service serves transactions only, so it cannot answer includeReassignments for it.`,
+    if (reassignments) {
+      const stored = await acceptedOrFromPrimary(
+        () => findStoredReassignment(db, request.updateId),
+        (found) => found !== undefined,
+        'not_found',
       );
+      const reassignment = stored && toJsReassignment(stored, reassignments);
+      if (reassignment) {
+        res.json({ update: { Reassignment: { value: reassignment } } } satisfies z.input<typeof UpdateByIdResponse>);
+        return;
+      }
     }
     throw ledgerErrors.updateNotFound(body.updateId ?? request.updateId);
   },

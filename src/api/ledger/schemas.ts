@@ -99,5 +99,59 @@ export const UpdateByIdRequest = z.object({
     .meta({ id: 'UpdateFormat' }),
 });
 
-/** Only transactions are served (see the operation's description). */
-export const UpdateByIdResponse = z.object({ update: z.object({ Transaction: z.object({ value: JsTransaction }) }) });
+const CreatedEvent = jsonObject('A CreatedEvent, as in JsTransaction.events.');
+
+const JsReassignmentEvent = z
+  .xor([
+    z.object({
+      JsAssignmentEvent: z.object({
+        source: str(),
+        target: str(),
+        reassignmentId: str(),
+        submitter: str(),
+        reassignmentCounter: int64(),
+        createdEvent: CreatedEvent,
+      }),
+    }),
+    z.object({
+      JsUnassignedEvent: z.object({
+        value: z.object({
+          reassignmentId: str(),
+          contractId: str(),
+          templateId: str(),
+          source: str(),
+          target: str(),
+          submitter: str().optional(),
+          reassignmentCounter: int64(),
+          assignmentExclusivity: str().nullable().optional(),
+          witnessParties: z.array(str()),
+          packageName: str(),
+          offset: int64(),
+          nodeId: int32(),
+        }),
+      }),
+    }),
+  ])
+  .meta({ id: 'JsReassignmentEvent' });
+
+const JsReassignment = z
+  .object({
+    updateId: str(),
+    commandId: str(),
+    workflowId: str(),
+    offset: int64(),
+    events: z.array(JsReassignmentEvent),
+    traceContext: z.object({ traceparent: str().optional(), tracestate: str().optional() }).nullable().optional(),
+    recordTime: str(),
+    synchronizerId: str(),
+    paidTrafficCost: int64().nullable().optional(),
+  })
+  .meta({ id: 'JsReassignment' });
+
+/** Transactions and reassignments are served; topology transactions are not in Scan history. */
+export const UpdateByIdResponse = z.object({
+  update: z.xor([
+    z.object({ Transaction: z.object({ value: JsTransaction }) }),
+    z.object({ Reassignment: z.object({ value: JsReassignment }) }),
+  ]),
+});

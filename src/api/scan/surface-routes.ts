@@ -1,21 +1,31 @@
 /**
  * The rest of the Scan surface (issue #31), one slice:
  *   GET  /v0/featured-apps/by-provider/{provider_party_id}, /v0/featured-apps/by-contract-id/{contract_id}
- *   GET  /v0/active-synchronizer-serial         (404 without AmuletRules; else 501: the participant's connection)
+ *   GET  /v0/amulet-config-for-round?round=N    (deprecated: the round's fees in Amulet, from its OpenMiningRound)
+ *   GET  /v0/active-synchronizer-serial         (the participant's connection: as below; 404 first without AmuletRules)
  *   POST /v0/admin/sv/voteresults/count         (what /v0/admin/sv/voteresults lists, counted)
  *   POST /v0/admin/sv/previous-sv-reward-weight (from the accepted SRARC_UpdateSvRewardWeight votes)
  *   GET  /status                                (Splice's common NodeStatus; our own /status stays at the root)
  *   GET  /v0/domains/{domain_id}/members/{member_id}/traffic-status,
  *        /v0/domains/{domain_id}/parties/{party_id}/participant-id and its /v1,
- *        /v0/sv-bft-sequencers                   (501: sequencer, topology or SV node state the indexer does not ingest)
- * Every answer comes from what the indexer ingests; where that cannot tell it, a 501 names what it would need.
+ *        /v0/sv-bft-sequencers                   (sequencer, topology or SV node state the indexer does not ingest)
+ * Every answer comes from what the indexer ingests; where that cannot tell it, a mirror (SOURCE=scan) asks its
+ * upstream Scans (./upstream-answers.ts, with attestation where configured), and any other indexer answers a 501
+ * naming what it would need.
  */
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { contractJson } from '../../domain/contract-json';
+import type { Json } from '../../domain/json';
+import { roundAmuletConfig } from '../../domain/round-amulet-config';
 import { SPLICE } from '../../domain/splice-contracts';
 import { HttpError, notFound } from '../../internal/errors';
-import { findLatestLiveContract, findLiveContractById, listFeaturedAppRightsOfProvider } from '../../store/contract-repository';
+import {
+  findLatestLiveContract,
+  findLiveContractById,
+  findNewestOpenRoundPayload,
+  listFeaturedAppRightsOfProvider,
+} from '../../store/contract-repository';
 import { migrationStatus, type MigrationFile } from '../../store/migrator';
 import type { Db } from '../../store/pool';
 import { countVoteResults, previousSvRewardWeight } from '../../store/vote-result-repository';
@@ -26,13 +36,16 @@ import { mountOperations, operation, type OperationOf, type ResponseDeclaration 
 import { bool, ErrorResponse, int64 as int64Answer, str } from '../schema-kit';
 import { requestParty } from './current-state';
 import { scanErrors } from './error-answers';
-import { requestTimestamp } from './params';
+import { queryInteger, requestTimestamp } from './params';
 import { Contract } from './schemas';
+import { upstreamAnswersOf, type UpstreamAnswers } from './upstream-answers';
 
 interface SurfaceServices {
   db: Db;
   pool: pg.Pool;
   migrationFiles: MigrationFile[];
+  /** A mirror's upstream Scans; undefined on any other indexer. */
+  upstreams: UpstreamAnswers | undefined;
 }
 
 const ok = (body: z.ZodType) => ({ '200': { description: 'OK', body } });
@@ -42,6 +55,25 @@ const notIngested = (what: string): Record<string, ResponseDeclaration> => ({
   '501': { description: `Not implemented here: the answer is ${what}, which the indexer does not ingest.`, body: ErrorResponse },
 });
 const notImplemented = (message: string) => new HttpError(501, message);
+
+/** What a mirror answers instead of the 501: its upstreams' answer (./upstream-answers.ts). */
+const fromUpstreams: Record<string, ResponseDeclaration> = {
+  '502': { description: 'A mirror whose attesting upstream Scans disagree: the message names each answer.', body: ErrorResponse },
+  '503': {
+    description: 'A mirror whose upstream Scans did not answer (enough of them): the message names each failure.',
+    body: ErrorResponse,
+  },
+};
+
+/** Answers as the mirror's upstreams do; false when this indexer is no mirror. */
+async function answeredByUpstreams(upstreams: UpstreamAnswers | undefined, path: string, body: z.ZodType, res: Response): Promise<boolean> {
+  if (!upstreams) return false;
+  const answer = await upstreams.ask(path, body);
+  res.status(answer.status).type('application/json; charset=utf-8').send(answer.text);
+  return true;
+}
+
+const segment = encodeURIComponent;
 
 const optional = <T extends z.ZodType>(t: T) => t.nullish().transform((v) => v ?? undefined);
 const optionalTimestamp = optional(z.string({ error: 'expected a timestamp string' }).meta({ format: 'date-time' }));
@@ -61,7 +93,35 @@ const PreviousSvRewardWeightRequest = z.object({
 
 const FeaturedAppsResponse = z.object({ featured_apps: z.array(Contract) });
 const FeaturedAppResponse = z.object({ featured_app_right: Contract.nullable() });
+const RoundQuery = z.object({ round: queryInteger('an integer round') });
+const AmuletConfigForRoundResponse = z.object({
+  amulet_create_fee: str("The create fee in Amulet: the USD fee divided by the round's amulet price."),
+  holding_fee: str('The holding fee per round in Amulet.'),
+  lock_holder_fee: str('The fee per lock holder in Amulet.'),
+  transfer_fee: z.object({
+    initial: str('The rate up to the first step.'),
+    steps: z.array(z.object({ amount: str('From this amount in Amulet...'), rate: str('...this rate.') })),
+  }),
+});
 const SerialResponse = z.object({ serial: int64Answer() });
+/** The shapes of the answers a mirror forwards (scan.yaml), checked before they are passed on. */
+const TrafficStatusResponse = z.object({
+  traffic_status: z.object({
+    actual: z.object({ total_consumed: int64Answer(), total_limit: int64Answer() }),
+    target: z.object({ total_purchased: int64Answer() }),
+  }),
+});
+const ParticipantIdResponse = z.object({ participant_id: str() });
+const ParticipantIdsResponse = z.object({ participant_ids: z.array(str()) });
+const BftSequencersResponse = z.object({
+  bftSequencers: z.array(
+    z.object({
+      serialId: int64Answer('The synchronizer serial of this sequencer.'),
+      id: str('The id of the sequencer.'),
+      p2pUrl: str('Its public P2P URL, for inter-sequencer communication.'),
+    }),
+  ),
+});
 const CountResponse = z.object({ count: int64Answer() });
 const RewardWeightResponse = z.object({ rewardWeight: str().optional() });
 /** Splice's common NodeStatus: one of success, not_initialized or failed. */
@@ -101,19 +161,38 @@ const featuredAppByContractId = operation({
   },
 });
 
+// Deprecated in Splice but still called; its 404 names the round, as HttpScanHandler's does.
+const amuletConfigForRound = operation({
+  method: 'get',
+  path: '/v0/amulet-config-for-round',
+  summary:
+    "Deprecated: the fees of a round in Amulet, from the newest OpenMiningRound ingested for it (its transferConfigUsd at its amuletPrice, as the Scan app's tx log records it); 404 for a round never opened.",
+  deprecated: true,
+  request: { query: RoundQuery },
+  responses: { ...ok(AmuletConfigForRoundResponse), ...scanErrors(400, 404, 500) },
+  handle: async ({ db }: SurfaceServices, { query }, _req, res) => {
+    const payload = await findNewestOpenRoundPayload(db, query.round);
+    if (payload === undefined) throw notFound(`Round ${query.round} not found`);
+    sendJson(res, roundAmuletConfig(JSON.parse(payload) as Json) satisfies z.input<typeof AmuletConfigForRoundResponse>);
+  },
+});
+
 // Scan reads the physical synchronizer its participant is connected to for the AmuletRules' synchronizer;
-// the updates name only the logical synchronizer, so only the Scan app's 404 is known here.
+// the updates name only the logical synchronizer, so only the Scan app's 404 is known here. A mirror asks
+// its upstreams for the whole answer (their participants' connections decide their 404s too).
 const activeSynchronizerSerial = operation({
   method: 'get',
   path: '/v0/active-synchronizer-serial',
   summary:
-    "The serial of the physical synchronizer of the AmuletRules' synchronizer: 404 without AmuletRules (as on Scan), else 501 (the serial is the SV participant's connection state, not in the updates).",
+    "The serial of the physical synchronizer of the AmuletRules' synchronizer: on a mirror, as its upstream Scans answer; elsewhere 404 without AmuletRules (as on Scan), else 501 (the serial is the SV participant's connection state, not in the updates).",
   responses: {
     ...ok(SerialResponse),
     ...scanErrors(404, 500),
     ...notIngested("the SV participant's connection to a physical synchronizer"),
+    ...fromUpstreams,
   },
-  handle: async ({ db }: SurfaceServices) => {
+  handle: async ({ db, upstreams }: SurfaceServices, _input, _req, res) => {
+    if (await answeredByUpstreams(upstreams, '/v0/active-synchronizer-serial', SerialResponse, res)) return;
     const rules = await findLatestLiveContract(db, SPLICE.amuletRules);
     // In flight (unassigned) counts as none, as in the Scan app.
     if (!rules?.synchronizerId) throw notFound('No amulet rules');
@@ -202,10 +281,18 @@ const DomainPartyParams = z.object({ domain_id: z.string(), party_id: z.string()
 const trafficStatus = operation({
   method: 'get',
   path: '/v0/domains/{domain_id}/members/{member_id}/traffic-status',
-  summary: "A member's traffic status: 501, it is the sequencer's traffic state (consumed and limit), which the indexer does not ingest.",
+  summary:
+    "A member's traffic status: on a mirror, as its upstream Scans answer; elsewhere 501, it is the sequencer's traffic state (consumed and limit), which the indexer does not ingest.",
   request: { params: DomainMemberParams },
-  responses: { ...scanErrors(400, 500), ...notIngested("the sequencer's traffic state of the member") },
-  handle: (_services: SurfaceServices, { params }) => {
+  responses: {
+    ...ok(TrafficStatusResponse),
+    ...scanErrors(400, 404, 500),
+    ...notIngested("the sequencer's traffic state of the member"),
+    ...fromUpstreams,
+  },
+  handle: async ({ upstreams }: SurfaceServices, { params }, _req, res) => {
+    const path = `/v0/domains/${segment(params.domain_id)}/members/${segment(params.member_id)}/traffic-status`;
+    if (await answeredByUpstreams(upstreams, path, TrafficStatusResponse, res)) return;
     throw notImplemented(
       `The traffic status of ${params.member_id} on ${params.domain_id} is the sequencer's traffic state (extra traffic consumed and its limit), which this indexer does not ingest; ask a Scan of an SV.`,
     );
@@ -216,11 +303,18 @@ const participantIdOperation = (version: 'v0' | 'v1') =>
   operation({
     method: 'get',
     path: `/${version}/domains/{domain_id}/parties/{party_id}/participant-id`,
-    summary: `The participant${version === 'v1' ? 's' : ''} hosting a party: 501, it is the synchronizer's topology state (party-to-participant mappings), which the indexer does not ingest.`,
+    summary: `The participant${version === 'v1' ? 's' : ''} hosting a party: on a mirror, as its upstream Scans answer; elsewhere 501, it is the synchronizer's topology state (party-to-participant mappings), which the indexer does not ingest.`,
     request: { params: DomainPartyParams },
-    responses: { ...scanErrors(400, 500), ...notIngested("the synchronizer's party-to-participant topology mapping") },
-    handle: (_services: SurfaceServices, { params }) => {
+    responses: {
+      ...ok(version === 'v1' ? ParticipantIdsResponse : ParticipantIdResponse),
+      ...scanErrors(400, 404, 500),
+      ...notIngested("the synchronizer's party-to-participant topology mapping"),
+      ...fromUpstreams,
+    },
+    handle: async ({ upstreams }: SurfaceServices, { params }, _req, res) => {
       const party = requestParty(params.party_id);
+      const path = `/${version}/domains/${segment(params.domain_id)}/parties/${segment(party)}/participant-id`;
+      if (await answeredByUpstreams(upstreams, path, version === 'v1' ? ParticipantIdsResponse : ParticipantIdResponse, res)) return;
       throw notImplemented(
         `The participants hosting ${party} on ${params.domain_id} are the synchronizer's party-to-participant topology mapping, which this indexer does not ingest; ask a Scan of an SV.`,
       );
@@ -231,9 +325,16 @@ const participantIdOperation = (version: 'v0' | 'v1') =>
 const svBftSequencers = operation({
   method: 'get',
   path: '/v0/sv-bft-sequencers',
-  summary: "This SV's BFT sequencers: 501, they are an SV node's own sequencer configuration, which the indexer does not have.",
-  responses: { ...scanErrors(500), ...notIngested("an SV node's own BFT sequencer configuration and sequencer ids") },
-  handle: () => {
+  summary:
+    "This SV's BFT sequencers: on a mirror, as its upstream Scans answer; elsewhere 501, they are an SV node's own sequencer configuration, which the indexer does not have.",
+  responses: {
+    ...ok(BftSequencersResponse),
+    ...scanErrors(500),
+    ...notIngested("an SV node's own BFT sequencer configuration and sequencer ids"),
+    ...fromUpstreams,
+  },
+  handle: async ({ upstreams }: SurfaceServices, _input, _req, res) => {
+    if (await answeredByUpstreams(upstreams, '/v0/sv-bft-sequencers', BftSequencersResponse, res)) return;
     throw notImplemented(
       "The BFT sequencers of this SV are an SV node's own configuration (its sequencers' ids and P2P URLs); this indexer is no SV node and has none.",
     );
@@ -247,6 +348,7 @@ const svBftSequencers = operation({
 export const surfaceOperations: readonly OperationOf<SurfaceServices>[] = [
   featuredAppsByProvider,
   featuredAppByContractId,
+  amuletConfigForRound,
   activeSynchronizerSerial,
   voteResultsCount,
   previousRewardWeight,
@@ -259,5 +361,5 @@ export const surfaceOperations: readonly OperationOf<SurfaceServices>[] = [
 
 export function surfaceRoutes(context: ApiContext): Router {
   const { db, pool, migrationFiles } = context;
-  return mountOperations(Router(), surfaceOperations, { db, pool, migrationFiles });
+  return mountOperations(Router(), surfaceOperations, { db, pool, migrationFiles, upstreams: upstreamAnswersOf(context.config) });
 }

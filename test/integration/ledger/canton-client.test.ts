@@ -12,6 +12,7 @@ import type { TransactionUpdate } from '../../../src/domain/items';
 import { ingestItems } from '../../support/ingest';
 import { useTestDatabase } from '../../support/database/database';
 import { startTestApi, type TestApi } from '../../support/http/http';
+import { DSO, reassignment } from '../../support/items/hand-items';
 import { simulatedItems } from '../../support/items/simulated-network';
 import { createsOf, expectedTransaction, wildcard, witnessesOf } from './expected';
 import { hs256Token, PARTICIPANT_ID, SECRET } from './support';
@@ -24,6 +25,9 @@ const TX = items
   .flatMap((i) => (i.update && 'events_by_id' in i.update ? [i.update] : []))
   .find((u) => Object.keys(u.events_by_id).length > 3 && nonDsoWitness(u) !== undefined)!;
 const READER = nonDsoWitness(TX)!;
+/** An assignment of a contract whose only stakeholder is the hand items' DSO. */
+const ASSIGNMENT_ID = `1220${'ab'.repeat(32)}`;
+const ASSIGN = reassignment(ASSIGNMENT_ID, '2030-01-01T00:00:00.000000Z', 'assign', 'c-reassigned', 1);
 
 describe('the Canton ledger client against the server', () => {
   const t = useTestDatabase();
@@ -34,7 +38,7 @@ describe('the Canton ledger client against the server', () => {
     await ingestItems(
       t.db,
       'sim',
-      items.map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` })),
+      [...items, ASSIGN].map((item, i) => ({ item, position: String(i + 1), origin: `item ${i + 1}` })),
     );
     offset = (await sql<{ ingest_seq: number }>`select ingest_seq from updates where update_id = ${TX.update_id}`.execute(t.db)).rows[0]!
       .ingest_seq;
@@ -42,7 +46,7 @@ describe('the Canton ledger client against the server', () => {
       env: {
         LEDGER_AUTH_HS256_SECRET: SECRET,
         LEDGER_PARTICIPANT_ID: PARTICIPANT_ID,
-        LEDGER_USER_RIGHTS: JSON.stringify({ reader: [READER] }),
+        LEDGER_USER_RIGHTS: JSON.stringify({ reader: [READER, DSO] }),
       },
     });
     const token = await hs256Token('reader');
@@ -88,6 +92,63 @@ describe('the Canton ledger client against the server', () => {
     };
     const response = await client.post('/v2/updates/update-by-id', body);
     expect(response).toEqual({ update: { Transaction: { value: expectedTransaction(TX, reading, { creates, offset }) } } });
+  });
+
+  it('reads a reassignment through update-by-id, as a stakeholder of the contract sees it', async () => {
+    const assignOffset = (
+      await sql<{ ingest_seq: number }>`select ingest_seq from updates where update_id = ${ASSIGNMENT_ID}`.execute(t.db)
+    ).rows[0]!.ingest_seq;
+    const event = (ASSIGN.update as { event: { created_event: { template_id: string; package_name: string; create_arguments: unknown } } })
+      .event;
+    const response = await client.post('/v2/updates/update-by-id', {
+      updateId: ASSIGNMENT_ID,
+      updateFormat: { includeReassignments: { filtersByParty: { [DSO]: { cumulative: [] } }, verbose: true } },
+    });
+    expect(response).toEqual({
+      update: {
+        Reassignment: {
+          value: {
+            updateId: ASSIGNMENT_ID,
+            commandId: '',
+            workflowId: '',
+            offset: assignOffset,
+            events: [
+              {
+                JsAssignmentEvent: {
+                  source: 'other::1220',
+                  target: 'global-domain::1220aaaa',
+                  reassignmentId: 'un-c-reassigned-1',
+                  submitter: DSO,
+                  reassignmentCounter: 1,
+                  createdEvent: {
+                    offset: assignOffset,
+                    nodeId: 0,
+                    contractId: 'c-reassigned',
+                    templateId: event.created_event.template_id,
+                    contractKey: null,
+                    contractKeyHash: '',
+                    createArgument: event.created_event.create_arguments,
+                    createdEventBlob: '',
+                    interfaceViews: [],
+                    witnessParties: [DSO],
+                    signatories: [DSO],
+                    observers: [],
+                    createdAt: '2025-01-01T00:00:00Z',
+                    packageName: event.created_event.package_name,
+                    representativePackageId: event.created_event.template_id.split(':')[0],
+                    acsDelta: true,
+                  },
+                },
+              },
+            ],
+            traceContext: null,
+            recordTime: '2030-01-01T00:00:00Z',
+            synchronizerId: 'global-domain::1220aaaa',
+            paidTrafficCost: null,
+          },
+        },
+      },
+    });
   });
 
   it('receives the UPDATE_NOT_FOUND LedgerError for an unknown update', async () => {

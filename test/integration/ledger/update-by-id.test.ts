@@ -8,18 +8,22 @@ import { sql } from 'kysely';
 import type { TransactionUpdate } from '../../../src/domain/items';
 import { ingestItems } from '../../support/ingest';
 import { useTestDatabase } from '../../support/database/database';
-import { reassignment } from '../../support/items/hand-items';
+import type { CreatedEvent } from '../../../src/domain/items';
+import { DSO, reassignment } from '../../support/items/hand-items';
 import { startTestApi, type TestApi } from '../../support/http/http';
 import { simulatedItems } from '../../support/items/simulated-network';
 import { createsOf, expectedTransaction, templateNamed, wildcard, witnessesOf, type Reading } from './expected';
-import { AUDIENCE, expectedErrors, hs256Token, ledgerRequest, SECRET, TRACE_ID } from './support';
+import { AUDIENCE, expectedErrors, hs256Token, ledgerRequest, SECRET } from './support';
 
 const PATH = '/v2/updates/update-by-id';
 const items = simulatedItems({ seed: 7, updates: 300 });
 const creates = createsOf(items);
 const transactions = items.flatMap((i) => (i.update && 'events_by_id' in i.update ? [i.update] : []));
 const REASSIGNMENT_ID = `1220${'ab'.repeat(32)}`;
+const UNASSIGNMENT_ID = `1220${'ef'.repeat(32)}`;
 const UNKNOWN_ID = `1220${'cd'.repeat(32)}`;
+const ASSIGN = reassignment(REASSIGNMENT_ID, '2030-01-01T00:00:00.000000Z', 'assign', 'c-reassigned', 1);
+const UNASSIGN = reassignment(UNASSIGNMENT_ID, '2030-01-02T00:00:00.000000Z', 'unassign', 'c-reassigned', 2);
 
 const partiesOf = (u: TransactionUpdate) => [...new Set([...witnessesOf(u, creates).values()].flat())].sort();
 /** A party other than the DSO that is a stakeholder of something the transaction changes (so it sees it in both shapes). */
@@ -56,7 +60,7 @@ describe('POST /v2/updates/update-by-id', () => {
   };
 
   beforeAll(async () => {
-    const all = [...items, reassignment(REASSIGNMENT_ID, '2030-01-01T00:00:00.000000Z', 'assign', 'c-reassigned', 1)];
+    const all = [...items, ASSIGN, UNASSIGN];
     await ingestItems(
       t.db,
       'sim',
@@ -137,20 +141,137 @@ describe('POST /v2/updates/update-by-id', () => {
     }
   });
 
-  it('a reassignment asked for with includeReassignments is a 501 naming why', async () => {
-    const res = await post({ updateId: REASSIGNMENT_ID, updateFormat: { includeReassignments: { filtersForAnyParty: {} } } });
-    expect(res.status).toBe(501);
-    expect(res.json).toEqual({
-      code: 'UNSUPPORTED_OPERATION',
-      cause: `Update ${REASSIGNMENT_ID} is a reassignment: this service serves transactions only, so it cannot answer includeReassignments for it.`,
-      correlationId: null,
-      traceId: TRACE_ID,
-      context: { participant: "'scan-indexer'", category: '14', definite_answer: 'false', tid: TRACE_ID },
-      resources: [],
-      errorCategory: 14,
-      grpcCodeValue: 12,
-      retryInfo: null,
-      definiteAnswer: null,
+  describe('reassignments, asked for with includeReassignments', () => {
+    /** The item's assignment and unassignment, read independently of the server: the hand items' fields. */
+    const assign = ASSIGN.update as unknown as { update_id: string; record_time: string; event: Record<string, unknown> };
+    const unassign = UNASSIGN.update as unknown as { update_id: string; record_time: string; event: Record<string, unknown> };
+    const created = assign.event.created_event as CreatedEvent;
+    const templateFilter = (templateId: string) => ({ identifierFilter: { TemplateFilter: { value: { templateId } } } });
+
+    const expectedAssignment = (witnessParties: string[]) => ({
+      update: {
+        Reassignment: {
+          value: {
+            updateId: REASSIGNMENT_ID,
+            commandId: '',
+            workflowId: '',
+            offset: offsets.get(REASSIGNMENT_ID)!,
+            events: [
+              {
+                JsAssignmentEvent: {
+                  source: assign.event.source_synchronizer,
+                  target: assign.event.target_synchronizer,
+                  reassignmentId: assign.event.unassign_id,
+                  submitter: assign.event.submitter,
+                  reassignmentCounter: 1,
+                  createdEvent: {
+                    offset: offsets.get(REASSIGNMENT_ID)!,
+                    nodeId: 0,
+                    contractId: 'c-reassigned',
+                    templateId: created.template_id,
+                    contractKey: null,
+                    contractKeyHash: '',
+                    createArgument: created.create_arguments,
+                    createdEventBlob: '',
+                    interfaceViews: [],
+                    witnessParties,
+                    signatories: [DSO],
+                    observers: [],
+                    createdAt: '2025-01-01T00:00:00Z',
+                    packageName: created.package_name,
+                    representativePackageId: created.template_id.split(':')[0],
+                    acsDelta: true,
+                  },
+                },
+              },
+            ],
+            traceContext: null,
+            recordTime: '2030-01-01T00:00:00Z',
+            synchronizerId: assign.event.target_synchronizer,
+            paidTrafficCost: null,
+          },
+        },
+      },
+    });
+
+    it('an assignment: a JsReassignment with its JsAssignmentEvent, as a stakeholder or any party sees it', async () => {
+      for (const updateFormat of [
+        { includeReassignments: { filtersForAnyParty: {} } },
+        { includeReassignments: eventFormat(DSO, templateFilter(created.template_id)) },
+        // A transaction format too: the id is a reassignment, so the reassignment part answers.
+        { includeTransactions: transactionsOf('ACS_DELTA', { filtersForAnyParty: {} }), includeReassignments: eventFormat(DSO) },
+      ]) {
+        const res = await post({ updateId: REASSIGNMENT_ID, updateFormat });
+        expect({ updateFormat, status: res.status, json: res.json }).toEqual({
+          updateFormat,
+          status: 200,
+          json: expectedAssignment([DSO]),
+        });
+      }
+    });
+
+    it('an unassignment: a JsUnassignedEvent naming the template and stakeholders of the contract it moves', async () => {
+      const res = await post({ updateId: UNASSIGNMENT_ID.toUpperCase(), updateFormat: { includeReassignments: eventFormat(DSO) } });
+      expect({ status: res.status, json: res.json }).toEqual({
+        status: 200,
+        json: {
+          update: {
+            Reassignment: {
+              value: {
+                updateId: UNASSIGNMENT_ID,
+                commandId: '',
+                workflowId: '',
+                offset: offsets.get(UNASSIGNMENT_ID)!,
+                events: [
+                  {
+                    JsUnassignedEvent: {
+                      value: {
+                        reassignmentId: unassign.event.unassign_id,
+                        contractId: 'c-reassigned',
+                        templateId: created.template_id,
+                        source: unassign.event.source_synchronizer,
+                        target: unassign.event.target_synchronizer,
+                        submitter: unassign.event.submitter,
+                        reassignmentCounter: 2,
+                        assignmentExclusivity: null,
+                        witnessParties: [DSO],
+                        packageName: created.package_name,
+                        offset: offsets.get(UNASSIGNMENT_ID)!,
+                        nodeId: 0,
+                      },
+                    },
+                  },
+                ],
+                traceContext: null,
+                recordTime: '2030-01-02T00:00:00Z',
+                synchronizerId: unassign.event.source_synchronizer,
+                paidTrafficCost: null,
+              },
+            },
+          },
+        },
+      });
+    });
+
+    it('UPDATE_NOT_FOUND for a reader who is no stakeholder, or a filter the template does not match', async () => {
+      const cases: [string, object, string][] = [
+        [REASSIGNMENT_ID, { includeReassignments: eventFormat(P) }, reader],
+        [UNASSIGNMENT_ID, { includeReassignments: eventFormat(P) }, reader],
+        [REASSIGNMENT_ID, { includeReassignments: eventFormat(DSO, templateFilter('#splice-amulet:Splice.Amulet:Amulet')) }, admin],
+        [
+          UNASSIGNMENT_ID,
+          { includeReassignments: { filtersForAnyParty: { cumulative: [templateFilter('#example:Splice.Amulet:Amulet')] } } },
+          admin,
+        ],
+      ];
+      for (const [updateId, updateFormat, token] of cases) {
+        const res = await post({ updateId, updateFormat }, token);
+        expect({ updateFormat, status: res.status, json: res.json }).toEqual({
+          updateFormat,
+          status: 404,
+          json: expectedErrors.notFound(updateId),
+        });
+      }
     });
   });
 

@@ -71,6 +71,44 @@ describe('the rest of the Scan surface', () => {
       ),
     ]),
   );
+  // A round opened twice (the newer at another price) and a new round with another fee schedule.
+  const openRound = ofTemplate(base, 'Splice.Round:OpenMiningRound').at(-1)!;
+  const reopened = arg(openRound, 'round', 'number') as string;
+  const config = openRound.event.create_arguments as Record<string, unknown>;
+  const usd = config.transferConfigUsd as Record<string, unknown>;
+  const newRound = String(BigInt(reopened) + 100n);
+  const roundsAt = after(base.latestRecordTime, 2);
+  items.push(
+    tx('hand-rounds', roundsAt, base.currentMigration, global, [
+      createEvent(
+        'hand-rounds',
+        0,
+        openRound,
+        '00hand-round-again',
+        { ...config, amuletPrice: '0.0070000000' },
+        roundsAt,
+        openRound.event.signatories,
+      ),
+      createEvent(
+        'hand-rounds',
+        1,
+        openRound,
+        '00hand-round-new',
+        {
+          ...config,
+          round: { number: newRound },
+          amuletPrice: '0.3000000000',
+          transferConfigUsd: {
+            ...usd,
+            createFee: { fee: '0.0500000000' },
+            transferFee: { initialRate: '0.0200000000', steps: [{ _1: '10.0000000000', _2: '0.0020000000' }] },
+          },
+        },
+        roundsAt,
+        openRound.event.signatories,
+      ),
+    ]),
+  );
   const r = replay(items);
   const closed = closedVotes(items);
 
@@ -117,6 +155,88 @@ describe('the rest of the Scan surface', () => {
       },
       501,
     );
+  });
+
+  describe('amulet config for round', () => {
+    /** Every OpenMiningRound payload of the items by round number, the newest created last. */
+    type Fee = { fee: string };
+    type RoundPayload = {
+      round: { number: string };
+      amuletPrice: string;
+      transferConfigUsd: {
+        createFee: Fee;
+        holdingFee: { rate: string };
+        lockHolderFee: Fee;
+        transferFee: { initialRate: string; steps: { _1: string; _2: string }[] };
+      };
+    };
+    const openRoundPayloads = new Map<string, RoundPayload>();
+    for (const item of items) {
+      const u = item.update;
+      if (!u || !('events_by_id' in u)) continue;
+      for (const e of Object.values(u.events_by_id)) {
+        if (e.event_type === 'created_event' && e.template_id.endsWith(':Splice.Round:OpenMiningRound')) {
+          const payload = e.create_arguments as unknown as RoundPayload;
+          openRoundPayloads.set(payload.round.number, payload);
+        }
+      }
+    }
+    // Numeric 10 as Daml divides it: half to even, ten digits.
+    const units = (d: string) => {
+      const [w, f = ''] = d.split('.');
+      return BigInt(w!) * 10n ** 10n + BigInt(f.padEnd(10, '0'));
+    };
+    const show = (u: bigint) => `${u / 10n ** 10n}.${String(u % 10n ** 10n).padStart(10, '0')}`;
+    const divide = (a: string, b: string) => {
+      const n = units(a) * 10n ** 10n;
+      const d = units(b);
+      let q = n / d;
+      const rem = 2n * (n % d);
+      if (rem > d || (rem === d && q % 2n === 1n)) q += 1n;
+      return show(q);
+    };
+    const expected = (round: string) => {
+      const p = openRoundPayloads.get(round)!;
+      const c = p.transferConfigUsd;
+      return {
+        amulet_create_fee: divide(c.createFee.fee, p.amuletPrice),
+        holding_fee: divide(c.holdingFee.rate, p.amuletPrice),
+        lock_holder_fee: divide(c.lockHolderFee.fee, p.amuletPrice),
+        transfer_fee: {
+          initial: show(units(c.transferFee.initialRate)),
+          steps: c.transferFee.steps.map((s) => ({
+            amount: divide(s._1, p.amuletPrice),
+            rate: show(units(s._2)),
+          })),
+        },
+      };
+    };
+    const ask = (round: string) => get(`/v0/amulet-config-for-round?round=${round}`);
+
+    it("answers each round's fees in Amulet, from the newest OpenMiningRound of the round", async () => {
+      const rounds = [...openRoundPayloads.keys()];
+      expect(rounds.length).toBeGreaterThan(3);
+      for (const round of [rounds[0]!, rounds[Math.floor(rounds.length / 2)]!, reopened, newRound]) {
+        expectBody(await ask(round), expected(round));
+      }
+      // The round opened again at 0.007 answers that price's fees, not the first one's.
+      expect(expected(reopened).amulet_create_fee).toBe(divide((usd.createFee as { fee: string }).fee, '0.0070000000'));
+      expect(expected(newRound)).toEqual({
+        amulet_create_fee: '0.1666666667',
+        holding_fee: divide((usd.holdingFee as { rate: string }).rate, '0.3000000000'),
+        lock_holder_fee: divide((usd.lockHolderFee as { fee: string }).fee, '0.3000000000'),
+        transfer_fee: { initial: '0.0200000000', steps: [{ amount: '33.3333333333', rate: '0.0020000000' }] },
+      });
+    });
+
+    it('404 for a round never opened, 400 without an integer round', async () => {
+      expectBody(await ask('987654321'), { error: 'Round 987654321 not found' }, 404);
+      for (const path of ['/v0/amulet-config-for-round?round=two', '/v0/amulet-config-for-round']) {
+        const bad = await get(path);
+        expect(bad.status).toBe(400);
+        expect(bad.json).toEqual({ error: expect.any(String) });
+      }
+    });
   });
 
   describe('vote result count', () => {
