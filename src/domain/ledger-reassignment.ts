@@ -16,7 +16,7 @@ import type { EventFormat } from './ledger-filters';
 import { createdEvent, templateOf, timestamp, visibility, type JsCreatedEvent, type StoredContract } from './ledger-transaction';
 
 /** The contract a reassignment moves, as the ACS stores it. */
-export interface ReassignedContract extends StoredContract {
+interface ReassignedContract extends StoredContract {
   templateId: string;
   packageName: string;
 }
@@ -53,7 +53,7 @@ interface JsUnassignedEvent {
   nodeId: number;
 }
 
-export type JsReassignmentEvent = { JsAssignmentEvent: JsAssignmentEvent } | { JsUnassignedEvent: { value: JsUnassignedEvent } };
+type JsReassignmentEvent = { JsAssignmentEvent: JsAssignmentEvent } | { JsUnassignedEvent: { value: JsUnassignedEvent } };
 
 export interface JsReassignment {
   updateId: string;

@@ -62,20 +62,6 @@ export const findStoredTransaction = repositoryOperation(
   },
 );
 
-/** Whether an update with this id is a reassignment (an assignment or an unassignment). */
-export const isStoredReassignment = repositoryOperation(
-  'isStoredReassignment',
-  async function isStoredReassignment(db: Db, updateId: string): Promise<boolean> {
-    const row = await db
-      .selectFrom('updates')
-      .select('kind')
-      .where('update_id', '=', updateId)
-      .where('kind', 'in', ['assignment', 'unassignment'])
-      .executeTakeFirst();
-    return row !== undefined;
-  },
-);
-
 /**
  * The reassignment with this update id and the contract it moves (template and stakeholders for an
  * unassignment, which names only the contract id; the created-event blob for an assignment), or

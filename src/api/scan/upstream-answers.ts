@@ -15,7 +15,7 @@ import { scanSourceThreshold, type Config } from '../../internal/config';
 import { ErrorResponse } from '../schema-kit';
 
 /** What the mirror answers: the agreed upstream answer, or its own 502/503. */
-export interface UpstreamAnswer {
+interface UpstreamAnswer {
   status: number;
   /** The body bytes to send (JSON). */
   text: string;
