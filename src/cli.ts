@@ -146,7 +146,8 @@ async function backfill(config: Config, logger: Logger, shutdown: Shutdown): Pro
 
 async function main(argv: string[]): Promise<number> {
   const [command = 'help', ...rest] = argv;
-  if (command === 'help' || command === '--help' || command === '-h') {
+  const isHelp = (arg: string): boolean => arg === 'help' || arg === '--help' || arg === '-h';
+  if (isHelp(command) || rest.some(isHelp)) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
@@ -204,8 +205,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    if (err instanceof UsageError) {
-      process.stderr.write(`scan-indexer: ${err.message}\n\n${USAGE}\n`);
+    // parseArgs refuses unknown or malformed options with a TypeError whose code names it: a usage error too.
+    if (err instanceof UsageError || /^ERR_PARSE_ARGS_/.test(String((err as { code?: unknown })?.code))) {
+      process.stderr.write(`scan-indexer: ${(err as Error).message}\n\n${USAGE}\n`);
       process.exitCode = 2;
       return;
     }

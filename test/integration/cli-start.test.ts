@@ -117,6 +117,25 @@ describe('scan-indexer start on the embedded default', () => {
     expect(stderr).toBe('scan-indexer: Invalid configuration: PORT="eighty": expected an integer from 0 to 65535.\n');
   });
 
+  it('answers an unknown option with one line and the usage, and --help with the usage alone, never a stack trace', async () => {
+    const run = async (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => {
+      const child = spawnCli(args, { env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      return { code: await exited(child), stdout, stderr };
+    };
+    const help = await run(['simulate', '--help']);
+    expect(help).toEqual({ code: 0, stdout: expect.stringMatching(/^Usage: scan-indexer <command> \[options\]\n/), stderr: '' });
+    const unknown = await run(['simulate', '--seeds', '1']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr.split('\n')[0]).toBe("scan-indexer: Unknown option '--seeds'");
+    expect(unknown.stderr).toContain(`\n\n${help.stdout}`);
+    expect(unknown.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('refuses read replicas without DATABASE_URL, before starting the embedded server', async () => {
     const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-start-')), 'postgres');
     const child = spawnCli(['serve'], {
