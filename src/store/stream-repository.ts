@@ -1,10 +1,11 @@
 /**
  * What the live streams read besides the /v0/events pages (update-repository.ts's listEvents): where
- * the history of events ends now, for a subscriber that starts at the tail.
+ * the history of events ends now, for a subscriber that starts at the tail, and where it begins after
+ * retention dropped its oldest months, for a subscriber whose cursor is older.
  */
 import { sql } from 'kysely';
 import type { StreamKey } from '../domain/stream-key';
-import { fromPgTimestamp } from '../domain/time';
+import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 
@@ -31,3 +32,25 @@ export const newestEventPosition = repositoryOperation('newestEventPosition', as
   const row = rows[0];
   return row ? { migrationId: row.migration_id, recordTime: fromPgTimestamp(row.record_time) } : undefined;
 });
+
+/**
+ * The migration of the first event (a non-import update, or a verdict) at or after `from`, by the
+ * keys' order; undefined when there is none. One forward step of each position index.
+ */
+export const firstEventMigrationFrom = repositoryOperation(
+  'firstEventMigrationFrom',
+  async function firstEventMigrationFrom(db: Db, from: Micros): Promise<number | undefined> {
+    const at = formatRecordTime(from);
+    const { rows } = await sql<{ migration_id: number }>`
+    select migration_id from (
+      (select u.migration_id, u.record_time from updates u where u.record_time >= ${at}::timestamptz and u.record_time > ${IMPORT_TIME}
+        order by u.migration_id, u.record_time limit 1)
+      union all
+      (select v.migration_id, v.record_time from verdicts v where v.record_time >= ${at}::timestamptz and v.record_time > ${IMPORT_TIME}
+        order by v.migration_id, v.record_time limit 1)
+    ) first
+    order by migration_id, record_time
+    limit 1`.execute(db);
+    return rows[0]?.migration_id;
+  },
+);

@@ -18,15 +18,15 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { formatStreamCursor, parseStreamCursor, type StreamCursor } from '../../domain/stream-cursor';
 import type { StreamKey } from '../../domain/stream-key';
-import { formatDateTime, IMPORT_RECORD_TIME } from '../../domain/time';
+import { formatDateTime, IMPORT_RECORD_TIME, type Micros } from '../../domain/time';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
 import { badRequest, HttpError } from '../../internal/errors';
 import type { Metrics } from '../../internal/metrics';
 import type { Db } from '../../store/pool';
-import { newestEventPosition } from '../../store/stream-repository';
+import { readHistoryStart } from '../../store/partitions';
+import { firstEventMigrationFrom, newestEventPosition } from '../../store/stream-repository';
 import { historyIncomplete, listEvents, type EventRow } from '../../store/update-repository';
 import { primaryDbOf, type ApiContext } from '../context';
-import { refuseDroppedHistory } from '../history-start';
 import { sendJson } from '../json-response';
 import { eventJson } from '../scan/update-routes';
 import { mountOperations, operation, type OperationOf } from '../operation';
@@ -199,12 +199,38 @@ class EventsSubscription implements HubMember {
     this.finish('error', { error: message, reason }, reason);
   }
 
-  private finish(event: EndEvent, body: Record<string, string>, reason: string): void {
+  /**
+   * Ends a stream resumed from a cursor older than the retained history with the oldest cursor it could
+   * resume after: the history start's migration (that of its first event) just before the start. The
+   * event has no id, so that an EventSource does not resume there by itself, over the gap, unasked.
+   */
+  private async endHistoryGone(db: Db, start: Micros): Promise<void> {
+    const oldest = formatStreamCursor({ migrationId: (await firstEventMigrationFrom(db, start)) ?? 0, recordTime: start - 1n });
+    const given = this.cursorText();
+    this.finish(
+      'error',
+      {
+        error: `The stream cannot resume after ${given}: this indexer keeps history from ${formatDateTime(start)} on, and what came before was dropped by its retention policy. The oldest cursor it can resume after is ${oldest}, which sends everything kept (the items between the two are lost).`,
+        reason: 'history_gone',
+        history_start: formatDateTime(start),
+      },
+      'history_gone',
+      { id: undefined, after: oldest },
+    );
+  }
+
+  private finish(
+    event: EndEvent,
+    body: Record<string, string>,
+    reason: string,
+    resume: { id: string | undefined; after: string } | undefined = undefined,
+  ): void {
     if (!this.open) return;
     this.open = false;
     this.metrics.streamDrops.inc({ stream: this.stream, reason });
     const cursor = this.cursorText();
-    this.transport.writeEvent(event, cursor ?? undefined, { ...body, after: cursor });
+    if (resume) this.transport.writeEvent(event, resume.id, { ...body, after: resume.after });
+    else this.transport.writeEvent(event, cursor ?? undefined, { ...body, after: cursor });
     this.transport.end(event);
     this.aborted.abort();
   }
@@ -212,12 +238,9 @@ class EventsSubscription implements HubMember {
   async run(db: Db, resumed: boolean): Promise<void> {
     try {
       if (resumed && this.reader.cursor) {
-        try {
-          await refuseDroppedHistory(db, this.reader.cursor.recordTime);
-        } catch (err) {
-          if (err instanceof HttpError && err.status === 410) return this.end('history_gone', err.message);
-          throw err;
-        }
+        const start = await readHistoryStart(db);
+        // As refuseDroppedHistory (410 for /v0/events): some record time after the cursor was dropped.
+        if (start !== undefined && this.reader.cursor.recordTime + 1n < start) return this.endHistoryGone(db, start);
       }
       let committedAtMs: number | undefined;
       while (this.open) {
@@ -309,7 +332,7 @@ const streamEvents = operation({
   summary:
     'The /v0/events items as they are ingested, as Server-Sent Events: each message one item in the bytes POST /api/scan/v0/events serves, its id the cursor to resume after.',
   description:
-    'Events: items (no event name; data = the item, id = its cursor), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when the kind filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate. The same stream is served over WebSocket at this path (Upgrade: websocket), one JSON text frame per message: {"id", "item"} for an item (its bytes as the list serves them), {"event", ...the data fields} for the others; 400 and 503 are answered before the upgrade.',
+    'Events: items (no event name; data = the item, id = its cursor), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when the kind filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed; `after` is the cursor to resume after, for history_gone (a cursor older than the retained history) the oldest one the stream can resume after, with "history_start" and no event id) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate. The same stream is served over WebSocket at this path (Upgrade: websocket), one JSON text frame per message: {"id", "item"} for an item (its bytes as the list serves them), {"event", ...the data fields} for the others; 400 and 503 are answered before the upgrade.',
   request: { query: EventsStreamQuery },
   responses: {
     '200': {
