@@ -25,7 +25,14 @@ import type { Metrics } from '../../internal/metrics';
 import type { Db } from '../../store/pool';
 import { readHistoryStart } from '../../store/partitions';
 import { firstEventMigrationFrom, newestEventPosition } from '../../store/stream-repository';
-import { historyIncomplete, listEvents, type EventRow } from '../../store/update-repository';
+import {
+  historyIncomplete,
+  listEvents,
+  listEventsBySubject,
+  type EventRow,
+  type SubjectFilter,
+  type UpdatePosition,
+} from '../../store/update-repository';
 import { primaryDbOf, type ApiContext } from '../context';
 import { sendJson } from '../json-response';
 import { eventJson } from '../scan/update-routes';
@@ -40,6 +47,9 @@ const STREAM_KINDS = ['transaction', 'reassignment', 'verdict-only'] as const;
 type StreamKind = (typeof STREAM_KINDS)[number];
 
 const kind = z.enum(STREAM_KINDS, { error: `expected one of ${STREAM_KINDS.join(', ')}` });
+/** Parties or templates one stream may filter on. */
+const MAX_SUBJECTS = 100;
+const subjectTerm = z.string({ error: 'expected a string' }).min(1, 'expected a party or template id').max(512, 'at most 512 characters');
 
 const EventsStreamQuery = z.object({
   after: z
@@ -57,6 +67,18 @@ const EventsStreamQuery = z.object({
     .optional()
     .describe(
       'Only items of these kinds (repeatable): transaction, reassignment (an assignment or unassignment), verdict-only (a verdict without an update). All kinds by default. The cursor still moves past the items left out.',
+    ),
+  party: z
+    .union([subjectTerm, z.array(subjectTerm).max(MAX_SUBJECTS, `at most ${MAX_SUBJECTS} parties`)])
+    .optional()
+    .describe(
+      "Only the updates of which one of these parties (repeatable) is a stakeholder (signatory or observer of a created event, an assignment's included) or an acting party of an exercised event, or the submitter of a reassignment. Verdicts without an update name no party. Read from an index the writer keeps, never from payloads.",
+    ),
+  template: z
+    .union([subjectTerm, z.array(subjectTerm).max(MAX_SUBJECTS, `at most ${MAX_SUBJECTS} templates`)])
+    .optional()
+    .describe(
+      'Only the updates with a created or exercised event (or an assignment) of one of these template ids (repeatable, <package id>:<module>:<entity> as the events give it). With party as well, an update must match both.',
     ),
 });
 
@@ -96,16 +118,27 @@ class EventReader {
     private readonly encoding: DamlValueEncoding,
     private readonly pageSize: number,
     public cursor: StreamCursor | undefined,
+    private readonly filter: SubjectFilter | undefined,
   ) {
     if (cursor?.updateId !== undefined) this.sent = { through: cursor.updateId };
   }
 
-  /** The next events not yet sent, and whether more may follow at once. */
-  async next(): Promise<{ rows: EventRow[]; more: boolean }> {
+  /** The events after `from` that pass the filter; with a filter, the newest update the read saw. */
+  private async read(from: StreamCursor | undefined, limit: number): Promise<{ rows: EventRow[]; newest?: UpdatePosition }> {
+    if (!this.filter) return { rows: await listEvents(this.db, from, limit, this.encoding) };
+    return listEventsBySubject(this.db, from, limit, this.encoding, this.filter);
+  }
+
+  /**
+   * The next events not yet sent, and whether more may follow at once. When none follow and the filter
+   * left updates out, `skip` is the newest update the read saw: nothing up to it is left to send.
+   */
+  async next(): Promise<{ rows: EventRow[]; more: boolean; skip?: UpdatePosition }> {
     const cursor = this.cursor;
     if (!cursor) {
-      const rows = await listEvents(this.db, undefined, this.pageSize, this.encoding);
-      return { rows, more: rows.length === this.pageSize };
+      const { rows, newest } = await this.read(undefined, this.pageSize);
+      const more = rows.length === this.pageSize;
+      return { rows, more, skip: more ? undefined : newest };
     }
     const atCursor = (r: EventRow) => r.migrationId === cursor.migrationId && r.recordTime === cursor.recordTime;
     for (let limit = this.pageSize; ; limit *= 2) {
@@ -115,7 +148,7 @@ class EventReader {
         this.sent === 'all' || cursor.recordTime <= IMPORT_RECORD_TIME
           ? cursor
           : { migrationId: cursor.migrationId, recordTime: cursor.recordTime - 1n };
-      const rows = await listEvents(this.db, from, limit, this.encoding);
+      const { rows, newest } = await this.read(from, limit);
       const more = rows.length === limit;
       const same = rows.filter(atCursor);
       if (typeof this.sent === 'object' && 'through' in this.sent) {
@@ -129,12 +162,21 @@ class EventReader {
       const sent = this.sent;
       const fresh = rows.filter((r) => !atCursor(r) || (sent !== 'all' && !sent.has(r.updateId)));
       if (more && fresh.length === 0) continue;
-      return { rows: fresh, more };
+      return { rows: fresh, more, skip: more ? undefined : newest };
     }
   }
 
+  /** Moves the cursor past the updates a filtered read left out, up to `position` (never back). */
+  skipTo(position: UpdatePosition): void {
+    const c = this.cursor;
+    if (c && (position.migrationId < c.migrationId || (position.migrationId === c.migrationId && position.recordTime < c.recordTime)))
+      return;
+    if (c && c.updateId === position.updateId && c.recordTime === position.recordTime) return;
+    this.advance(position);
+  }
+
   /** Moves the cursor past an event (sent, or left out by the filter). */
-  advance(row: EventRow): void {
+  advance(row: Pick<EventRow, 'migrationId' | 'recordTime' | 'updateId'>): void {
     const c = this.cursor;
     if (!c || c.migrationId !== row.migrationId || c.recordTime !== row.recordTime) this.sent = new Set([row.updateId]);
     // At the same record time, 'all' stays all: the ids it stands for are not known.
@@ -245,7 +287,7 @@ class EventsSubscription implements HubMember {
       let committedAtMs: number | undefined;
       while (this.open) {
         const generation = this.hub.generation;
-        const { rows, more } = await this.reader.next();
+        const { rows, more, skip } = await this.reader.next();
         if (!this.open) return;
         const out: StreamItem[] = [];
         let unavailable: EventRow | undefined;
@@ -271,6 +313,8 @@ class EventsSubscription implements HubMember {
             for (let i = 0; i < out.length; i++) this.metrics.streamDeliveryLatency.observe({ stream: this.stream }, seconds);
           }
         }
+        // The updates the party or template filter left out since: the cursor (and a heartbeat's id) moves past them.
+        if (skip && !unavailable) this.reader.skipTo(skip);
         if (unavailable) {
           return this.end(
             'encoding_unavailable',
@@ -332,14 +376,14 @@ const streamEvents = operation({
   summary:
     'The /v0/events items as they are ingested, as Server-Sent Events: each message one item in the bytes POST /api/scan/v0/events serves, its id the cursor to resume after.',
   description:
-    'Events: items (no event name; data = the item, id = its cursor), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when the kind filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed; `after` is the cursor to resume after, for history_gone (a cursor older than the retained history) the oldest one the stream can resume after, with "history_start" and no event id) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate. The same stream is served over WebSocket at this path (Upgrade: websocket), one JSON text frame per message: {"id", "item"} for an item (its bytes as the list serves them), {"event", ...the data fields} for the others; 400 and 503 are answered before the upgrade.',
+    'Events: items (no event name; data = the item, id = its cursor), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when a filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed; `after` is the cursor to resume after, for history_gone (a cursor older than the retained history) the oldest one the stream can resume after, with "history_start" and no event id) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate. The same stream is served over WebSocket at this path (Upgrade: websocket), one JSON text frame per message: {"id", "item"} for an item (its bytes as the list serves them), {"event", ...the data fields} for the others; 400 and 503 are answered before the upgrade.',
   request: { query: EventsStreamQuery },
   responses: {
     '200': {
       description: 'The stream (text/event-stream); it ends only with a last error or reconnect event, or when the client goes.',
       content: { 'text/event-stream': { schema: { type: 'string' } } },
     },
-    '400': { description: 'A malformed cursor, kind or encoding.', body: ErrorResponse },
+    '400': { description: 'A malformed cursor, kind, encoding, party or template.', body: ErrorResponse },
     '503': {
       description:
         'This process serves as many live streams as it takes (STREAM_MAX_SUBSCRIBERS) or is stopping, answered with Retry-After (seconds); or the history is not yet complete (a mirror backfilling), as for /v0/events.',
@@ -350,10 +394,13 @@ const streamEvents = operation({
     const given = resumeCursor(req, query.after);
     const kinds = query.kind === undefined ? undefined : new Set(Array.isArray(query.kind) ? query.kind : [query.kind]);
     const encoding = query.daml_value_encoding ?? 'compact_json';
+    const list = (v: string | string[] | undefined) => [...new Set(v === undefined ? [] : Array.isArray(v) ? v : [v])];
+    const filter: SubjectFilter = { parties: list(query.party), templates: list(query.template) };
     if (await historyIncomplete(db)) throw new HttpError(503, BACKFILLING_MESSAGE);
     // Without a cursor: after the newest item stored now (the whole history, if there is none yet).
     const tail = given ?? (await newestEventPosition(db));
-    const reader = new EventReader(db, encoding, hub.settings.pageSize, tail);
+    const filtered = filter.parties.length > 0 || filter.templates.length > 0;
+    const reader = new EventReader(db, encoding, hub.settings.pageSize, tail, filtered ? filter : undefined);
     const upgrade = upgradeOf(req);
     req.socket.setNoDelay(true);
     req.socket.setTimeout(0);
