@@ -54,3 +54,60 @@ export const firstEventMigrationFrom = repositoryOperation(
     return rows[0]?.migration_id;
   },
 );
+
+/** An announced ACS snapshot, as the stream's snapshot event shows it. */
+export interface AnnouncedSnapshotRow {
+  migrationId: number;
+  recordTime: Micros;
+  contractCount: number;
+  /** Decimal text. */
+  unlockedAmulet: string;
+  lockedAmulet: string;
+}
+
+/** The newest announced snapshot's position; undefined when there is none. */
+export const newestSnapshotPosition = repositoryOperation('newestSnapshotPosition', async function newestSnapshotPosition(db: Db): Promise<
+  StreamKey | undefined
+> {
+  const row = await db
+    .selectFrom('acs_snapshots')
+    .select(['migration_id', 'record_time'])
+    .orderBy('migration_id', 'desc')
+    .orderBy('record_time', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? { migrationId: row.migration_id, recordTime: fromPgTimestamp(row.record_time) } : undefined;
+});
+
+/** The snapshots after `after` (undefined: from the first) up to `through` included, in order; at most `limit`. */
+export const listSnapshotsBetween = repositoryOperation(
+  'listSnapshotsBetween',
+  async function listSnapshotsBetween(
+    db: Db,
+    after: StreamKey | undefined,
+    through: StreamKey,
+    limit: number,
+  ): Promise<AnnouncedSnapshotRow[]> {
+    const lower = after
+      ? sql`(migration_id, record_time) > (${after.migrationId}::bigint, ${formatRecordTime(after.recordTime)}::timestamptz) and`
+      : sql``;
+    const { rows } = await sql<{
+      migration_id: number;
+      record_time: string;
+      contract_count: number;
+      unlocked_amulet: string;
+      locked_amulet: string;
+    }>`
+    select migration_id, record_time, contract_count, unlocked_amulet, locked_amulet from acs_snapshots
+    where ${lower} (migration_id, record_time) <= (${through.migrationId}::bigint, ${formatRecordTime(through.recordTime)}::timestamptz)
+    order by migration_id, record_time
+    limit ${limit}`.execute(db);
+    return rows.map((r) => ({
+      migrationId: r.migration_id,
+      recordTime: fromPgTimestamp(r.record_time),
+      contractCount: r.contract_count,
+      unlockedAmulet: r.unlocked_amulet,
+      lockedAmulet: r.locked_amulet,
+    }));
+  },
+);

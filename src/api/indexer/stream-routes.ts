@@ -17,14 +17,15 @@ import { Router as expressRouter } from 'express';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { formatStreamCursor, parseStreamCursor, type StreamCursor } from '../../domain/stream-cursor';
-import type { StreamKey } from '../../domain/stream-key';
+import { compareStreamKeys, type StreamKey } from '../../domain/stream-key';
+import { formatDecimal, parseDecimal } from '../../domain/decimal';
 import { formatDateTime, IMPORT_RECORD_TIME, type Micros } from '../../domain/time';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
 import { badRequest, HttpError } from '../../internal/errors';
 import type { Metrics } from '../../internal/metrics';
 import type { Db } from '../../store/pool';
 import { readHistoryStart } from '../../store/partitions';
-import { firstEventMigrationFrom, newestEventPosition } from '../../store/stream-repository';
+import { firstEventMigrationFrom, listSnapshotsBetween, newestEventPosition, newestSnapshotPosition } from '../../store/stream-repository';
 import {
   historyIncomplete,
   listEvents,
@@ -80,6 +81,12 @@ const EventsStreamQuery = z.object({
     .describe(
       'Only the updates with a created or exercised event (or an assignment) of one of these template ids (repeatable, <package id>:<module>:<entity> as the events give it). With party as well, an update must match both.',
     ),
+  snapshots: z
+    .enum(['true', 'false'], { error: 'expected true or false' })
+    .optional()
+    .describe(
+      'true: also a `snapshot` event for each ACS snapshot announced, once the stream has passed its record time (data: the snapshot as GET /api/indexer/v0/acs-snapshots lists it). Resumed from a cursor, the snapshots after it are sent again as the stream passes them. false by default.',
+    ),
 });
 
 /** Seconds a client refused for the subscriber limit is told to wait. */
@@ -93,6 +100,11 @@ interface StreamServices {
   hub: StreamHub;
   metrics: Metrics;
 }
+
+/** Snapshot events read at a time (snapshots come every 3 hours of ledger time: a catch-up over months has many). */
+const SNAPSHOT_PAGE = 100;
+
+const keyOf = (c: StreamCursor): StreamKey => ({ migrationId: c.migrationId, recordTime: c.recordTime });
 
 const kindOf = (row: EventRow): StreamKind =>
   row.update === undefined ? 'verdict-only' : row.update.kind === 'transaction' ? 'transaction' : 'reassignment';
@@ -200,6 +212,8 @@ class EventsSubscription implements HubMember {
     private readonly metrics: Metrics,
     private readonly reader: EventReader,
     private readonly kinds: ReadonlySet<StreamKind> | undefined,
+    /** With snapshot events: the last snapshot sent, or known to the client (undefined: none yet). */
+    private snapshots: { after: StreamKey | undefined } | undefined,
   ) {
     transport.onClose(() => {
       this.open = false;
@@ -235,6 +249,26 @@ class EventsSubscription implements HubMember {
       { reason: 'shutdown', message: 'This server is stopping: reconnect (with Last-Event-ID, or after=the cursor below) to resume.' },
       'shutdown',
     );
+  }
+
+  /** The snapshots announced after the last one sent whose record time the stream has passed, as `snapshot` events. */
+  private async sendSnapshots(db: Db, state: { after: StreamKey | undefined }, through: StreamKey): Promise<void> {
+    for (;;) {
+      const page = await listSnapshotsBetween(db, state.after, through, SNAPSHOT_PAGE);
+      if (!this.open) return;
+      for (const s of page) {
+        this.transport.writeEvent('snapshot', undefined, {
+          migration_id: s.migrationId,
+          // As GET /api/indexer/v0/acs-snapshots lists them.
+          record_time: formatDateTime(s.recordTime),
+          contract_count: s.contractCount,
+          unlocked_amulet: formatDecimal(parseDecimal(s.unlockedAmulet)),
+          locked_amulet: formatDecimal(parseDecimal(s.lockedAmulet)),
+        });
+        state.after = { migrationId: s.migrationId, recordTime: s.recordTime };
+      }
+      if (page.length < SNAPSHOT_PAGE) return;
+    }
   }
 
   private end(reason: EndReason, message: string): void {
@@ -315,6 +349,8 @@ class EventsSubscription implements HubMember {
         }
         // The updates the party or template filter left out since: the cursor (and a heartbeat's id) moves past them.
         if (skip && !unavailable) this.reader.skipTo(skip);
+        if (this.snapshots && this.reader.cursor) await this.sendSnapshots(db, this.snapshots, this.reader.cursor);
+        if (!this.open) return;
         if (unavailable) {
           return this.end(
             'encoding_unavailable',
@@ -376,7 +412,7 @@ const streamEvents = operation({
   summary:
     'The /v0/events items as they are ingested, as Server-Sent Events: each message one item in the bytes POST /api/scan/v0/events serves, its id the cursor to resume after.',
   description:
-    'Events: items (no event name; data = the item, id = its cursor), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when a filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed; `after` is the cursor to resume after, for history_gone (a cursor older than the retained history) the oldest one the stream can resume after, with "history_start" and no event id) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate. The same stream is served over WebSocket at this path (Upgrade: websocket), one JSON text frame per message: {"id", "item"} for an item (its bytes as the list serves them), {"event", ...the data fields} for the others; 400 and 503 are answered before the upgrade.',
+    'Events: items (no event name; data = the item, id = its cursor), with snapshots=true `snapshot` (data: an announced ACS snapshot, as GET /api/indexer/v0/acs-snapshots lists it; no id), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when a filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed; `after` is the cursor to resume after, for history_gone (a cursor older than the retained history) the oldest one the stream can resume after, with "history_start" and no event id) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate. The same stream is served over WebSocket at this path (Upgrade: websocket), one JSON text frame per message: {"id", "item"} for an item (its bytes as the list serves them), {"event", ...the data fields} for the others; 400 and 503 are answered before the upgrade.',
   request: { query: EventsStreamQuery },
   responses: {
     '200': {
@@ -401,6 +437,13 @@ const streamEvents = operation({
     const tail = given ?? (await newestEventPosition(db));
     const filtered = filter.parties.length > 0 || filter.templates.length > 0;
     const reader = new EventReader(db, encoding, hub.settings.pageSize, tail, filtered ? filter : undefined);
+    // Snapshot events: those announced after the stream's start, or after its cursor when resumed; the newest
+    // announced one bounds both, as the client may have been sent those (before it went) but no later one.
+    let snapshots: { after: StreamKey | undefined } | undefined;
+    if (query.snapshots === 'true') {
+      const newest = await newestSnapshotPosition(db);
+      snapshots = { after: given && (!newest || compareStreamKeys(given, newest) < 0) ? keyOf(given) : newest };
+    }
     const upgrade = upgradeOf(req);
     req.socket.setNoDelay(true);
     req.socket.setTimeout(0);
@@ -409,14 +452,14 @@ const streamEvents = operation({
       if (!hub.admits('events')) return refuse(res);
       const ws = await acceptWebSocket(req, upgrade);
       if (!ws) return;
-      const subscription = new EventsSubscription(new WebSocketTransport(ws), hub, metrics, reader, kinds);
+      const subscription = new EventsSubscription(new WebSocketTransport(ws), hub, metrics, reader, kinds, snapshots);
       // Only if the server began to stop meanwhile.
       if (!hub.join(subscription)) return void ws.close(1013, 'The server is stopping: try again.');
       await subscription.run(db, given !== undefined);
       return;
     }
     const sse = new SseTransport(res);
-    const subscription = new EventsSubscription(sse, hub, metrics, reader, kinds);
+    const subscription = new EventsSubscription(sse, hub, metrics, reader, kinds, snapshots);
     if (!hub.join(subscription)) return refuse(res);
     sse.start();
     await subscription.run(db, given !== undefined);
