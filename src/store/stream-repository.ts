@@ -111,3 +111,16 @@ export const listSnapshotsBetween = repositoryOperation(
     }));
   },
 );
+
+/**
+ * The primary's WAL insert position: past the commit record of every transaction committed so far, also
+ * those committed without waiting for the WAL flush (synchronous_commit = off), which the write position
+ * (pg_current_wal_lsn) may not be past yet.
+ */
+export const readWalInsertPosition = repositoryOperation(
+  'readWalInsertPosition',
+  async function readWalInsertPosition(db: Db): Promise<string> {
+    const { rows } = await sql<{ lsn: string }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(db);
+    return rows[0]!.lsn;
+  },
+);

@@ -10,7 +10,8 @@
  * notice, or a poll while notices cannot be heard), so live items follow the catch-up without a gap or
  * a duplicate. Between pages it waits until its connection has taken what it was given: memory per
  * subscriber is one page plus STREAM_MAX_BUFFER_KB, and a subscriber that stays over that bound for
- * STREAM_SLOW_CONSUMER_MS is dropped with an `error` event saying where to resume.
+ * STREAM_SLOW_CONSUMER_MS is dropped with an `error` event saying where to resume. With read replicas
+ * (DATABASE_READ_URLS), a page is sent only once every replica in use by this process has replayed it.
  */
 import type { Request, Response, Router } from 'express';
 import { Router as expressRouter } from 'express';
@@ -255,6 +256,7 @@ class EventsSubscription implements HubMember {
   private async sendSnapshots(db: Db, state: { after: StreamKey | undefined }, through: StreamKey): Promise<void> {
     for (;;) {
       const page = await listSnapshotsBetween(db, state.after, through, SNAPSHOT_PAGE);
+      if (page.length > 0) await this.hub.replayed(this.aborted.signal);
       if (!this.open) return;
       for (const s of page) {
         this.transport.writeEvent('snapshot', undefined, {
@@ -339,7 +341,10 @@ class EventsSubscription implements HubMember {
           this.lastId = this.cursorText()!;
           out.push({ id: this.lastId, json });
         }
+        // Not before the replicas this process reads from have them (a client may ask the API for them next).
         if (out.length > 0) {
+          await this.hub.replayed(this.aborted.signal);
+          if (!this.open) return;
           this.transport.writeItems(out);
           this.metrics.streamItemsSent.inc({ stream: this.stream }, out.length);
           if (committedAtMs !== undefined) {
@@ -476,12 +481,14 @@ function streamHubOf(context: ApiContext): StreamHub {
     logger: context.logger,
     metrics: context.metrics,
     settings: context.config.stream,
+    replicas: context.replicas,
   });
   return context.streams;
 }
 
 export function streamRouter(context: ApiContext): Router {
-  // Reads go to the primary: a notice announces what the primary has committed.
+  // Reads go to the primary: a notice announces what the primary has committed. With read replicas, what
+  // is read there is sent once the replicas in use have replayed it (StreamHub.replayed).
   return mountOperations(expressRouter(), streamOperations, {
     db: primaryDbOf(context),
     hub: streamHubOf(context),
