@@ -45,7 +45,7 @@ export async function publishCommit(connection: WriteConnection, notice: Omit<Co
 }
 
 /** The `stream` of the notice sent when an ACS snapshot is announced (it wakes streams with snapshot events). */
-export const SNAPSHOT_NOTICE_STREAM = 'acs-snapshots';
+const SNAPSHOT_NOTICE_STREAM = 'acs-snapshots';
 
 /**
  * The channel and payload of the notice of an announced snapshot, which the snapshot's transaction sends

@@ -249,7 +249,7 @@ const VOTE_RESULT_COLUMNS = [
   'result',
 ] as const satisfies readonly (keyof VoteResultRow)[];
 
-export const SUBJECT_COLUMNS = [
+const SUBJECT_COLUMNS = [
   'migration_id',
   'record_time',
   'synchronizer_id',
