@@ -13,6 +13,7 @@ import { createProgress } from './internal/progress';
 import { writeBuildInfo } from './internal/build-info';
 import { Shutdown } from './internal/shutdown';
 import { backfillActivities } from './ingest/activity-backfill';
+import { backfillUpdateSubjects } from './ingest/subject-backfill';
 import { catchUpSnapshots } from './jobs/acs-snapshots';
 import { openMigratedDatabase, serve, startWorker } from './runtime';
 import { writeNdjson } from './simulator';
@@ -28,6 +29,8 @@ Commands:
   snapshot           announce every ACS snapshot that ingestion has passed, then exit
   backfill-activities
                      derive the activity projection of history stored before it existed; resumable, safe to interrupt
+  backfill-stream-index
+                     index the parties and templates of history stored before the live stream's filters; resumable
   simulate --seed S --updates N [--migrations K] --out FILE
                      write a simulated network as NDJSON (the same arguments give the same bytes)
   docs-config        regenerate .env.example and the README configuration table
@@ -144,6 +147,27 @@ async function backfill(config: Config, logger: Logger, shutdown: Shutdown): Pro
   }
 }
 
+/** As backfill: each page commits with its position, and a new run resumes there. */
+async function backfillStreamIndex(config: Config, logger: Logger, shutdown: Shutdown): Promise<number> {
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => stop.abort());
+  const database = await openMigratedDatabase(config, logger, shutdown);
+  try {
+    const result = await backfillUpdateSubjects(database.db, {
+      signal: stop.signal,
+      onProgress: (p) => logger.info({ updatesDone: p.updatesDone, at: p.at }, 'backfilling the stream index'),
+    });
+    process.stdout.write(
+      result.finished
+        ? `done: ${result.updates} updates walked, ${result.rows} index rows\n`
+        : `interrupted after ${result.updates} updates; run it again to resume\n`,
+    );
+    return result.finished ? 0 : 130;
+  } finally {
+    await shutdown.run('backfill finished');
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command = 'help', ...rest] = argv;
   const isHelp = (arg: string): boolean => arg === 'help' || arg === '--help' || arg === '-h';
@@ -163,7 +187,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'simulate') return simulate(rest);
-  if (!['start', 'serve', 'ingest', 'migrate', 'import', 'snapshot', 'backfill-activities'].includes(command)) {
+  if (!['start', 'serve', 'ingest', 'migrate', 'import', 'snapshot', 'backfill-activities', 'backfill-stream-index'].includes(command)) {
     throw new UsageError(`unknown command '${command}'`);
   }
 
@@ -189,6 +213,8 @@ async function main(argv: string[]): Promise<number> {
         return await importFile(rest[0], config, logger, shutdown);
       case 'backfill-activities':
         return await backfill(config, logger, shutdown);
+      case 'backfill-stream-index':
+        return await backfillStreamIndex(config, logger, shutdown);
       default:
         return await runService(command as 'start' | 'serve' | 'ingest', config, logger, shutdown);
     }

@@ -17,6 +17,7 @@ import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, startOfHour, startOfMonth, type Micros } from '../domain/time';
 import { AppendedRows, activityRows, type AcsDeltaRow } from '../store/ingest-rows';
 import type { SkippedActivity } from '../domain/activities';
+import { subjectsOf } from '../domain/update-subjects';
 import { CreatedContracts, type CreatedContract } from '../store/contract-rows';
 import type {
   ArchiveRow,
@@ -470,6 +471,21 @@ export class BatchPlanner {
         this.rows.reassignments.push(row);
       }
     }
+    // What the stream's party and template filters read (the update's events, checked above).
+    if (!isImport) this.addSubjects(update, row);
+  }
+
+  private addSubjects(update: Update, row: UpdateRow): void {
+    const { parties, templates } = subjectsOf(update);
+    if (parties.length === 0 && templates.length === 0) return;
+    this.rows.appended.subject({
+      migration_id: row.migration_id,
+      record_time: row.record_time,
+      synchronizer_id: row.synchronizer_id,
+      update_id: row.update_id,
+      parties,
+      templates,
+    });
   }
 
   /** The blobs of contracts the update creates or assigns; a blob of any other contract, or not base64, is bad input. */

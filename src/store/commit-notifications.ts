@@ -44,6 +44,20 @@ export async function publishCommit(connection: WriteConnection, notice: Omit<Co
   await connection.query('select pg_notify($1, $2)', [COMMIT_CHANNEL, payload]);
 }
 
+/** The `stream` of the notice sent when an ACS snapshot is announced (it wakes streams with snapshot events). */
+const SNAPSHOT_NOTICE_STREAM = 'acs-snapshots';
+
+/**
+ * The channel and payload of the notice of an announced snapshot, which the snapshot's transaction sends
+ * (snapshot-repository.ts), so that it is delivered after its commit.
+ */
+export function snapshotNotice(migrationId: number, recordTime: Micros): { channel: string; payload: string } {
+  return {
+    channel: COMMIT_CHANNEL,
+    payload: JSON.stringify({ s: SNAPSHOT_NOTICE_STREAM, m: migrationId, t: recordTime.toString(), p: null, at: Date.now() }),
+  };
+}
+
 /** A notice's payload, or undefined when it is not one (another sender on the channel). */
 function parseCommitNotice(payload: string | undefined): CommitNotice | undefined {
   try {

@@ -406,6 +406,7 @@ export async function writeBatch(connection: WriteConnection, rows: BatchRows): 
     rows.appended.voteResults,
     rows.appended.transferCommands,
     rows.appended.activities,
+    rows.appended.subjects,
   ]) {
     await copy(connection, copied);
   }

@@ -141,6 +141,16 @@ export interface ActivityRow {
   expires_at: string | null;
 }
 
+/** The parties and templates of a live update's events (update_subjects, domain/update-subjects.ts). */
+export interface SubjectRow {
+  migration_id: number;
+  record_time: string;
+  synchronizer_id: string;
+  update_id: string;
+  parties: string[];
+  templates: string[];
+}
+
 export interface RangeRow {
   migration_id: number;
   synchronizer_id: string;
@@ -244,6 +254,15 @@ const VOTE_RESULT_COLUMNS = [
   'result',
 ] as const satisfies readonly (keyof VoteResultRow)[];
 
+const SUBJECT_COLUMNS = [
+  'migration_id',
+  'record_time',
+  'synchronizer_id',
+  'update_id',
+  'parties',
+  'templates',
+] as const satisfies readonly (keyof SubjectRow)[];
+
 /**
  * The activity rows of a transaction (domain/activities.ts) at its key. An exercise whose argument or
  * result lacks what it must hold gives no rows and is listed in `skipped`.
@@ -324,7 +343,7 @@ export const ACTIVITY_COLUMNS = [
 
 /**
  * The rows of a batch that never change once planned (updates, verdicts,
- * traffic and activity records, vote results, transfer command events, activities), encoded for COPY as they are
+ * traffic and activity records, vote results, transfer command events, activities, update subjects), encoded for COPY as they are
  * added: a batch holds their bytes, outside the JavaScript heap, rather than
  * objects the garbage collector copies until the batch commits.
  */
@@ -336,6 +355,7 @@ export class AppendedRows {
   readonly voteResults = new CopyRows('vote_results', VOTE_RESULT_COLUMNS);
   readonly transferCommands = new CopyRows('transfer_command_events', TRANSFER_COMMAND_COLUMNS);
   readonly activities = new CopyRows('activities', ACTIVITY_COLUMNS);
+  readonly subjects = new CopyRows('update_subjects', SUBJECT_COLUMNS);
 
   update(row: UpdateRow): void {
     this.updates.add([
@@ -378,6 +398,10 @@ export class AppendedRows {
     this.activities.add(ACTIVITY_COLUMNS.map((k) => row[k]));
   }
 
+  subject(row: SubjectRow): void {
+    this.subjects.add(SUBJECT_COLUMNS.map((k) => row[k]));
+  }
+
   /** Bytes encoded so far. */
   get bytes(): number {
     return (
@@ -387,7 +411,8 @@ export class AppendedRows {
       this.appActivity.bytes +
       this.voteResults.bytes +
       this.transferCommands.bytes +
-      this.activities.bytes
+      this.activities.bytes +
+      this.subjects.bytes
     );
   }
 }

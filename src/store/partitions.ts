@@ -76,7 +76,7 @@ interface HistoryPartition {
 }
 
 const PARTITION_NAME =
-  /^(updates|verdicts|traffic_summaries|app_activity_records|activities)_m(\d+)_p(\d{4})(\d{2})$|^(contracts|contract_stakeholders)_archived_p(\d{4})(\d{2})$/;
+  /^(updates|verdicts|traffic_summaries|app_activity_records|activities|update_subjects)_m(\d+)_p(\d{4})(\d{2})$|^(contracts|contract_stakeholders)_archived_p(\d{4})(\d{2})$/;
 
 const monthOf = (year: string, month: string): Micros => parseTimestamp(`${year}-${month}-01T00:00:00Z`);
 
@@ -84,7 +84,7 @@ async function listHistoryPartitions(db: Db): Promise<HistoryPartition[]> {
   const { rows } = await sql<{ parent: string; name: string }>`
     select p.relname as parent, c.relname as name
     from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
-    where p.relname in ('updates', 'verdicts', 'traffic_summaries', 'app_activity_records', 'activities', 'contracts', 'contract_stakeholders')
+    where p.relname in ('updates', 'verdicts', 'traffic_summaries', 'app_activity_records', 'activities', 'update_subjects', 'contracts', 'contract_stakeholders')
       and p.relnamespace = current_schema()::regnamespace`.execute(db);
   return rows.flatMap((r): HistoryPartition[] => {
     const m = PARTITION_NAME.exec(r.name);

@@ -182,6 +182,24 @@ export class ReplicaMonitor {
   }
 
   /** One round: the primary's WAL position, then every replica. */
+  /**
+   * The replay position of each replica in use now, read on it with the monitor's own connection (the
+   * live streams wait on it: src/api/indexer/stream-hub.ts); null for one that fails to answer.
+   */
+  async replayPositionsInUse(): Promise<(bigint | null)[]> {
+    const inUse = this.watched.filter((w) => w.state.condition === 'in_use');
+    return Promise.all(
+      inUse.map(async (w) => {
+        try {
+          const status = await readStandbyStatus(w.endpoint.db);
+          return status.replayLsn === null ? null : parseLsn(status.replayLsn);
+        } catch {
+          return null;
+        }
+      }),
+    );
+  }
+
   async check(): Promise<void> {
     const check = ++this.checks;
     try {

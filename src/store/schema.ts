@@ -302,6 +302,32 @@ interface ActivityBackfillTable {
   updated_at: Generated<Timestamp>;
 }
 
+/** The parties and templates of a live update's events, for the stream's filters (20261126_150_update_subjects.sql). */
+interface UpdateSubjectsTable {
+  migration_id: Int8;
+  record_time: Timestamp;
+  synchronizer_id: string;
+  update_id: string;
+  parties: string[];
+  templates: string[];
+}
+
+/** Where the backfill of update_subjects is (one row). */
+interface UpdateSubjectsBackfillTable {
+  id: Generated<boolean>;
+  migration_id: Int8;
+  record_time: Timestamp;
+  synchronizer_id: string;
+  update_id: string;
+  end_migration_id: Int8;
+  end_record_time: Timestamp;
+  end_synchronizer_id: string;
+  end_update_id: string;
+  updates_done: Int8;
+  finished_at: Timestamp | null;
+  updated_at: Generated<Timestamp>;
+}
+
 interface TransferCommandEventsTable {
   migration_id: Int8;
   record_time: Timestamp;
@@ -355,6 +381,8 @@ export interface Database {
   transfer_command_events: TransferCommandEventsTable;
   activities: ActivitiesTable;
   activity_backfill: ActivityBackfillTable;
+  update_subjects: UpdateSubjectsTable;
+  update_subjects_backfill: UpdateSubjectsBackfillTable;
   rate_limit_buckets: RateLimitBucketsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
+import { snapshotNotice } from './commit-notifications';
 import { writeHoldingTotals } from './holding-totals-repository';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
@@ -109,6 +110,11 @@ export const takeSnapshot = repositoryOperation(
       const r = rows[0]!;
       let holdingTotals = r.holding_totals;
       const written = r.inserted ? await writeHoldingTotals(trx, migrationId, from, at) : undefined;
+      // Live streams with snapshot events read it once this commits.
+      if (r.inserted) {
+        const notice = snapshotNotice(migrationId, at);
+        await sql`select pg_notify(${notice.channel}, ${notice.payload})`.execute(trx);
+      }
       if (written) {
         await sql`insert into holding_totals_snapshots (migration_id, record_time, clamped_by)
           values (${migrationId}, ${to}::timestamptz, ${written.clampedBy}::numeric)`.execute(trx);

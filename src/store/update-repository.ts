@@ -347,6 +347,79 @@ export const listEvents = repositoryOperation(
   },
 );
 
+/** The live stream's filters on an update's events (update_subjects): any of the parties, and any of the templates. */
+export interface SubjectFilter {
+  /** Empty: any party. */
+  parties: readonly string[];
+  /** Empty: any template. */
+  templates: readonly string[];
+}
+
+/** An update's key in /v0/events' order. */
+export type UpdatePosition = Pick<EventRow, 'migrationId' | 'recordTime' | 'synchronizerId' | 'updateId'>;
+
+/**
+ * The events after a cursor whose update names one of the parties and one of the templates (as
+ * update_subjects stores them; a verdict without an update names none), up to `limit`, in /v0/events'
+ * order, and `newest`: the newest live update stored as the same statement saw it, so that a reader
+ * given fewer than `limit` events knows that nothing else up to there matches. Never reads a payload
+ * it does not return: the keys come from update_subjects, walked in order or found by its GIN indexes.
+ */
+export const listEventsBySubject = repositoryOperation(
+  'listEventsBySubject',
+  async function listEventsBySubject(
+    db: Db,
+    after: HistoryCursor | undefined,
+    limit: number,
+    encoding: DamlValueEncoding,
+    filter: SubjectFilter,
+  ): Promise<{ rows: EventRow[]; newest: UpdatePosition | undefined }> {
+    const conditions = [
+      afterCursor({ migration: sql`s.migration_id`, recordTime: sql`s.record_time` }, after),
+      ...(filter.parties.length > 0 ? [sql`s.parties && ${[...filter.parties]}::text[]`] : []),
+      ...(filter.templates.length > 0 ? [sql`s.templates && ${[...filter.templates]}::text[]`] : []),
+    ];
+    const { rows } = await sql<
+      UpdateDbRow & { n_migration_id: number; n_record_time: string; n_synchronizer_id: string; n_update_id: string }
+    >`
+    with newest as (
+      select migration_id, record_time, synchronizer_id, update_id from updates
+      where record_time > ${IMPORT_TIME}
+      order by migration_id desc, record_time desc, synchronizer_id desc, update_id desc limit 1
+    ), matching as (
+      select s.migration_id, s.record_time, s.synchronizer_id, s.update_id from update_subjects s
+      where ${sql.join(conditions, sql` and `)}
+      order by s.migration_id, s.record_time, s.synchronizer_id, s.update_id
+      limit ${limit}
+    )
+    select ${updateColumns}, n.migration_id as n_migration_id, n.record_time as n_record_time,
+      n.synchronizer_id as n_synchronizer_id, n.update_id as n_update_id
+    from newest n left join lateral (
+      select u.* from matching k join updates u on u.migration_id = k.migration_id and u.record_time = k.record_time
+        and u.synchronizer_id = k.synchronizer_id and u.update_id = k.update_id
+    ) u on true
+    order by u.migration_id, u.record_time, u.synchronizer_id, u.update_id`.execute(db);
+    const first = rows[0];
+    if (!first) return { rows: [], newest: undefined };
+    const newest = {
+      migrationId: first.n_migration_id,
+      recordTime: fromPgTimestamp(first.n_record_time),
+      synchronizerId: first.n_synchronizer_id,
+      updateId: first.n_update_id,
+    };
+    const updates = rows.filter((r) => r.update_id !== null).map((r) => toStored(r, encoding));
+    const bases = updates.map((u) => ({
+      update: u,
+      updateId: u.updateId,
+      migrationId: u.migrationId,
+      recordTime: u.recordTime,
+      synchronizerId: u.synchronizerId,
+    }));
+    const side = await sideData(db, bases);
+    return { rows: bases.map((b) => eventRow(b, side)), newest };
+  },
+);
+
 /** True while some migration is not yet held in full (Scan's backfilling gate, HttpScanHandler.confirmBackfillingIsCompleteThen). */
 export const historyIncomplete = repositoryOperation('historyIncomplete', async function historyIncomplete(db: Db): Promise<boolean> {
   const { rows } = await sql<{ incomplete: boolean }>`

@@ -8,11 +8,15 @@ import { request, type TestApi } from './http/http';
 export const FROM_THE_START = '0/0001-01-01T00:00:00.000000Z';
 export const STREAM = '/api/indexer/v0/stream/events';
 
-/** The events of /v0/events from the start, page by page: each page's body and its items' count. */
-export async function eventPages(api: TestApi, encoding = 'compact_json'): Promise<{ texts: string[]; items: unknown[] }> {
+/** The events of /v0/events from the start (or after `from`), page by page: each page's body and its items. */
+export async function eventPages(
+  api: TestApi,
+  encoding = 'compact_json',
+  from?: { after_migration_id: number; after_record_time: string },
+): Promise<{ texts: string[]; items: unknown[] }> {
   const texts: string[] = [];
   const items: unknown[] = [];
-  let after: { after_migration_id: number; after_record_time: string } | undefined;
+  let after = from;
   for (;;) {
     const res = await request(api.url, 'POST', '/api/scan/v0/events', { page_size: 1000, after, daml_value_encoding: encoding });
     expect(res.status).toBe(200);

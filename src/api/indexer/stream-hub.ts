@@ -16,7 +16,8 @@ import type { Logger } from '../../internal/logger';
 import type { Metrics } from '../../internal/metrics';
 import { listenForCommits, type CommitListener } from '../../store/commit-notifications';
 import type { Db } from '../../store/pool';
-import { newestEventPosition } from '../../store/stream-repository';
+import { parseLsn, type ReplicaMonitor } from '../../store/replica-monitor';
+import { newestEventPosition, readWalInsertPosition } from '../../store/stream-repository';
 
 export interface StreamSettings {
   readonly maxSubscribers: number;
@@ -44,7 +45,12 @@ export interface StreamHubDeps {
   logger: Logger;
   metrics: Metrics;
   settings: StreamSettings;
+  /** The read replicas of this process (DATABASE_READ_URLS): what is sent must be on every one in use first. */
+  replicas?: ReplicaMonitor;
 }
+
+/** How often replicas' replay positions are read while a subscriber waits for them. */
+const REPLAY_POLL_MS = 10;
 
 export class StreamHub {
   private generationCount = 0;
@@ -56,8 +62,74 @@ export class StreamHub {
   private pollTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private closing = false;
+  private positionReading: Promise<bigint> | undefined;
+  private readonly replayWaiters = new Set<{ target: bigint; done: () => void }>();
+  private replayPolling = false;
 
   constructor(readonly deps: StreamHubDeps) {}
+
+  /**
+   * Settles once every read replica in use by this process has replayed the primary's WAL as it is now
+   * (after the caller read what it is about to send from the primary), at once without replicas, or when
+   * the signal aborts. A replica that leaves use (lagging past DATABASE_READ_MAX_LAG_MS, unreachable)
+   * stops being waited for: this process sends it no reads either. The readings are shared: callers of
+   * one turn of the event loop share one reading of the primary's position, and every waiter one reading
+   * of each replica's replay position every REPLAY_POLL_MS.
+   */
+  async replayed(signal: AbortSignal): Promise<void> {
+    const monitor = this.deps.replicas;
+    if (!monitor || !monitor.states.some((r) => r.condition === 'in_use')) return;
+    const target = await this.primaryPosition();
+    if (signal.aborted || this.closing) return;
+    await new Promise<void>((resolve) => {
+      const waiter = {
+        target,
+        done: () => {
+          this.replayWaiters.delete(waiter);
+          signal.removeEventListener('abort', waiter.done);
+          resolve();
+        },
+      };
+      this.replayWaiters.add(waiter);
+      signal.addEventListener('abort', waiter.done, { once: true });
+      if (!this.replayPolling) void this.pollReplay(monitor);
+    });
+  }
+
+  private primaryPosition(): Promise<bigint> {
+    this.positionReading ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      this.positionReading = undefined;
+      return parseLsn(await readWalInsertPosition(this.deps.db));
+    });
+    return this.positionReading;
+  }
+
+  private async pollReplay(monitor: ReplicaMonitor): Promise<void> {
+    this.replayPolling = true;
+    try {
+      while (this.replayWaiters.size > 0) {
+        if (this.closing) {
+          for (const w of [...this.replayWaiters]) w.done();
+          return;
+        }
+        // Unanswered (null): the monitor takes the replica out of use soon; until then, wait.
+        const positions = await monitor.replayPositionsInUse();
+        const lowest = positions.reduce<bigint | null | undefined>(
+          (a, p) => (a === null || p === null ? null : a === undefined || p < a ? p : a),
+          undefined,
+        );
+        for (const w of [...this.replayWaiters]) if (lowest === undefined || (lowest !== null && lowest >= w.target)) w.done();
+        if (this.replayWaiters.size > 0) await new Promise((resolve) => setTimeout(resolve, REPLAY_POLL_MS));
+      }
+    } catch (err) {
+      this.deps.logger.warn({ err: (err as Error).message }, "reading the replicas' replay positions for live streams failed");
+      await new Promise((resolve) => setTimeout(resolve, REPLAY_POLL_MS * 10));
+    } finally {
+      this.replayPolling = false;
+    }
+    // Waiters that came while it was ending, or after a failure.
+    if (this.replayWaiters.size > 0) void this.pollReplay(monitor);
+  }
 
   get settings(): StreamSettings {
     return this.deps.settings;
@@ -121,6 +193,7 @@ export class StreamHub {
     const listener = this.listener;
     this.listener = undefined;
     await listener?.close();
+    for (const w of [...this.replayWaiters]) w.done();
     this.wake();
   }
 

@@ -10,23 +10,32 @@
  * notice, or a poll while notices cannot be heard), so live items follow the catch-up without a gap or
  * a duplicate. Between pages it waits until its connection has taken what it was given: memory per
  * subscriber is one page plus STREAM_MAX_BUFFER_KB, and a subscriber that stays over that bound for
- * STREAM_SLOW_CONSUMER_MS is dropped with an `error` event saying where to resume.
+ * STREAM_SLOW_CONSUMER_MS is dropped with an `error` event saying where to resume. With read replicas
+ * (DATABASE_READ_URLS), a page is sent only once every replica in use by this process has replayed it.
  */
 import type { Request, Response, Router } from 'express';
 import { Router as expressRouter } from 'express';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { z } from 'zod';
 import { formatStreamCursor, parseStreamCursor, type StreamCursor } from '../../domain/stream-cursor';
-import type { StreamKey } from '../../domain/stream-key';
-import { formatDateTime, IMPORT_RECORD_TIME } from '../../domain/time';
+import { compareStreamKeys, type StreamKey } from '../../domain/stream-key';
+import { formatDecimal, parseDecimal } from '../../domain/decimal';
+import { formatDateTime, IMPORT_RECORD_TIME, type Micros } from '../../domain/time';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
 import { badRequest, HttpError } from '../../internal/errors';
 import type { Metrics } from '../../internal/metrics';
 import type { Db } from '../../store/pool';
-import { newestEventPosition } from '../../store/stream-repository';
-import { historyIncomplete, listEvents, type EventRow } from '../../store/update-repository';
+import { readHistoryStart } from '../../store/partitions';
+import { firstEventMigrationFrom, listSnapshotsBetween, newestEventPosition, newestSnapshotPosition } from '../../store/stream-repository';
+import {
+  historyIncomplete,
+  listEvents,
+  listEventsBySubject,
+  type EventRow,
+  type SubjectFilter,
+  type UpdatePosition,
+} from '../../store/update-repository';
 import { primaryDbOf, type ApiContext } from '../context';
-import { refuseDroppedHistory } from '../history-start';
 import { sendJson } from '../json-response';
 import { eventJson } from '../scan/update-routes';
 import { mountOperations, operation, type OperationOf } from '../operation';
@@ -40,6 +49,9 @@ const STREAM_KINDS = ['transaction', 'reassignment', 'verdict-only'] as const;
 type StreamKind = (typeof STREAM_KINDS)[number];
 
 const kind = z.enum(STREAM_KINDS, { error: `expected one of ${STREAM_KINDS.join(', ')}` });
+/** Parties or templates one stream may filter on. */
+const MAX_SUBJECTS = 100;
+const subjectTerm = z.string({ error: 'expected a string' }).min(1, 'expected a party or template id').max(512, 'at most 512 characters');
 
 const EventsStreamQuery = z.object({
   after: z
@@ -58,6 +70,24 @@ const EventsStreamQuery = z.object({
     .describe(
       'Only items of these kinds (repeatable): transaction, reassignment (an assignment or unassignment), verdict-only (a verdict without an update). All kinds by default. The cursor still moves past the items left out.',
     ),
+  party: z
+    .union([subjectTerm, z.array(subjectTerm).max(MAX_SUBJECTS, `at most ${MAX_SUBJECTS} parties`)])
+    .optional()
+    .describe(
+      "Only the updates of which one of these parties (repeatable) is a stakeholder (signatory or observer of a created event, an assignment's included) or an acting party of an exercised event, or the submitter of a reassignment. Verdicts without an update name no party. Read from an index the writer keeps, never from payloads.",
+    ),
+  template: z
+    .union([subjectTerm, z.array(subjectTerm).max(MAX_SUBJECTS, `at most ${MAX_SUBJECTS} templates`)])
+    .optional()
+    .describe(
+      'Only the updates with a created or exercised event (or an assignment) of one of these template ids (repeatable, <package id>:<module>:<entity> as the events give it). With party as well, an update must match both.',
+    ),
+  snapshots: z
+    .enum(['true', 'false'], { error: 'expected true or false' })
+    .optional()
+    .describe(
+      'true: also a `snapshot` event for each ACS snapshot announced, once the stream has passed its record time (data: the snapshot as GET /api/indexer/v0/acs-snapshots lists it). Resumed from a cursor, the snapshots after it are sent again as the stream passes them. false by default.',
+    ),
 });
 
 /** Seconds a client refused for the subscriber limit is told to wait. */
@@ -71,6 +101,11 @@ interface StreamServices {
   hub: StreamHub;
   metrics: Metrics;
 }
+
+/** Snapshot events read at a time (snapshots come every 3 hours of ledger time: a catch-up over months has many). */
+const SNAPSHOT_PAGE = 100;
+
+const keyOf = (c: StreamCursor): StreamKey => ({ migrationId: c.migrationId, recordTime: c.recordTime });
 
 const kindOf = (row: EventRow): StreamKind =>
   row.update === undefined ? 'verdict-only' : row.update.kind === 'transaction' ? 'transaction' : 'reassignment';
@@ -96,16 +131,27 @@ class EventReader {
     private readonly encoding: DamlValueEncoding,
     private readonly pageSize: number,
     public cursor: StreamCursor | undefined,
+    private readonly filter: SubjectFilter | undefined,
   ) {
     if (cursor?.updateId !== undefined) this.sent = { through: cursor.updateId };
   }
 
-  /** The next events not yet sent, and whether more may follow at once. */
-  async next(): Promise<{ rows: EventRow[]; more: boolean }> {
+  /** The events after `from` that pass the filter; with a filter, the newest update the read saw. */
+  private async read(from: StreamCursor | undefined, limit: number): Promise<{ rows: EventRow[]; newest?: UpdatePosition }> {
+    if (!this.filter) return { rows: await listEvents(this.db, from, limit, this.encoding) };
+    return listEventsBySubject(this.db, from, limit, this.encoding, this.filter);
+  }
+
+  /**
+   * The next events not yet sent, and whether more may follow at once. When none follow and the filter
+   * left updates out, `skip` is the newest update the read saw: nothing up to it is left to send.
+   */
+  async next(): Promise<{ rows: EventRow[]; more: boolean; skip?: UpdatePosition }> {
     const cursor = this.cursor;
     if (!cursor) {
-      const rows = await listEvents(this.db, undefined, this.pageSize, this.encoding);
-      return { rows, more: rows.length === this.pageSize };
+      const { rows, newest } = await this.read(undefined, this.pageSize);
+      const more = rows.length === this.pageSize;
+      return { rows, more, skip: more ? undefined : newest };
     }
     const atCursor = (r: EventRow) => r.migrationId === cursor.migrationId && r.recordTime === cursor.recordTime;
     for (let limit = this.pageSize; ; limit *= 2) {
@@ -115,7 +161,7 @@ class EventReader {
         this.sent === 'all' || cursor.recordTime <= IMPORT_RECORD_TIME
           ? cursor
           : { migrationId: cursor.migrationId, recordTime: cursor.recordTime - 1n };
-      const rows = await listEvents(this.db, from, limit, this.encoding);
+      const { rows, newest } = await this.read(from, limit);
       const more = rows.length === limit;
       const same = rows.filter(atCursor);
       if (typeof this.sent === 'object' && 'through' in this.sent) {
@@ -129,12 +175,21 @@ class EventReader {
       const sent = this.sent;
       const fresh = rows.filter((r) => !atCursor(r) || (sent !== 'all' && !sent.has(r.updateId)));
       if (more && fresh.length === 0) continue;
-      return { rows: fresh, more };
+      return { rows: fresh, more, skip: more ? undefined : newest };
     }
   }
 
+  /** Moves the cursor past the updates a filtered read left out, up to `position` (never back). */
+  skipTo(position: UpdatePosition): void {
+    const c = this.cursor;
+    if (c && (position.migrationId < c.migrationId || (position.migrationId === c.migrationId && position.recordTime < c.recordTime)))
+      return;
+    if (c && c.updateId === position.updateId && c.recordTime === position.recordTime) return;
+    this.advance(position);
+  }
+
   /** Moves the cursor past an event (sent, or left out by the filter). */
-  advance(row: EventRow): void {
+  advance(row: Pick<EventRow, 'migrationId' | 'recordTime' | 'updateId'>): void {
     const c = this.cursor;
     if (!c || c.migrationId !== row.migrationId || c.recordTime !== row.recordTime) this.sent = new Set([row.updateId]);
     // At the same record time, 'all' stays all: the ids it stands for are not known.
@@ -158,6 +213,8 @@ class EventsSubscription implements HubMember {
     private readonly metrics: Metrics,
     private readonly reader: EventReader,
     private readonly kinds: ReadonlySet<StreamKind> | undefined,
+    /** With snapshot events: the last snapshot sent, or known to the client (undefined: none yet). */
+    private snapshots: { after: StreamKey | undefined } | undefined,
   ) {
     transport.onClose(() => {
       this.open = false;
@@ -195,16 +252,63 @@ class EventsSubscription implements HubMember {
     );
   }
 
+  /** The snapshots announced after the last one sent whose record time the stream has passed, as `snapshot` events. */
+  private async sendSnapshots(db: Db, state: { after: StreamKey | undefined }, through: StreamKey): Promise<void> {
+    for (;;) {
+      const page = await listSnapshotsBetween(db, state.after, through, SNAPSHOT_PAGE);
+      if (page.length > 0) await this.hub.replayed(this.aborted.signal);
+      if (!this.open) return;
+      for (const s of page) {
+        this.transport.writeEvent('snapshot', undefined, {
+          migration_id: s.migrationId,
+          // As GET /api/indexer/v0/acs-snapshots lists them.
+          record_time: formatDateTime(s.recordTime),
+          contract_count: s.contractCount,
+          unlocked_amulet: formatDecimal(parseDecimal(s.unlockedAmulet)),
+          locked_amulet: formatDecimal(parseDecimal(s.lockedAmulet)),
+        });
+        state.after = { migrationId: s.migrationId, recordTime: s.recordTime };
+      }
+      if (page.length < SNAPSHOT_PAGE) return;
+    }
+  }
+
   private end(reason: EndReason, message: string): void {
     this.finish('error', { error: message, reason }, reason);
   }
 
-  private finish(event: EndEvent, body: Record<string, string>, reason: string): void {
+  /**
+   * Ends a stream resumed from a cursor older than the retained history with the oldest cursor it could
+   * resume after: the history start's migration (that of its first event) just before the start. The
+   * event has no id, so that an EventSource does not resume there by itself, over the gap, unasked.
+   */
+  private async endHistoryGone(db: Db, start: Micros): Promise<void> {
+    const oldest = formatStreamCursor({ migrationId: (await firstEventMigrationFrom(db, start)) ?? 0, recordTime: start - 1n });
+    const given = this.cursorText();
+    this.finish(
+      'error',
+      {
+        error: `The stream cannot resume after ${given}: this indexer keeps history from ${formatDateTime(start)} on, and what came before was dropped by its retention policy. The oldest cursor it can resume after is ${oldest}, which sends everything kept (the items between the two are lost).`,
+        reason: 'history_gone',
+        history_start: formatDateTime(start),
+      },
+      'history_gone',
+      { id: undefined, after: oldest },
+    );
+  }
+
+  private finish(
+    event: EndEvent,
+    body: Record<string, string>,
+    reason: string,
+    resume: { id: string | undefined; after: string } | undefined = undefined,
+  ): void {
     if (!this.open) return;
     this.open = false;
     this.metrics.streamDrops.inc({ stream: this.stream, reason });
     const cursor = this.cursorText();
-    this.transport.writeEvent(event, cursor ?? undefined, { ...body, after: cursor });
+    if (resume) this.transport.writeEvent(event, resume.id, { ...body, after: resume.after });
+    else this.transport.writeEvent(event, cursor ?? undefined, { ...body, after: cursor });
     this.transport.end(event);
     this.aborted.abort();
   }
@@ -212,17 +316,14 @@ class EventsSubscription implements HubMember {
   async run(db: Db, resumed: boolean): Promise<void> {
     try {
       if (resumed && this.reader.cursor) {
-        try {
-          await refuseDroppedHistory(db, this.reader.cursor.recordTime);
-        } catch (err) {
-          if (err instanceof HttpError && err.status === 410) return this.end('history_gone', err.message);
-          throw err;
-        }
+        const start = await readHistoryStart(db);
+        // As refuseDroppedHistory (410 for /v0/events): some record time after the cursor was dropped.
+        if (start !== undefined && this.reader.cursor.recordTime + 1n < start) return this.endHistoryGone(db, start);
       }
       let committedAtMs: number | undefined;
       while (this.open) {
         const generation = this.hub.generation;
-        const { rows, more } = await this.reader.next();
+        const { rows, more, skip } = await this.reader.next();
         if (!this.open) return;
         const out: StreamItem[] = [];
         let unavailable: EventRow | undefined;
@@ -240,7 +341,10 @@ class EventsSubscription implements HubMember {
           this.lastId = this.cursorText()!;
           out.push({ id: this.lastId, json });
         }
+        // Not before the replicas this process reads from have them (a client may ask the API for them next).
         if (out.length > 0) {
+          await this.hub.replayed(this.aborted.signal);
+          if (!this.open) return;
           this.transport.writeItems(out);
           this.metrics.streamItemsSent.inc({ stream: this.stream }, out.length);
           if (committedAtMs !== undefined) {
@@ -248,6 +352,10 @@ class EventsSubscription implements HubMember {
             for (let i = 0; i < out.length; i++) this.metrics.streamDeliveryLatency.observe({ stream: this.stream }, seconds);
           }
         }
+        // The updates the party or template filter left out since: the cursor (and a heartbeat's id) moves past them.
+        if (skip && !unavailable) this.reader.skipTo(skip);
+        if (this.snapshots && this.reader.cursor) await this.sendSnapshots(db, this.snapshots, this.reader.cursor);
+        if (!this.open) return;
         if (unavailable) {
           return this.end(
             'encoding_unavailable',
@@ -309,14 +417,14 @@ const streamEvents = operation({
   summary:
     'The /v0/events items as they are ingested, as Server-Sent Events: each message one item in the bytes POST /api/scan/v0/events serves, its id the cursor to resume after.',
   description:
-    'Events: items (no event name; data = the item, id = its cursor), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when the kind filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate. The same stream is served over WebSocket at this path (Upgrade: websocket), one JSON text frame per message: {"id", "item"} for an item (its bytes as the list serves them), {"event", ...the data fields} for the others; 400 and 503 are answered before the upgrade.',
+    'Events: items (no event name; data = the item, id = its cursor), with snapshots=true `snapshot` (data: an announced ACS snapshot, as GET /api/indexer/v0/acs-snapshots lists it; no id), `heartbeat` every STREAM_HEARTBEAT_SECONDS (data {"migration_id", "record_time"}: the position of the newest item stored, null while there is none; its id is the cursor when a filter left items out since the last id), and a last event before the server closes the stream: `error` (data {"error", "reason", "after"}; reason slow_consumer, history_gone, encoding_unavailable or failed; `after` is the cursor to resume after, for history_gone (a cursor older than the retained history) the oldest one the stream can resume after, with "history_start" and no event id) or `reconnect` (data {"reason": "shutdown", "message", "after"}). Resume with after=<cursor> or Last-Event-ID: the items after it are read from the database first, then live ones follow, without a gap or a duplicate. The same stream is served over WebSocket at this path (Upgrade: websocket), one JSON text frame per message: {"id", "item"} for an item (its bytes as the list serves them), {"event", ...the data fields} for the others; 400 and 503 are answered before the upgrade.',
   request: { query: EventsStreamQuery },
   responses: {
     '200': {
       description: 'The stream (text/event-stream); it ends only with a last error or reconnect event, or when the client goes.',
       content: { 'text/event-stream': { schema: { type: 'string' } } },
     },
-    '400': { description: 'A malformed cursor, kind or encoding.', body: ErrorResponse },
+    '400': { description: 'A malformed cursor, kind, encoding, party or template.', body: ErrorResponse },
     '503': {
       description:
         'This process serves as many live streams as it takes (STREAM_MAX_SUBSCRIBERS) or is stopping, answered with Retry-After (seconds); or the history is not yet complete (a mirror backfilling), as for /v0/events.',
@@ -327,10 +435,20 @@ const streamEvents = operation({
     const given = resumeCursor(req, query.after);
     const kinds = query.kind === undefined ? undefined : new Set(Array.isArray(query.kind) ? query.kind : [query.kind]);
     const encoding = query.daml_value_encoding ?? 'compact_json';
+    const list = (v: string | string[] | undefined) => [...new Set(v === undefined ? [] : Array.isArray(v) ? v : [v])];
+    const filter: SubjectFilter = { parties: list(query.party), templates: list(query.template) };
     if (await historyIncomplete(db)) throw new HttpError(503, BACKFILLING_MESSAGE);
     // Without a cursor: after the newest item stored now (the whole history, if there is none yet).
     const tail = given ?? (await newestEventPosition(db));
-    const reader = new EventReader(db, encoding, hub.settings.pageSize, tail);
+    const filtered = filter.parties.length > 0 || filter.templates.length > 0;
+    const reader = new EventReader(db, encoding, hub.settings.pageSize, tail, filtered ? filter : undefined);
+    // Snapshot events: those announced after the stream's start, or after its cursor when resumed; the newest
+    // announced one bounds both, as the client may have been sent those (before it went) but no later one.
+    let snapshots: { after: StreamKey | undefined } | undefined;
+    if (query.snapshots === 'true') {
+      const newest = await newestSnapshotPosition(db);
+      snapshots = { after: given && (!newest || compareStreamKeys(given, newest) < 0) ? keyOf(given) : newest };
+    }
     const upgrade = upgradeOf(req);
     req.socket.setNoDelay(true);
     req.socket.setTimeout(0);
@@ -339,14 +457,14 @@ const streamEvents = operation({
       if (!hub.admits('events')) return refuse(res);
       const ws = await acceptWebSocket(req, upgrade);
       if (!ws) return;
-      const subscription = new EventsSubscription(new WebSocketTransport(ws), hub, metrics, reader, kinds);
+      const subscription = new EventsSubscription(new WebSocketTransport(ws), hub, metrics, reader, kinds, snapshots);
       // Only if the server began to stop meanwhile.
       if (!hub.join(subscription)) return void ws.close(1013, 'The server is stopping: try again.');
       await subscription.run(db, given !== undefined);
       return;
     }
     const sse = new SseTransport(res);
-    const subscription = new EventsSubscription(sse, hub, metrics, reader, kinds);
+    const subscription = new EventsSubscription(sse, hub, metrics, reader, kinds, snapshots);
     if (!hub.join(subscription)) return refuse(res);
     sse.start();
     await subscription.run(db, given !== undefined);
@@ -363,12 +481,14 @@ function streamHubOf(context: ApiContext): StreamHub {
     logger: context.logger,
     metrics: context.metrics,
     settings: context.config.stream,
+    replicas: context.replicas,
   });
   return context.streams;
 }
 
 export function streamRouter(context: ApiContext): Router {
-  // Reads go to the primary: a notice announces what the primary has committed.
+  // Reads go to the primary: a notice announces what the primary has committed. With read replicas, what
+  // is read there is sent once the replicas in use have replayed it (StreamHub.replayed).
   return mountOperations(expressRouter(), streamOperations, {
     db: primaryDbOf(context),
     hub: streamHubOf(context),

@@ -6,108 +6,13 @@
  * at shutdown. The SSE side of the same protocol is in stream.test.ts.
  */
 import net from 'node:net';
-import WebSocket from 'ws';
 import type { CanonicalItem } from '../../../src/domain/items';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
+import WebSocket from 'ws';
+import { WsClient, type Frame } from '../../support/stream-clients';
 import { asPages, eventPages, FROM_THE_START, kindOf, metricValue, STREAM, waitFor, type Item } from '../../support/stream';
-
-interface Frame {
-  /** The frame's text. */
-  text: string;
-  id?: string;
-  event?: string;
-  /** For an item: its text as spliced into the frame. */
-  item?: string;
-}
-
-/** A WebSocket client of the stream: frames as they come; an item's text taken out of its frame as written. */
-class WsClient {
-  readonly frames: Frame[] = [];
-  closeCode: number | undefined;
-  private waiters: (() => void)[] = [];
-
-  private constructor(private readonly ws: WebSocket) {
-    ws.on('message', (data: Buffer, isBinary: boolean) => {
-      expect(isBinary).toBe(false);
-      const text = data.toString('utf8');
-      const parsed = JSON.parse(text) as { id?: string; event?: string; item?: unknown };
-      const frame: Frame = { text, id: parsed.id, event: parsed.event };
-      if (parsed.item !== undefined) {
-        const head = `{"id":${JSON.stringify(parsed.id)},"item":`;
-        expect(text.startsWith(head) && text.endsWith('}')).toBe(true);
-        frame.item = text.slice(head.length, -1);
-      }
-      this.frames.push(frame);
-      this.notify();
-    });
-    ws.on('close', (code: number) => {
-      this.closeCode = code;
-      this.notify();
-    });
-  }
-
-  /** Connects; an answer other than the upgrade comes back as its status, headers and body. */
-  static open(url: string): Promise<WsClient | { status: number; headers: Record<string, unknown>; body: string }> {
-    return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url.replace(/^http/, 'ws'));
-      ws.once('open', () => resolve(new WsClient(ws)));
-      ws.once('unexpected-response', (_req, res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      });
-      ws.once('error', reject);
-    });
-  }
-
-  static async connect(url: string): Promise<WsClient> {
-    const client = await WsClient.open(url);
-    if (!(client instanceof WsClient)) throw new Error(`no upgrade: ${client.status} ${client.body}`);
-    return client;
-  }
-
-  private notify(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    waiters.forEach((w) => w());
-  }
-
-  get items(): Frame[] {
-    return this.frames.filter((f) => f.item !== undefined);
-  }
-
-  async until(done: (client: WsClient) => boolean, timeoutMs = 30_000, what = 'the stream'): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!done(this)) {
-      if (this.closeCode !== undefined) throw new Error(`${what}: the stream closed first (${this.frames.length} frames)`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`${what}: timed out with ${this.frames.length} frames`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(left, 200));
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
-
-  async closed(timeoutMs = 10_000): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.closeCode === undefined) {
-      if (Date.now() > deadline) throw new Error('the stream did not close');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    return this.closeCode;
-  }
-
-  close(): void {
-    this.ws.close();
-  }
-}
 
 describe('GET /api/indexer/v0/stream/events over WebSocket', () => {
   const t = useTestDatabase();

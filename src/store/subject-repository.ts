@@ -1,0 +1,121 @@
+/**
+ * The backfill of update_subjects (the live stream's party and template filters) over the history
+ * stored before 20261126_150 (`scan-indexer backfill-stream-index`): where it is, the updates it reads,
+ * and the rows of each page committed with its position.
+ */
+import { sql } from 'kysely';
+import type { Update } from '../domain/items';
+import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
+import type { SubjectRow } from './ingest-rows';
+import type { Db } from './pool';
+import { repositoryOperation } from './query-operation';
+import { storedJson, type StoredJsonColumns, type UpdatePosition } from './update-repository';
+
+const timestamp = (t: Micros) => sql`${formatRecordTime(t)}::timestamptz`;
+
+export interface SubjectBackfillState {
+  /** The last update indexed; undefined before the first. */
+  position: UpdatePosition | undefined;
+  /** The newest live update stored when the migration ran: the writer indexed what came after. */
+  end: UpdatePosition;
+  updatesDone: number;
+  finished: boolean;
+}
+
+/** Where the backfill is; undefined when there was nothing to backfill. */
+export const readSubjectBackfill = repositoryOperation('readSubjectBackfill', async function readSubjectBackfill(db: Db): Promise<
+  SubjectBackfillState | undefined
+> {
+  const row = await db.selectFrom('update_subjects_backfill').selectAll().executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    position:
+      row.migration_id >= 0
+        ? {
+            migrationId: row.migration_id,
+            recordTime: fromPgTimestamp(row.record_time),
+            synchronizerId: row.synchronizer_id,
+            updateId: row.update_id,
+          }
+        : undefined,
+    end: {
+      migrationId: row.end_migration_id,
+      recordTime: fromPgTimestamp(row.end_record_time),
+      synchronizerId: row.end_synchronizer_id,
+      updateId: row.end_update_id,
+    },
+    updatesDone: row.updates_done,
+    finished: row.finished_at !== null,
+  };
+});
+
+export interface StoredUpdateForIndex {
+  key: UpdatePosition;
+  update: Update;
+}
+
+/** The next live updates after `position` up to `end` (inclusive), in the stream's order, parsed. */
+export const readUpdatesForSubjects = repositoryOperation(
+  'readUpdatesForSubjects',
+  async function readUpdatesForSubjects(
+    db: Db,
+    position: UpdatePosition | undefined,
+    end: UpdatePosition,
+    limit: number,
+  ): Promise<StoredUpdateForIndex[]> {
+    const key = sql`(u.migration_id, u.record_time, u.synchronizer_id, u.update_id)`;
+    const after = position
+      ? sql`and ${key} > (${position.migrationId}::bigint, ${timestamp(position.recordTime)}, ${position.synchronizerId}::text, ${position.updateId}::text)`
+      : sql``;
+    const { rows } = await sql<
+      StoredJsonColumns & { kind: string; migration_id: number; record_time: string; synchronizer_id: string; update_id: string }
+    >`
+      select u.migration_id, u.record_time, u.synchronizer_id, u.update_id, u.kind,
+        u.payload, u.payload_compact_length, u.json_compact, null::text as json_protobuf
+      from updates u
+      where u.record_time > '0001-01-01 00:00:00+00' ${after}
+        and ${key} <= (${end.migrationId}::bigint, ${timestamp(end.recordTime)}, ${end.synchronizerId}::text, ${end.updateId}::text)
+      order by u.migration_id, u.record_time, u.synchronizer_id, u.update_id
+      limit ${limit}`.execute(db);
+    return rows.map((r) => ({
+      key: {
+        migrationId: r.migration_id,
+        recordTime: fromPgTimestamp(r.record_time),
+        synchronizerId: r.synchronizer_id,
+        updateId: r.update_id,
+      },
+      update: JSON.parse(storedJson(r, 'compact_json')!) as Update,
+    }));
+  },
+);
+
+/**
+ * A page's rows and the backfill's new position, in one transaction, so that an interrupted backfill
+ * resumes after the last page committed. Rows already there are left as they are.
+ */
+export const writeSubjectBackfillPage = repositoryOperation(
+  'writeSubjectBackfillPage',
+  async function writeSubjectBackfillPage(
+    db: Db,
+    rows: readonly SubjectRow[],
+    position: UpdatePosition,
+    updates: number,
+    finished: boolean,
+  ): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      if (rows.length > 0) {
+        await sql`
+          insert into update_subjects (migration_id, record_time, synchronizer_id, update_id, parties, templates)
+          select m, t, s, u, string_to_array(p, chr(1)), string_to_array(x, chr(1))
+          from unnest(${rows.map((r) => r.migration_id)}::bigint[], ${rows.map((r) => r.record_time)}::timestamptz[],
+            ${rows.map((r) => r.synchronizer_id)}::text[], ${rows.map((r) => r.update_id)}::text[],
+            ${rows.map((r) => r.parties.join('\u0001'))}::text[], ${rows.map((r) => r.templates.join('\u0001'))}::text[]) as k(m, t, s, u, p, x)
+          on conflict do nothing`.execute(trx);
+      }
+      await sql`
+        update update_subjects_backfill set migration_id = ${position.migrationId}, record_time = ${timestamp(position.recordTime)},
+          synchronizer_id = ${position.synchronizerId}, update_id = ${position.updateId}, updates_done = updates_done + ${updates},
+          finished_at = ${finished ? sql`now()` : sql`null`}, updated_at = now()`.execute(trx);
+    });
+  },
+);
