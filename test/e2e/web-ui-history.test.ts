@@ -85,7 +85,7 @@ interface LeaderboardAnswer {
 }
 
 const WIDTHS: WidthName[] = ['desktop', 'phone'];
-const REWARD_KINDS = ['app_reward', 'validator_reward', 'sv_reward', 'validator_faucet'] as const;
+const REWARD_KINDS = ['app_reward', 'validator_reward', 'sv_reward', 'validator_faucet', 'unclaimed_reward'] as const;
 /** The party view's page size. */
 const PAGE = 20;
 
@@ -143,7 +143,7 @@ describe('web UI over the parsed history', () => {
           migration,
           time,
           `claim-${i}`,
-          REWARD_KINDS[Math.floor(i / 2) % 4],
+          REWARD_KINDS[Math.floor(i / 2) % REWARD_KINDS.length],
           who,
           i,
           `${((i * 37) % 11) + 1}.${String(i * 1234567).padStart(7, '0')}`,

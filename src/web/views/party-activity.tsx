@@ -12,20 +12,29 @@ import { addDays, amount, partyHint } from '../format';
 
 const ACTIVITY_PAGE = 20;
 
-const KINDS: readonly ActivityKind[] = [
-  'transfer',
-  'mint',
-  'tap',
-  'app_reward',
-  'validator_reward',
-  'sv_reward',
-  'validator_faucet',
-  'lock',
-  'unlock',
-  'owner_expire_lock',
-  'traffic_purchase',
-];
-const REWARD_KINDS: readonly ActivityKind[] = ['app_reward', 'validator_reward', 'sv_reward', 'validator_faucet'];
+/** Every kind, in the API's order: a Record so that the compiler refuses a kind left out. */
+const KIND_ORDER: Record<ActivityKind, true> = {
+  transfer: true,
+  mint: true,
+  tap: true,
+  app_reward: true,
+  validator_reward: true,
+  sv_reward: true,
+  validator_faucet: true,
+  lock: true,
+  unlock: true,
+  owner_expire_lock: true,
+  traffic_purchase: true,
+  unclaimed_reward: true,
+  ans_entry: true,
+  transfer_command: true,
+  transfer_instruction: true,
+  allocation: true,
+  vote: true,
+  vote_result: true,
+};
+const KINDS = Object.keys(KIND_ORDER) as ActivityKind[];
+const REWARD_KINDS: readonly ActivityKind[] = ['app_reward', 'validator_reward', 'sv_reward', 'validator_faucet', 'unclaimed_reward'];
 
 /** A range of days as the API's instants: from the first day's start to the end of the last. */
 function filterOf(kinds: readonly ActivityKind[], days: DayRange): ActivityFilter {
