@@ -7,6 +7,7 @@ import { formatDecimal, parseDecimal } from '../domain/decimal';
 import type { TransactionUpdate } from '../domain/items';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import { ACTIVITY_COLUMNS, type ActivityRow } from './ingest-rows';
+import { backfillStateOf, type BackfillState } from './backfill-state';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 import { storedJson, type StoredJsonColumns } from './update-repository';
@@ -140,15 +141,6 @@ export interface UpdateKey {
   updateId: string;
 }
 
-export interface ActivityBackfillState {
-  /** The last update derived; undefined before the first. */
-  position: UpdateKey | undefined;
-  /** The newest update stored when the backfill began: it walks up to it. */
-  end: UpdateKey;
-  updatesDone: number;
-  finished: boolean;
-}
-
 const BEFORE_EVERYTHING = { migrationId: -1, recordTime: formatRecordTime(0n), synchronizerId: '', updateId: '' };
 
 /**
@@ -156,7 +148,7 @@ const BEFORE_EVERYTHING = { migrationId: -1, recordTime: formatRecordTime(0n), s
  * the writer derives the activities of what it stores after that). Undefined when nothing is stored.
  */
 export const beginActivityBackfill = repositoryOperation('beginActivityBackfill', async function beginActivityBackfill(db: Db): Promise<
-  ActivityBackfillState | undefined
+  BackfillState | undefined
 > {
   const existing = await db.selectFrom('activity_backfill').selectAll().executeTakeFirst();
   if (!existing) {
@@ -174,25 +166,7 @@ export const beginActivityBackfill = repositoryOperation('beginActivityBackfill'
         on conflict (id) do nothing`.execute(db);
   }
   const row = await db.selectFrom('activity_backfill').selectAll().executeTakeFirstOrThrow();
-  const started = row.migration_id >= 0;
-  return {
-    position: started
-      ? {
-          migrationId: row.migration_id,
-          recordTime: fromPgTimestamp(row.record_time),
-          synchronizerId: row.synchronizer_id,
-          updateId: row.update_id,
-        }
-      : undefined,
-    end: {
-      migrationId: row.end_migration_id,
-      recordTime: fromPgTimestamp(row.end_record_time),
-      synchronizerId: row.end_synchronizer_id,
-      updateId: row.end_update_id,
-    },
-    updatesDone: row.updates_done,
-    finished: row.finished_at !== null,
-  };
+  return backfillStateOf(row);
 });
 
 /** Live updates stored, the backfill's whole (the ranges' counts). */

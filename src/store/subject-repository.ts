@@ -7,46 +7,20 @@ import { sql } from 'kysely';
 import type { Update } from '../domain/items';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import type { SubjectRow } from './ingest-rows';
+import { backfillStateOf, type BackfillState } from './backfill-state';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 import { storedJson, type StoredJsonColumns, type UpdatePosition } from './update-repository';
 
 const timestamp = (t: Micros) => sql`${formatRecordTime(t)}::timestamptz`;
 
-export interface SubjectBackfillState {
-  /** The last update indexed; undefined before the first. */
-  position: UpdatePosition | undefined;
-  /** The newest live update stored when the migration ran: the writer indexed what came after. */
-  end: UpdatePosition;
-  updatesDone: number;
-  finished: boolean;
-}
-
 /** Where the backfill is; undefined when there was nothing to backfill. */
 export const readSubjectBackfill = repositoryOperation('readSubjectBackfill', async function readSubjectBackfill(db: Db): Promise<
-  SubjectBackfillState | undefined
+  BackfillState | undefined
 > {
   const row = await db.selectFrom('update_subjects_backfill').selectAll().executeTakeFirst();
   if (!row) return undefined;
-  return {
-    position:
-      row.migration_id >= 0
-        ? {
-            migrationId: row.migration_id,
-            recordTime: fromPgTimestamp(row.record_time),
-            synchronizerId: row.synchronizer_id,
-            updateId: row.update_id,
-          }
-        : undefined,
-    end: {
-      migrationId: row.end_migration_id,
-      recordTime: fromPgTimestamp(row.end_record_time),
-      synchronizerId: row.end_synchronizer_id,
-      updateId: row.end_update_id,
-    },
-    updatesDone: row.updates_done,
-    finished: row.finished_at !== null,
-  };
+  return backfillStateOf(row);
 });
 
 export interface StoredUpdateForIndex {
