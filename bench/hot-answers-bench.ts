@@ -26,6 +26,7 @@ import { ensureDatabase, freePort, startEmbeddedPostgres } from '../src/store/em
 import { migrate } from '../src/store/migrator';
 import { createDb, createPool } from '../src/store/pool';
 import type { BaselineRoute } from './hot-baseline-server';
+import { BENCH_LIMITS } from './support/bench-limits';
 import { CLI_SCRIPT } from './support/cli-child';
 
 type HotScale = 'full' | 'quick' | 'tiny';
@@ -65,6 +66,11 @@ export interface HotAnswersReport {
   seconds: number | undefined;
   loadavg: { start: number[]; end: number[] };
   rows: HotAnswerRow[];
+  /**
+   * Operations whose API run had failed or non-2xx requests (a refusal such as 429 is cheap and fast):
+   * their figures do not measure answers, so their goals count as not met and the run as failed.
+   */
+  failed: string[];
 }
 
 const CONNECTIONS = 50;
@@ -229,6 +235,8 @@ export async function runHotAnswersBench(options: HotAnswersOptions): Promise<Ho
         PAGE_TOKEN_SECRET,
         LEDGER_AUTH_HS256_SECRET: HS256_SECRET,
         LEDGER_ADMIN_USERS: ADMIN_USER,
+        // Without these every client past the default burst got 429 and the figures measured refusals.
+        ...BENCH_LIMITS,
       },
       apiPort,
     );
@@ -327,6 +335,7 @@ export async function runHotAnswersBench(options: HotAnswersOptions): Promise<Ho
       seconds: 'seconds' in LOAD[scale] ? LOAD[scale].seconds : undefined,
       loadavg: { start: loadavgStart, end: os.loadavg() },
       rows,
+      failed: rows.filter((r) => r.api.failures > 0).map((r) => r.operation),
     };
   } finally {
     for (const child of running) await child.stop();
@@ -366,6 +375,11 @@ export function formatHotAnswersReport(report: HotAnswersReport): string {
       `the baseline (bare Express sending the same bytes) then the API (LOG_LEVEL=warn, proxy with a token); load average ${load(report.loadavg.start)} at the start, ${load(report.loadavg.end)} at the end`,
     ...report.rows.map(formatRow),
     `${met} of ${report.rows.length * 2} hot-answer goals met.`,
+    ...(report.failed.length === 0
+      ? []
+      : [
+          `FAILED: the API answered requests of ${report.failed.join(', ')} with errors or non-2xx statuses; those figures measure no answer.`,
+        ]),
   ].join('\n');
 }
 
@@ -385,6 +399,7 @@ async function main(): Promise<void> {
     const url = await ensureDatabase(adminUrl, name);
     const report = await runHotAnswersBench({ databaseUrl: url, scale, log: (line) => console.log(line) });
     console.log(`\n${formatHotAnswersReport(report)}`);
+    if (report.failed.length > 0) process.exitCode = 1;
   } finally {
     const admin = createPool({ connectionString: adminUrl, max: 1 });
     await admin
