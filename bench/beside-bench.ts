@@ -21,6 +21,7 @@ import os from 'node:os';
 import type pg from 'pg';
 import { ensureDatabase } from '../src/store/embedded-postgres';
 import { createPool } from '../src/store/pool';
+import { BENCH_LIMITS } from './support/bench-limits';
 import { CLI_SCRIPT, spawnCli } from './support/cli-child';
 
 /** What the clients ask, in turn on each connection: the reliability suite's load-during-ingest mix. */
@@ -51,8 +52,8 @@ export const BESIDE_ENV: Readonly<Record<string, string>> = {
   SIMULATOR_SEED: '7',
   LEDGER_AUTH_DISABLED: 'true',
   API_CLOCK: 'ledger',
-  RATE_LIMIT_SCAN: '1000000,1000000',
-  RATE_LIMIT_SCAN_PROXY: '1000000,1000000',
+  ...BENCH_LIMITS,
+  // The bound stays mounted (as deployed), far above the clients.
   HEAVY_REQUEST_CONCURRENCY: '10000',
 };
 

@@ -26,6 +26,7 @@ import { ensureDatabase, freePort, startEmbeddedPostgres } from '../src/store/em
 import { migrate } from '../src/store/migrator';
 import { createDb, createPool } from '../src/store/pool';
 import type { BaselineRoute } from './hot-baseline-server';
+import { BENCH_LIMITS } from './support/bench-limits';
 import { CLI_SCRIPT } from './support/cli-child';
 
 type HotScale = 'full' | 'quick' | 'tiny';
@@ -35,6 +36,8 @@ export interface HotAnswersOptions {
   databaseUrl: string;
   scale: HotScale;
   log: (line: string) => void;
+  /** Another build's CLI (its dist/src/cli.js), served beside this one over the same data and measured in turn: before and after in one run. */
+  otherCli?: string;
 }
 
 interface Side {
@@ -56,6 +59,8 @@ interface HotAnswerRow {
   baseline: Side;
   /** Requests per reading of the answer versions (API). */
   requestsPerReading: number;
+  /** The other build's API (--other-cli), measured right after this one's. */
+  other?: Side;
 }
 
 export interface HotAnswersReport {
@@ -65,6 +70,11 @@ export interface HotAnswersReport {
   seconds: number | undefined;
   loadavg: { start: number[]; end: number[] };
   rows: HotAnswerRow[];
+  /**
+   * Operations whose API run had failed or non-2xx requests (a refusal such as 429 is cheap and fast):
+   * their figures do not measure answers, so their goals count as not met and the run as failed.
+   */
+  failed: string[];
 }
 
 const CONNECTIONS = 50;
@@ -214,25 +224,27 @@ export async function runHotAnswersBench(options: HotAnswersOptions): Promise<Ho
       new AbortController().signal,
     );
 
-    const apiPort = await freePort();
-    const api = await startChild(
-      'the API server',
-      CLI_SCRIPT,
-      ['serve'],
-      {
+    const serve = async (name: string, cli: string) => {
+      const port = await freePort();
+      const env = {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         DATABASE_URL: options.databaseUrl,
         HOST: '127.0.0.1',
-        PORT: String(apiPort),
+        PORT: String(port),
         LOG_LEVEL: 'warn',
         PAGE_TOKEN_SECRET,
         LEDGER_AUTH_HS256_SECRET: HS256_SECRET,
         LEDGER_ADMIN_USERS: ADMIN_USER,
-      },
-      apiPort,
-    );
-    running.push(api);
+        // Without these every client past the default burst got 429 and the figures measured refusals.
+        ...BENCH_LIMITS,
+      };
+      const child = await startChild(name, cli, ['serve'], env, port);
+      running.push(child);
+      return child;
+    };
+    const api = await serve('the API server', CLI_SCRIPT);
+    const other = options.otherCli === undefined ? undefined : await serve('the other build', options.otherCli);
     const auth = await adminAuthorization(ADMIN_USER, HS256_SECRET);
 
     // The parties of a transfer-factory request: the SV as sender, the DSO as receiver.
@@ -310,12 +322,18 @@ export async function runHotAnswersBench(options: HotAnswersOptions): Promise<Ho
       const readingsBefore = await versionReadings(api);
       const served = await load(api, op, LOAD[scale]);
       const readings = (await versionReadings(api)) - readingsBefore;
-      const row = {
+      let otherSide: Side | undefined;
+      if (other) {
+        await load(other, op, WARM_UP[scale]);
+        otherSide = await load(other, op, LOAD[scale]);
+      }
+      const row: HotAnswerRow = {
         operation: op.name,
         bodyBytes: Buffer.from(routes[rows.length]!.body, 'base64').length,
         api: served,
         baseline: base,
         requestsPerReading: readings > 0 ? served.requests / readings : 0,
+        ...(otherSide === undefined ? {} : { other: otherSide }),
       };
       rows.push(row);
       log(`    ${formatRow(row)}`);
@@ -327,6 +345,7 @@ export async function runHotAnswersBench(options: HotAnswersOptions): Promise<Ho
       seconds: 'seconds' in LOAD[scale] ? LOAD[scale].seconds : undefined,
       loadavg: { start: loadavgStart, end: os.loadavg() },
       rows,
+      failed: rows.filter((r) => r.api.failures > 0 || (r.other?.failures ?? 0) > 0).map((r) => r.operation),
     };
   } finally {
     for (const child of running) await child.stop();
@@ -348,12 +367,17 @@ const hotGoals = (row: HotAnswerRow) => ({
 function formatRow(row: HotAnswerRow): string {
   const met = hotGoals(row);
   const failures =
-    row.api.failures || row.baseline.failures ? `; FAILED requests: API ${row.api.failures}, baseline ${row.baseline.failures}` : '';
+    row.api.failures || row.baseline.failures || row.other?.failures
+      ? `; FAILED requests: API ${row.api.failures}, baseline ${row.baseline.failures}${row.other ? `, other build ${row.other.failures}` : ''}`
+      : '';
+  const other = row.other
+    ? `; other build: ${fmt(row.other.rps)} req/s (×${(row.other.rps / row.baseline.rps).toFixed(2)}), p99 ${row.other.p99} ms, CPU ${fmt(row.other.cpuMicros)} µs/request`
+    : '';
   return (
     `hot ${row.operation} req/s: ${fmt(row.api.rps)} vs ${fmt(row.baseline.rps)} (bare Express, the same ${fmt(row.bodyBytes)} B body), ` +
     `×${(row.api.rps / row.baseline.rps).toFixed(2)}; goal ≥ 0.8× [${met.throughput ? 'met' : 'NOT met'}]; ` +
     `p99 ${row.api.p99} ms vs ${row.baseline.p99} ms, ×${(row.api.p99 / Math.max(row.baseline.p99, 1)).toFixed(2)}; goal ≤ 1.2× [${met.p99 ? 'met' : 'NOT met'}]; ` +
-    `CPU ${fmt(row.api.cpuMicros)} µs/request vs ${fmt(row.baseline.cpuMicros)} µs; ${fmt(row.requestsPerReading, 1)} requests per version reading${failures}`
+    `CPU ${fmt(row.api.cpuMicros)} µs/request vs ${fmt(row.baseline.cpuMicros)} µs; ${fmt(row.requestsPerReading, 1)} requests per version reading${other}${failures}`
   );
 }
 
@@ -366,15 +390,22 @@ export function formatHotAnswersReport(report: HotAnswersReport): string {
       `the baseline (bare Express sending the same bytes) then the API (LOG_LEVEL=warn, proxy with a token); load average ${load(report.loadavg.start)} at the start, ${load(report.loadavg.end)} at the end`,
     ...report.rows.map(formatRow),
     `${met} of ${report.rows.length * 2} hot-answer goals met.`,
+    ...(report.failed.length === 0
+      ? []
+      : [
+          `FAILED: the API answered requests of ${report.failed.join(', ')} with errors or non-2xx statuses; those figures measure no answer.`,
+        ]),
   ].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
-// Alone: node dist/bench/hot-answers-bench.js [--quick|--tiny]
+// Alone: node dist/bench/hot-answers-bench.js [--quick|--tiny] [--other-cli <another build's dist/src/cli.js>]
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const scale: HotScale = args.includes('--tiny') ? 'tiny' : args.includes('--quick') ? 'quick' : 'full';
+  const otherAt = args.indexOf('--other-cli');
+  const otherCli = otherAt >= 0 ? args[otherAt + 1] : undefined;
   const { databaseUrl } = loadConfig();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-hotbench-pg-'));
   fs.chmodSync(dir, 0o755);
@@ -383,8 +414,9 @@ async function main(): Promise<void> {
   const name = `scan_indexer_hotbench_${process.pid}`;
   try {
     const url = await ensureDatabase(adminUrl, name);
-    const report = await runHotAnswersBench({ databaseUrl: url, scale, log: (line) => console.log(line) });
+    const report = await runHotAnswersBench({ databaseUrl: url, scale, log: (line) => console.log(line), otherCli });
     console.log(`\n${formatHotAnswersReport(report)}`);
+    if (report.failed.length > 0) process.exitCode = 1;
   } finally {
     const admin = createPool({ connectionString: adminUrl, max: 1 });
     await admin

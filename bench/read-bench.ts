@@ -47,6 +47,7 @@ import type { Database } from '../src/store/schema';
 import { latestSnapshot } from '../src/store/snapshot-repository';
 import { buildDataset, DATASET_SPECS, freshSpec, type DatasetInfo, type DatasetSpec, type Scale } from './read-dataset';
 import { BASELINE_TABLE, type FairAnswers } from './read-server';
+import { BENCH_LIMITS } from './support/bench-limits';
 import { CLI_SCRIPT, spawnCli } from './support/cli-child';
 import { contractIdsToLookUp } from '../src/domain/ledger-transaction';
 import type { TransactionUpdate } from '../src/domain/items';
@@ -253,19 +254,6 @@ function apiEnv(databaseUrl: string, port: number, logLevel: string): NodeJS.Pro
     ...BENCH_LIMITS,
   };
 }
-
-/**
- * The load generator is one client on 127.0.0.1: limits far above any load it makes, so that the bench
- * measures the server, the limiters' per-request work included, and never a refusal.
- */
-const BENCH_LIMITS = {
-  RATE_LIMIT_SCAN: '1000000000,1000000000',
-  RATE_LIMIT_SCAN_PROXY: '1000000000,1000000000',
-  RATE_LIMIT_REGISTRY: '1000000000,1000000000',
-  RATE_LIMIT_INDEXER: '1000000000,1000000000',
-  RATE_LIMIT_LEDGER: '1000000000,1000000000',
-  HEAVY_REQUEST_CONCURRENCY: '0',
-};
 
 const serverScript = () => path.join(__dirname, 'read-server.js');
 

@@ -203,7 +203,9 @@ async function main(): Promise<void> {
         const name = `scan_indexer_bench_hot_${process.pid}`;
         const url = await ensureDatabase(server.adminUrl, name);
         try {
-          log(formatHotAnswersReport(await runHotAnswersBench({ databaseUrl: url, scale: plan.scale, log })));
+          const report = await runHotAnswersBench({ databaseUrl: url, scale: plan.scale, log });
+          log(formatHotAnswersReport(report));
+          if (report.failed.length > 0) process.exitCode = 1;
         } finally {
           const admin = createPool({ connectionString: server.adminUrl, max: 1 });
           await admin.query(`drop database if exists ${name} with (force)`);

@@ -5,6 +5,7 @@ import { docsRoutes } from './docs-routes';
 import { createRateLimits } from './fair-access/rate-limit';
 import type { Clock } from './fair-access/token-bucket';
 import { healthRoutes } from './health';
+import { hotPath } from './hot-path';
 import { indexerRouter } from './indexer/router';
 import { requestLog } from './request-log';
 import { requestMetrics } from './request-metrics';
@@ -28,6 +29,8 @@ const MOUNTS = ['/api/scan', '/api/validator', '/v2', '/registry', '/api/indexer
  * remembered on the way in: an error leaves its router before the response is sent.
  */
 function routeLabel(req: Request, res: Response): string {
+  // The hot path (hot-path.ts) names the template Express would have matched.
+  if (typeof res.locals.route === 'string') return res.locals.route;
   const route = req.route as { path?: unknown } | undefined;
   const mount = typeof res.locals.mount === 'string' ? res.locals.mount : req.baseUrl;
   return typeof route?.path === 'string' ? `${mount}${route.path}` : 'unmatched';
@@ -38,6 +41,8 @@ export interface AppOptions {
   interfaces: boolean;
   /** The rate limits' clock (milliseconds), for tests that move time by hand. */
   clock?: Clock;
+  /** false: every request walks the routers (tests compare the hot path's answers with theirs). */
+  hotPath?: boolean;
 }
 
 export function createApp(given: ApiContext, options: AppOptions = { interfaces: true }): Express {
@@ -66,20 +71,26 @@ export function createApp(given: ApiContext, options: AppOptions = { interfaces:
     app.use(readContext(context.metrics));
   }
   const reads = (router: Router): RequestHandler => (replicated ? answeredOnPrimaryWhenReplicaFails(router) : router);
+  // Rate limits sit in front of each router, after health and the documents, which are never limited.
+  // One limiter per group, shared with the hot path: one set of buckets.
+  const limits = options.interfaces ? createRateLimits(context, { clock: options.clock }) : undefined;
+  const limited = limits && {
+    scan: limits.handlersFor('scan'),
+    'scan-proxy': limits.handlersFor('scan-proxy'),
+    registry: limits.handlersFor('registry'),
+  };
+  const proxyAuth = validatorAuth(context.config);
+  if (limited && !replicated && options.hotPath !== false) {
+    app.use(hotPath(context, { limits: limited, proxyAuth, served: () => context.metrics.hotPathRequests.inc() }));
+  }
   app.use(healthRoutes(context));
-  if (options.interfaces) {
-    // Rate limits sit in front of each router, after health and the documents, which are never limited.
-    const limits = createRateLimits(context, { clock: options.clock });
+  if (limits && limited) {
     app.use(docsRoutes());
-    app.use('/api/scan', ...limits.handlersFor('scan'), reads(scanRouter(context)));
-    app.use(
-      '/api/validator',
-      ...limits.handlersFor('scan-proxy'),
-      reads(validatorRouter(context, { auth: validatorAuth(context.config) })),
-    );
+    app.use('/api/scan', ...limited.scan, reads(scanRouter(context)));
+    app.use('/api/validator', ...limited['scan-proxy'], reads(validatorRouter(context, { auth: proxyAuth })));
     // The ledger router answers its own errors; its one lookup asks the primary itself (ledger/router.ts).
     app.use('/v2', ...limits.handlersFor('ledger'), ledgerRouter(context));
-    app.use('/registry', ...limits.handlersFor('registry'), reads(registryRouter(context)));
+    app.use('/registry', ...limited.registry, reads(registryRouter(context)));
     if (context.config.webUi) app.use(webUiRoutes(webUiDir));
     app.use('/api/indexer', ...limits.handlersFor('indexer'), reads(indexerRouter(context)));
     const { streams } = context;

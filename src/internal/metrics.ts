@@ -322,6 +322,11 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
       help: 'Readings of the answer versions; one reading serves every request waiting at its start.',
       registers: [registry],
     }),
+    hotPathRequests: new Counter({
+      name: `${METRIC_PREFIX}api_hot_path_requests_total`,
+      help: 'Requests for a hot answer taken by the short way past the routers (src/api/hot-path.ts), whatever their answer.',
+      registers: [registry],
+    }),
     streamSubscribers: new Gauge({
       name: `${METRIC_PREFIX}stream_subscribers`,
       help: 'Subscribers of the live streams (/api/indexer/v0/stream/...) connected to this process, by stream.',

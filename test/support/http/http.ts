@@ -48,6 +48,8 @@ export async function startTestApi(
     logger?: Logger;
     /** The rate limits' clock (milliseconds). */
     clock?: () => number;
+    /** false: no hot path (src/api/hot-path.ts), every request walks the routers. */
+    hotPath?: boolean;
   } = {},
 ): Promise<TestApi> {
   // Tests configure the service the way operators do: through its environment schema.
@@ -63,7 +65,7 @@ export async function startTestApi(
       metrics: options.metrics ?? createMetrics(),
       migrationFiles: options.migrationFiles ?? readMigrationFiles(),
     },
-    { interfaces: true, clock: options.clock },
+    { interfaces: true, clock: options.clock, hotPath: options.hotPath },
   );
   const server = await listen(app, '127.0.0.1', 0);
   servesThisApplication(server.url);
