@@ -27,7 +27,7 @@ import { parseInput } from './validation';
 import { validatorOperations } from './validator/router';
 
 /** The limiters as mounted in front of each group's router (one instance each, so one set of buckets). */
-export type GroupLimits = Record<Extract<RouteGroup, 'scan' | 'scan-proxy' | 'registry'>, RequestHandler[]>;
+type GroupLimits = Record<Extract<RouteGroup, 'scan' | 'scan-proxy' | 'registry'>, RequestHandler[]>;
 
 export interface HotPathParts {
   limits: GroupLimits;

@@ -2,14 +2,21 @@
  * Where a resumable walk over the stored history is: the activity projection's backfill
  * (activity_backfill) and the stream index's (update_subjects_backfill) keep it in the same columns.
  */
-import { fromPgTimestamp } from '../domain/time';
-import type { UpdateKey } from './activity-repository';
+import { fromPgTimestamp, type Micros } from '../domain/time';
+
+/** An update's key in the stream's order. */
+interface BackfillPosition {
+  migrationId: number;
+  recordTime: Micros;
+  synchronizerId: string;
+  updateId: string;
+}
 
 export interface BackfillState {
   /** The last update done; undefined before the first. */
-  position: UpdateKey | undefined;
+  position: BackfillPosition | undefined;
   /** The newest update stored when the backfill began: the writer did what came after. */
-  end: UpdateKey;
+  end: BackfillPosition;
   updatesDone: number;
   finished: boolean;
 }
