@@ -19,6 +19,7 @@ import { MAX_PAGE_SIZE } from '../page-limit';
 import { pageTokensFor, pageTokensWithKey, type PageTokens, type TokenScope } from '../page-token';
 import { ErrorResponse } from '../schema-kit';
 import { activityOperations } from './activity-routes';
+import { balanceOperations } from './balance-routes';
 import { HourlyUpdates, SnapshotsPage } from './schemas';
 import { seriesOperations } from './series-routes';
 import { streamRouter } from './stream-routes';
@@ -132,6 +133,7 @@ export function indexerRouter(context: ApiContext): Router {
     : pageTokensFor(primaryDbOf(context));
   mountOperations(router, activityOperations, { db, tokens });
   mountOperations(router, seriesOperations, { db });
+  mountOperations(router, balanceOperations, { db });
   router.use(streamRouter(context));
   return mountOperations(router, indexerOperations, { db, tokens });
 }

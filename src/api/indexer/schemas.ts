@@ -79,3 +79,44 @@ export const ActivityPage = z.object({
 
 // The series' answers are declared beside their routes; the web UI takes every answer type from this file.
 export type { DailyMintBurn, RewardLeaderboard } from './series-schemas';
+/** A party's holdings at one instant, in the figures of the Scan's holdings summary (balance-routes.ts). */
+const BalanceFigures = {
+  migration_id: int64('The migration whose ledger the instant reads (the newest begun by then); null before any.').nullable(),
+  as_of_round: int64('The round the holding fees are computed as of; null when none was open (fees are then zero).').nullable(),
+  holdings: int64('Amulet and LockedAmulet contracts the party owns at the instant.'),
+  total_unlocked_coin: decimal('Initial amounts of its Amulet holdings.'),
+  total_locked_coin: decimal('Initial amounts of its LockedAmulet holdings.'),
+  total_coin_holdings: decimal('total_unlocked_coin + total_locked_coin.'),
+  accumulated_holding_fees_unlocked: decimal('Holding fees of the Amulet holdings as of as_of_round, as the Scan computes them.'),
+  accumulated_holding_fees_locked: decimal('Holding fees of the LockedAmulet holdings as of as_of_round.'),
+  accumulated_holding_fees_total: decimal(),
+  total_available_coin: decimal('total_unlocked_coin - accumulated_holding_fees_unlocked.'),
+};
+
+export const PartyBalance = z.object({
+  party: str(),
+  at: dateTime('The instant: holdings created at or before it and archived after it.'),
+  ...BalanceFigures,
+});
+
+export const PartyDailyBalances = z.object({
+  party: str(),
+  days: z
+    .array(z.object({ day: str('The UTC day, YYYY-MM-DD.'), at: dateTime("The day's last microsecond."), ...BalanceFigures }))
+    .describe('One entry per UTC day of the range, oldest first.'),
+});
+
+export const NetworkSupply = z.object({
+  at: dateTime('The instant: holdings created at or before it and archived after it.'),
+  migration_id: int64('The migration whose ledger the instant reads (the newest begun by then); null before any.').nullable(),
+  snapshot: dateTime('The ACS snapshot the figures start from (the newest at or before the instant); null: none.').nullable(),
+  unlocked: decimal('Initial amounts of every Amulet active at the instant (before holding fees).'),
+  locked: decimal('Initial amounts of every LockedAmulet active at the instant (before holding fees).'),
+  total: decimal('unlocked + locked.'),
+  since_snapshot: z
+    .object({
+      minted: decimal('Mints, taps and rewards claimed with record time in (snapshot, at].'),
+      burned: decimal('Fees, holding fees and traffic paid with record time in (snapshot, at].'),
+    })
+    .describe('From the activity projection; over (-infinity, at] of the migration when snapshot is null.'),
+});

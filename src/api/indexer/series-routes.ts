@@ -23,12 +23,12 @@ interface SeriesServices {
 }
 
 /** The longest range, in days, of a series or a leaderboard: about a quarter. */
-const MAX_DAYS = 92;
-const MICROS_PER_DAY = 86_400_000_000n;
+export const MAX_DAYS = 92;
+export const MICROS_PER_DAY = 86_400_000_000n;
 const MAX_LEADERS = 100;
 const DEFAULT_LEADERS = 20;
 
-const dayParam = (what: string) =>
+export const dayParam = (what: string) =>
   z
     .string({ error: 'expected a single date, YYYY-MM-DD' })
     .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'expected a date, YYYY-MM-DD' })
@@ -68,7 +68,7 @@ const LeaderboardQuery = z.object({
 });
 
 /** A day's first instant; a 400 for a day that is no date. */
-function dayStart(text: string, name: string): Micros {
+export function dayStart(text: string, name: string): Micros {
   let t: Micros;
   try {
     t = parseTimestamp(`${text}T00:00:00Z`);
@@ -80,7 +80,7 @@ function dayStart(text: string, name: string): Micros {
   return t;
 }
 
-function instant(text: string, name: string): Micros {
+export function instant(text: string, name: string): Micros {
   try {
     return parseTimestamp(text);
   } catch {
@@ -88,7 +88,7 @@ function instant(text: string, name: string): Micros {
   }
 }
 
-function checkRange(from: Micros, to: Micros): void {
+export function checkRange(from: Micros, to: Micros): void {
   if (to <= from) throw badRequest('Invalid range: to must be after from.');
   if (to - from > BigInt(MAX_DAYS) * MICROS_PER_DAY) throw badRequest(`Invalid range: at most ${MAX_DAYS} days.`);
 }

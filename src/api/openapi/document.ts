@@ -10,6 +10,7 @@ import { pathsOf, SchemaComponents } from './from-operations';
 import { docsOperations } from '../docs-operation';
 import { healthOperations } from '../health';
 import { activityOperations } from '../indexer/activity-routes';
+import { balanceOperations } from '../indexer/balance-routes';
 import { seriesOperations } from '../indexer/series-routes';
 import { streamOperations } from '../indexer/stream-routes';
 import { indexerOperations } from '../indexer/router';
@@ -65,6 +66,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     pathsOf('/api/indexer', indexerOperations, components),
     pathsOf('/api/indexer', activityOperations, components),
     pathsOf('/api/indexer', seriesOperations, components),
+    pathsOf('/api/indexer', balanceOperations, components),
     pathsOf('/api/indexer', streamOperations, components),
   );
   // Health, status, metrics, this document and the web UI: mounted at the root, never rate limited.

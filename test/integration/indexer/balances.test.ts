@@ -1,0 +1,303 @@
+/**
+ * Balances and supply at any instant (GET /api/indexer/v0/parties/{party}/balance, …/balances/daily,
+ * /v0/network/supply) through the real HTTP server, on a simulated network of two migrations with its
+ * ACS snapshots announced. The expected bodies come from a model of the simulator's items written for
+ * this test: every Amulet and LockedAmulet created and archived, with its record times, the open
+ * mining rounds, and the fee rule min(amount, (R - created round) x rate) in exact integers; taps and
+ * the transfers' `burned` metadata for the flows. Neither the contracts table nor the derivation in
+ * src/domain is read for an expected value.
+ */
+import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
+import type { CanonicalItem, TransactionUpdate } from '../../../src/domain/items';
+import { formatDateTime, parseTimestamp } from '../../../src/domain/time';
+import { useTestDatabase } from '../../support/database/database';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
+import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
+
+const UNIT = 10_000_000_000n;
+const units = (x: string) => {
+  const negative = x.startsWith('-');
+  const [whole, fraction = ''] = x.replace('-', '').split('.');
+  const v = BigInt(whole!) * UNIT + BigInt(fraction.padEnd(10, '0').slice(0, 10));
+  return negative ? -v : v;
+};
+const text = (x: bigint) => {
+  const abs = x < 0n ? -x : x;
+  return `${x < 0n ? '-' : ''}${abs / UNIT}.${(abs % UNIT).toString().padStart(10, '0')}`;
+};
+const BURNED = 'splice.lfdecentralizedtrust.org/burned';
+
+/** Microseconds since the epoch of a record time; imports (year 1) come before everything. */
+const micros = (time: string) => parseTimestamp(time);
+
+interface Holding {
+  migration: number;
+  cid: string;
+  owner: string;
+  amount: bigint;
+  round: bigint;
+  rate: bigint;
+  locked: boolean;
+  created: bigint;
+  archived: bigint | null;
+}
+
+interface Round {
+  migration: number;
+  cid: string;
+  round: bigint;
+  created: bigint;
+  archived: bigint | null;
+}
+
+interface Model {
+  holdings: Holding[];
+  rounds: Round[];
+  /** First non-import record time per migration. */
+  firsts: Map<number, bigint>;
+  /** Per migration: taps (minted) and transfers' burns, by record time. */
+  flows: { migration: number; time: bigint; minted: bigint; burned: bigint }[];
+}
+
+function modelOf(items: CanonicalItem[]): Model {
+  const holdings = new Map<string, Holding>();
+  const rounds = new Map<string, Round>();
+  const firsts = new Map<number, bigint>();
+  const flows: Model['flows'] = [];
+  for (const item of items) {
+    const tx = item.update as TransactionUpdate | null;
+    if (!tx || !('events_by_id' in tx)) continue;
+    const m = tx.migration_id;
+    const time = micros(tx.record_time);
+    const imported = tx.record_time.startsWith('0001-');
+    if (!imported && (!firsts.has(m) || firsts.get(m)! > time)) firsts.set(m, time);
+    for (const e of Object.values(tx.events_by_id)) {
+      const key = `${m}/${e.contract_id}`;
+      if (e.event_type === 'created_event') {
+        const args = e.create_arguments as Record<string, unknown>;
+        if (e.template_id.endsWith(':Splice.Amulet:Amulet') || e.template_id.endsWith(':Splice.Amulet:LockedAmulet')) {
+          const locked = e.template_id.endsWith(':LockedAmulet');
+          const a = (locked ? args.amulet : args) as {
+            owner: string;
+            amount: { initialAmount: string; createdAt: { number: string }; ratePerRound: { rate: string } };
+          };
+          holdings.set(key, {
+            migration: m,
+            cid: e.contract_id,
+            owner: a.owner,
+            amount: units(a.amount.initialAmount),
+            round: BigInt(a.amount.createdAt.number),
+            rate: units(a.amount.ratePerRound.rate),
+            locked,
+            created: time,
+            archived: null,
+          });
+        } else if (e.template_id.endsWith(':Splice.Round:OpenMiningRound')) {
+          const r = (args as { round: { number: string } }).round;
+          rounds.set(key, { migration: m, cid: e.contract_id, round: BigInt(r.number), created: time, archived: null });
+        }
+      } else if (e.consuming) {
+        const h = holdings.get(key) ?? rounds.get(key);
+        if (h) h.archived = time;
+      }
+      if (e.event_type === 'exercised_event' && !imported) {
+        if (e.choice === 'AmuletRules_DevNet_Tap') {
+          const mint = tx.events_by_id[e.child_event_ids[0]!]!;
+          const created = mint.event_type === 'exercised_event' ? mint.child_event_ids.map((id) => tx.events_by_id[id]!) : [];
+          for (const c of created) {
+            if (c.event_type === 'created_event' && c.template_id.endsWith(':Splice.Amulet:Amulet')) {
+              const amount = (c.create_arguments as { amount: { initialAmount: string } }).amount.initialAmount;
+              flows.push({ migration: m, time, minted: units(amount), burned: 0n });
+            }
+          }
+        } else if (e.choice === 'AmuletRules_Transfer') {
+          const meta = (e.exercise_result as { meta?: { values: Record<string, string> } }).meta;
+          flows.push({ migration: m, time, minted: 0n, burned: units(meta!.values[BURNED]!) });
+        }
+      }
+    }
+  }
+  return { holdings: [...holdings.values()], rounds: [...rounds.values()], firsts, flows };
+}
+
+const fee = (h: Holding, r: bigint) => {
+  const accrued = (r - h.round) * h.rate;
+  return accrued < h.amount ? accrued : h.amount;
+};
+
+/** The migration an instant reads: the newest begun by then. */
+function migrationOf(model: Model, at: bigint): number | undefined {
+  let found: number | undefined;
+  for (const [m, first] of model.firsts) if (first <= at && (found === undefined || m > found)) found = m;
+  return found;
+}
+
+const alive = (x: { created: bigint; archived: bigint | null }, at: bigint) => x.created <= at && (x.archived === null || x.archived > at);
+
+function openRound(model: Model, m: number, at: bigint): bigint | undefined {
+  const open = model.rounds.filter((r) => r.migration === m && alive(r, at)).map((r) => r.round);
+  return open.length === 0 ? undefined : open.reduce((a, b) => (a < b ? a : b));
+}
+
+function expectedBalance(model: Model, party: string, at: bigint, round?: bigint) {
+  const m = migrationOf(model, at);
+  const r = round ?? (m === undefined ? undefined : openRound(model, m, at));
+  const held = m === undefined ? [] : model.holdings.filter((h) => h.migration === m && h.owner === party && alive(h, at));
+  const sum = (locked: boolean, f: (h: Holding) => bigint) => held.filter((h) => h.locked === locked).reduce((a, h) => a + f(h), 0n);
+  const unlocked = sum(false, (h) => h.amount);
+  const locked = sum(true, (h) => h.amount);
+  const feesUnlocked = r === undefined ? 0n : sum(false, (h) => fee(h, r));
+  const feesLocked = r === undefined ? 0n : sum(true, (h) => fee(h, r));
+  return {
+    migration_id: m ?? null,
+    as_of_round: r === undefined ? null : Number(r),
+    holdings: held.length,
+    total_unlocked_coin: text(unlocked),
+    total_locked_coin: text(locked),
+    total_coin_holdings: text(unlocked + locked),
+    accumulated_holding_fees_unlocked: text(feesUnlocked),
+    accumulated_holding_fees_locked: text(feesLocked),
+    accumulated_holding_fees_total: text(feesUnlocked + feesLocked),
+    total_available_coin: text(unlocked - feesUnlocked),
+  };
+}
+
+describe('balances and supply at any instant', () => {
+  const t = useTestDatabase();
+  // About three days in two migrations, with locks, token-standard transfers and taps.
+  const items = simulatedItems({ seed: 'balances', updates: 1500, migrations: 2, meanUpdateGapMs: 150_000, tickSeconds: 3600 });
+  const model = modelOf(items);
+  const owners = [...new Set(model.holdings.map((h) => h.owner))].sort();
+  const times = [...model.firsts.values()];
+  const first = times.reduce((a, b) => (a < b ? a : b));
+  const last = model.holdings.reduce((a, h) => (h.created > a ? h.created : a), first);
+  /** Snapshot times per migration, as announced. */
+  let snapshots: { migration: number; time: bigint }[] = [];
+  let api: TestApi;
+  const get = (path: string) => request(api.url, 'GET', `/api/indexer${path}`);
+
+  beforeAll(async () => {
+    await ingestThroughWorker(t, items);
+    await catchUpSnapshots(t.db);
+    const { rows } = await t.pool.query<{ migration_id: string; t: string }>(
+      `select migration_id::text, to_char(record_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t
+       from holding_totals_snapshots order by migration_id, record_time`,
+    );
+    snapshots = rows.map((r) => ({ migration: Number(r.migration_id), time: parseTimestamp(r.t) }));
+    api = await startTestApi(t);
+  }, 300_000);
+  afterAll(async () => api?.close());
+
+  /** Instants spread over the network: exactly at snapshots, just before and after them, between updates. */
+  function instants(): bigint[] {
+    const out = new Set<bigint>([first - 1n, first, last, last + 86_400_000_000n]);
+    for (const s of snapshots.filter((_, i) => i % 3 === 0)) for (const d of [-1n, 0n, 1n, 5_400_000_000n]) out.add(s.time + d);
+    for (const h of model.holdings.filter((_, i) => i % 97 === 0)) {
+      out.add(h.created);
+      out.add(h.created - 1n);
+      if (h.archived !== null) out.add(h.archived);
+    }
+    return [...out].filter((x) => x > 0n).sort((a, b) => (a < b ? -1 : 1));
+  }
+
+  it('has a dataset worth testing', () => {
+    expect(model.firsts.size).toBe(2);
+    expect(snapshots.filter((s) => s.migration === 0).length).toBeGreaterThan(3);
+    expect(snapshots.filter((s) => s.migration === 1).length).toBeGreaterThan(3);
+    expect(model.holdings.some((h) => h.locked)).toBe(true);
+    expect(model.holdings.filter((h) => h.archived !== null).length).toBeGreaterThan(100);
+    expect(owners.length).toBeGreaterThan(5);
+  });
+
+  it("answers a party's balance at any instant, fees as of the round open then or the round asked", async () => {
+    let nonZero = 0;
+    for (const [i, at] of instants().entries()) {
+      // Three parties per instant, in turn, so that every owner is read at many instants.
+      for (const party of [0, 1, 2].map((k) => owners[(i * 3 + k) % owners.length]!)) {
+        const q = `at=${encodeURIComponent(formatDateTime(at))}`;
+        const res = await get(`/v0/parties/${encodeURIComponent(party)}/balance?${q}`);
+        const expected = { party, at: formatDateTime(at), ...expectedBalance(model, party, at) };
+        expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: expected });
+        if (expected.holdings > 0 && expected.accumulated_holding_fees_total !== '0.0000000000') nonZero += 1;
+      }
+    }
+    expect(nonZero).toBeGreaterThan(20);
+    // A late round makes every small holding's fee clamp at its amount.
+    const party = owners[1]!;
+    for (const round of [0n, 3n, 1_000_000_000n]) {
+      const res = await get(`/v0/parties/${encodeURIComponent(party)}/balance?at=${formatDateTime(last)}&as_of_round=${round}`);
+      expect(res.json).toEqual({ party, at: formatDateTime(last), ...expectedBalance(model, party, last, round) });
+    }
+  });
+
+  it("answers a party's balance at each UTC day's end over a range", async () => {
+    const day = (x: bigint) => formatDateTime(x).slice(0, 10);
+    const from = day(first - 86_400_000_000n);
+    const to = day(last + 2n * 86_400_000_000n);
+    for (const party of owners.slice(0, 4)) {
+      const res = await get(`/v0/parties/${encodeURIComponent(party)}/balances/daily?from=${from}&to=${to}`);
+      const days = [];
+      for (let d = parseTimestamp(`${from}T00:00:00Z`); d < parseTimestamp(`${to}T00:00:00Z`); d += 86_400_000_000n) {
+        const end = d + 86_400_000_000n - 1n;
+        days.push({ day: day(d), at: formatDateTime(end), ...expectedBalance(model, party, end) });
+      }
+      expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: { party, days } });
+    }
+  });
+
+  it('answers the supply at any instant, with what was minted and burned since its snapshot', async () => {
+    for (const at of instants()) {
+      const m = migrationOf(model, at);
+      const held = m === undefined ? [] : model.holdings.filter((h) => h.migration === m && alive(h, at));
+      const unlocked = held.filter((h) => !h.locked).reduce((a, h) => a + h.amount, 0n);
+      const locked = held.filter((h) => h.locked).reduce((a, h) => a + h.amount, 0n);
+      const snapshot = snapshots.filter((s) => s.migration === m && s.time <= at).pop();
+      const since = snapshot?.time ?? -1n << 62n;
+      const flows = model.flows.filter((f) => f.migration === m && f.time > since && f.time <= at);
+      const res = await get(`/v0/network/supply?at=${encodeURIComponent(formatDateTime(at))}`);
+      expect({ status: res.status, body: res.json }).toEqual({
+        status: 200,
+        body: {
+          at: formatDateTime(at),
+          migration_id: m ?? null,
+          snapshot: snapshot === undefined ? null : formatDateTime(snapshot.time),
+          unlocked: text(unlocked),
+          locked: text(locked),
+          total: text(unlocked + locked),
+          since_snapshot: {
+            minted: text(flows.reduce((a, f) => a + f.minted, 0n)),
+            burned: text(flows.reduce((a, f) => a + f.burned, 0n)),
+          },
+        },
+      });
+    }
+  });
+
+  it('answers client mistakes with the Scan error body', async () => {
+    const cases: [string, string][] = [
+      ['/v0/parties/alice::1220/balance?at=yesterday', "Invalid at: expected an ISO 8601 date-time with a zone, got 'yesterday'."],
+      ['/v0/parties/alice::1220/balances/daily?from=2025-01-05&to=2025-01-05', 'Invalid range: to must be after from.'],
+      ['/v0/parties/alice::1220/balances/daily?from=2025-01-01&to=2025-06-01', 'Invalid range: at most 92 days.'],
+      ['/v0/parties/alice::1220/balances/daily?from=2025-02-30&to=2025-03-02', "Invalid from: '2025-02-30' is no date."],
+      ['/v0/network/supply?at=2025-13-01T00:00:00Z', "Invalid at: expected an ISO 8601 date-time with a zone, got '2025-13-01T00:00:00Z'."],
+    ];
+    for (const [path, error] of cases) {
+      const res = await get(path);
+      expect({ status: res.status, body: res.json }).toEqual({ status: 400, body: { error } });
+    }
+    for (const path of [
+      '/v0/parties/alice/balance?at=2025-01-01T00:00:00Z',
+      '/v0/parties/alice::1220/balance',
+      '/v0/parties/alice::1220/balance?at=2025-01-01T00:00:00Z&as_of_round=-1',
+      '/v0/parties/alice::1220/balances/daily?from=2025-01-01',
+      '/v0/network/supply',
+    ]) {
+      const res = await get(path);
+      expect({ path, status: res.status, hasError: typeof (res.json as { error?: unknown }).error }).toEqual({
+        path,
+        status: 400,
+        hasError: 'string',
+      });
+    }
+  });
+});
