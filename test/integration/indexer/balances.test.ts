@@ -113,6 +113,24 @@ function modelOf(items: CanonicalItem[]): Model {
         } else if (e.choice === 'AmuletRules_Transfer') {
           const meta = (e.exercise_result as { meta?: { values: Record<string, string> } }).meta;
           flows.push({ migration: m, time, minted: 0n, burned: units(meta!.values[BURNED]!) });
+        } else if (e.choice === 'AnsRules_CollectInitialEntryPayment' || e.choice === 'AnsRules_CollectEntryRenewalPayment') {
+          // The ANS fee: the amulets the DSO receives under the collection and archives there (burns).
+          const created = new Map<string, bigint>();
+          const consumed = new Set<string>();
+          const walk = (id: string): void => {
+            const n = tx.events_by_id[id]!;
+            if (n.event_type === 'created_event') {
+              if (n.template_id.endsWith(':Splice.Amulet:Amulet')) {
+                created.set(n.contract_id, units((n.create_arguments as { amount: { initialAmount: string } }).amount.initialAmount));
+              }
+              return;
+            }
+            if (n.consuming) consumed.add(n.contract_id);
+            n.child_event_ids.forEach(walk);
+          };
+          e.child_event_ids.forEach(walk);
+          const burned = [...created].filter(([cid]) => consumed.has(cid)).reduce((a, [, amount]) => a + amount, 0n);
+          flows.push({ migration: m, time, minted: 0n, burned });
         }
       }
     }
