@@ -353,6 +353,8 @@ export interface SubjectFilter {
   parties: readonly string[];
   /** Empty: any template. */
   templates: readonly string[];
+  /** Empty: any update; else those with an activities row of one of these kinds. */
+  activities: readonly string[];
 }
 
 /** An update's key in /v0/events' order. */
@@ -378,6 +380,13 @@ export const listEventsBySubject = repositoryOperation(
       afterCursor({ migration: sql`s.migration_id`, recordTime: sql`s.record_time` }, after),
       ...(filter.parties.length > 0 ? [sql`s.parties && ${[...filter.parties]}::text[]`] : []),
       ...(filter.templates.length > 0 ? [sql`s.templates && ${[...filter.templates]}::text[]`] : []),
+      // A probe of the activities' primary key (migration_id, record_time, update_id, ...) per update walked.
+      ...(filter.activities.length > 0
+        ? [
+            sql`exists (select 1 from activities a where a.migration_id = s.migration_id and a.record_time = s.record_time
+              and a.update_id = s.update_id and a.kind = any(${[...filter.activities]}::text[]))`,
+          ]
+        : []),
     ];
     const { rows } = await sql<
       UpdateDbRow & { n_migration_id: number; n_record_time: string; n_synchronizer_id: string; n_update_id: string }

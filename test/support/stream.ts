@@ -66,3 +66,31 @@ export async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** The item texts of a /v0/events page, as the list wrote them. */
+export function splitItems(page: string): string[] {
+  const events = (JSON.parse(page) as { events: unknown[] }).events;
+  // The list writes items without spaces between them; re-serialising would change their bytes, so cut the text.
+  const out: string[] = [];
+  let at = page.indexOf('[') + 1;
+  for (let i = 0; i < events.length; i++) {
+    let depth = 0;
+    let inString = false;
+    let j = at;
+    for (; j < page.length; j++) {
+      const c = page[j];
+      if (inString) {
+        if (c === '\\') j++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') {
+        depth--;
+        if (depth === 0) break;
+      }
+    }
+    out.push(page.slice(at, j + 1));
+    at = j + 2;
+  }
+  return out;
+}

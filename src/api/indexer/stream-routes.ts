@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { formatStreamCursor, parseStreamCursor, type StreamCursor } from '../../domain/stream-cursor';
 import { compareStreamKeys, type StreamKey } from '../../domain/stream-key';
 import { formatDecimal, parseDecimal } from '../../domain/decimal';
+import { ACTIVITY_KINDS } from '../../domain/activities';
 import { formatDateTime, IMPORT_RECORD_TIME, type Micros } from '../../domain/time';
 import type { DamlValueEncoding } from '../../domain/value-encoding';
 import { badRequest, HttpError } from '../../internal/errors';
@@ -53,6 +54,8 @@ const kind = z.enum(STREAM_KINDS, { error: `expected one of ${STREAM_KINDS.join(
 const MAX_SUBJECTS = 100;
 const subjectTerm = z.string({ error: 'expected a string' }).min(1, 'expected a party or template id').max(512, 'at most 512 characters');
 
+const activityKind = z.enum(ACTIVITY_KINDS, { error: `expected one of ${ACTIVITY_KINDS.join(', ')}` });
+
 const EventsStreamQuery = z.object({
   after: z
     .string({ error: 'expected a single string' })
@@ -81,6 +84,12 @@ const EventsStreamQuery = z.object({
     .optional()
     .describe(
       'Only the updates with a created or exercised event (or an assignment) of one of these template ids (repeatable, <package id>:<module>:<entity> as the events give it). With party as well, an update must match both.',
+    ),
+  activity: z
+    .union([activityKind, z.array(activityKind)])
+    .optional()
+    .describe(
+      `Only the updates with at least one parsed activity (GET /api/indexer/v0/parties/{party}/activity) of these kinds (repeatable: ${ACTIVITY_KINDS.join(', ')}). Read from the activity projection the writer keeps, never from payloads; with party or template as well, an update must match all.`,
     ),
   snapshots: z
     .enum(['true', 'false'], { error: 'expected true or false' })
@@ -352,7 +361,7 @@ class EventsSubscription implements HubMember {
             for (let i = 0; i < out.length; i++) this.metrics.streamDeliveryLatency.observe({ stream: this.stream }, seconds);
           }
         }
-        // The updates the party or template filter left out since: the cursor (and a heartbeat's id) moves past them.
+        // The updates the party, template or activity filter left out since: the cursor (and a heartbeat's id) moves past them.
         if (skip && !unavailable) this.reader.skipTo(skip);
         if (this.snapshots && this.reader.cursor) await this.sendSnapshots(db, this.snapshots, this.reader.cursor);
         if (!this.open) return;
@@ -424,7 +433,7 @@ const streamEvents = operation({
       description: 'The stream (text/event-stream); it ends only with a last error or reconnect event, or when the client goes.',
       content: { 'text/event-stream': { schema: { type: 'string' } } },
     },
-    '400': { description: 'A malformed cursor, kind, encoding, party or template.', body: ErrorResponse },
+    '400': { description: 'A malformed cursor, kind, encoding, party, template or activity kind.', body: ErrorResponse },
     '503': {
       description:
         'This process serves as many live streams as it takes (STREAM_MAX_SUBSCRIBERS) or is stopping, answered with Retry-After (seconds); or the history is not yet complete (a mirror backfilling), as for /v0/events.',
@@ -436,11 +445,11 @@ const streamEvents = operation({
     const kinds = query.kind === undefined ? undefined : new Set(Array.isArray(query.kind) ? query.kind : [query.kind]);
     const encoding = query.daml_value_encoding ?? 'compact_json';
     const list = (v: string | string[] | undefined) => [...new Set(v === undefined ? [] : Array.isArray(v) ? v : [v])];
-    const filter: SubjectFilter = { parties: list(query.party), templates: list(query.template) };
+    const filter: SubjectFilter = { parties: list(query.party), templates: list(query.template), activities: list(query.activity) };
     if (await historyIncomplete(db)) throw new HttpError(503, BACKFILLING_MESSAGE);
     // Without a cursor: after the newest item stored now (the whole history, if there is none yet).
     const tail = given ?? (await newestEventPosition(db));
-    const filtered = filter.parties.length > 0 || filter.templates.length > 0;
+    const filtered = filter.parties.length > 0 || filter.templates.length > 0 || filter.activities.length > 0;
     const reader = new EventReader(db, encoding, hub.settings.pageSize, tail, filtered ? filter : undefined);
     // Snapshot events: those announced after the stream's start, or after its cursor when resumed; the newest
     // announced one bounds both, as the client may have been sent those (before it went) but no later one.

@@ -10,7 +10,7 @@ import { backfillUpdateSubjects } from '../../../src/ingest/subject-backfill';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
-import { eventPages, FROM_THE_START, STREAM } from '../../support/stream';
+import { eventPages, FROM_THE_START, splitItems, STREAM } from '../../support/stream';
 import { SseClient, WsClient } from '../../support/stream-clients';
 
 interface ServedEvent {
@@ -174,31 +174,3 @@ describe('scan-indexer backfill-stream-index', () => {
     expect(await backfillUpdateSubjects(t.db)).toEqual({ updates: 0, rows: 0, finished: true });
   });
 });
-
-/** The item texts of a /v0/events page, as the list wrote them. */
-function splitItems(page: string): string[] {
-  const events = (JSON.parse(page) as { events: unknown[] }).events;
-  // The list writes items without spaces between them; re-serialising would change their bytes, so cut the text.
-  const out: string[] = [];
-  let at = page.indexOf('[') + 1;
-  for (let i = 0; i < events.length; i++) {
-    let depth = 0;
-    let inString = false;
-    let j = at;
-    for (; j < page.length; j++) {
-      const c = page[j];
-      if (inString) {
-        if (c === '\\') j++;
-        else if (c === '"') inString = false;
-      } else if (c === '"') inString = true;
-      else if (c === '{' || c === '[') depth++;
-      else if (c === '}' || c === ']') {
-        depth--;
-        if (depth === 0) break;
-      }
-    }
-    out.push(page.slice(at, j + 1));
-    at = j + 2;
-  }
-  return out;
-}
