@@ -9,13 +9,14 @@
  * Without BULK_STORAGE_DIR each answers 501 "Bulk storage is not configured", as the Scan app does
  * without bulk storage, before looking at its input.
  */
+import { dateTime } from './snapshot-input';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import { bulkSnapshotTimeAtOrBefore, isObjectKey, parseFolder } from '../../domain/bulk-layout';
-import { formatDateTime, formatInstant, parseStorableTimestamp, type Micros } from '../../domain/time';
+import { formatDateTime, formatInstant } from '../../domain/time';
 import { badRequest, HttpError, notFound } from '../../internal/errors';
 import {
   bulkObjectsByKey,
@@ -41,20 +42,6 @@ const NOT_CONFIGURED = 'Bulk storage is not configured';
 /** scan.yaml's bound on page_size, and HttpRequestLimits' bound on request lists. */
 const MAX_PAGE_SIZE = 1000;
 const MAX_KEYS = 1000;
-
-const DATE_TIME_MESSAGE = 'expected an ISO 8601 date-time such as 2025-03-10T14:22:05.123456Z';
-function parseDateTime(s: string): Micros | undefined {
-  try {
-    return parseStorableTimestamp(s);
-  } catch {
-    return undefined;
-  }
-}
-const dateTime = z
-  .string({ error: 'expected a date-time string' })
-  .refine((s) => parseDateTime(s) !== undefined, { error: DATE_TIME_MESSAGE, abort: true })
-  .transform((s) => parseDateTime(s)!)
-  .meta({ format: 'date-time' });
 
 const AcsQuery = z.object({ at_or_before_record_time: dateTime });
 const ProgressQuery = z.object({

@@ -24,7 +24,8 @@ function parseDateTime(s: string): Micros | undefined {
   }
 }
 
-const dateTime = z
+/** A storable date-time query or body field, as microseconds (also the bulk operations' times). */
+export const dateTime = z
   .string({ error: 'expected a date-time string' })
   .refine((s) => parseDateTime(s) !== undefined, { error: DATE_TIME_MESSAGE, abort: true })
   .transform((s) => parseDateTime(s)!)
