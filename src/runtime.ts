@@ -4,6 +4,7 @@
  * worker thread for `start`), all torn down by one shutdown path (worker
  * first, then HTTP, pool, database).
  */
+import { bulkObjectStore } from './store/bulk-object-store';
 import type pg from 'pg';
 import { createApp } from './api/app';
 import { prepareLedgerAuth } from './api/auth/start-up';
@@ -163,7 +164,7 @@ export function startWorker(
       batchMaxWaitMs: config.ingest.batchMaxWaitMs,
       lockPollMs: config.ingest.lockPollMs,
       retentionDays: config.ingest.retentionDays,
-      bulkStorageDir: config.bulkStorage.dir,
+      bulkStore: bulkObjectStore(config.bulkStorage),
       onBatch,
     },
     controller.signal,

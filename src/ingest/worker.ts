@@ -3,6 +3,7 @@
  * the stream's checkpoint, apply batches, retry transient database faults by
  * class, and stop on bad input with the error that names the item.
  */
+import type { BulkObjectStore } from '../store/bulk-object-store';
 import type pg from 'pg';
 import { formatRecordTime, parseTimestamp, type Micros } from '../domain/time';
 import { isRetryable } from '../internal/errors';
@@ -31,8 +32,8 @@ export interface WorkerOptions {
   lockPollMs?: number;
   /** Days of history to keep (HISTORY_RETENTION); undefined: all of it. */
   retentionDays?: number;
-  /** BULK_STORAGE_DIR: the lock holder writes completed history segments there; undefined: off. */
-  bulkStorageDir?: string;
+  /** BULK_STORAGE_DIR or BULK_STORAGE_S3_BUCKET: the lock holder writes completed history segments there; undefined: off. */
+  bulkStore?: BulkObjectStore;
   /** Called after each committed batch (progress reporting). */
   onBatch?: (batch: AppliedBatch) => void;
 }
@@ -97,8 +98,8 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
   const retain = options.retentionDays === undefined ? undefined : historyRetention(db, options.retentionDays, log);
   // Like the snapshot schedule, only the lock holder writes bulk objects, beside ingestion.
   const bulkStop = new AbortController();
-  const bulkWriter = options.bulkStorageDir
-    ? runBulkWriter({ db, dir: options.bulkStorageDir, logger: log }, AbortSignal.any([running, bulkStop.signal]))
+  const bulkWriter = options.bulkStore
+    ? runBulkWriter({ db, store: options.bulkStore, logger: log }, AbortSignal.any([running, bulkStop.signal]))
     : undefined;
   try {
     const checkpoint = await readCheckpoint(db, source.stream);
@@ -147,11 +148,11 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
     });
     if (lost.signal.aborted) throw new WriterLockLostError({ cause: lost.signal.reason });
     await catchUpSnapshots(db, log, metrics, running);
-    if (options.bulkStorageDir) {
+    if (options.bulkStore) {
       // The source ended (a file, INGEST_STOP_AT_END): stop the loop, then write what it had not reached yet.
       bulkStop.abort();
       await bulkWriter;
-      await writeCompletedSegments({ db, dir: options.bulkStorageDir, logger: log }, running);
+      await writeCompletedSegments({ db, store: options.bulkStore, logger: log }, running);
     }
     return result;
   } finally {

@@ -467,6 +467,52 @@ export const knobs = {
     expects: 'empty, or a directory path',
     schema: optionalString,
   },
+  BULK_STORAGE_S3_BUCKET: {
+    description:
+      "An S3 or S3-compatible bucket to keep the bulk storage objects in instead of BULK_STORAGE_DIR (at most one of the two). Empty: not S3. Credentials: BULK_STORAGE_S3_ACCESS_KEY_ID and BULK_STORAGE_S3_SECRET_ACCESS_KEY, or when both are empty the AWS SDK's own chain (its environment variables, shared files, instance or pod role).",
+    default: '',
+    expects: 'empty, or a bucket name',
+    schema: optionalString,
+  },
+  BULK_STORAGE_S3_PREFIX: {
+    description: "Prepended to every object key in the bucket, e.g. mainnet/ (keys are Splice's: <start>~<end>/updates_<n>.zstd).",
+    default: '',
+    expects: 'empty, or a key prefix',
+    schema: z.string(),
+  },
+  BULK_STORAGE_S3_ENDPOINT: {
+    description: "The URL of an S3-compatible server (MinIO, Ceph, a cloud's S3 API). Empty: AWS S3 in BULK_STORAGE_S3_REGION.",
+    default: '',
+    expects: 'empty, or an http(s) URL',
+    schema: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  },
+  BULK_STORAGE_S3_REGION: {
+    description: "The bucket's region.",
+    default: 'us-east-1',
+    expects: 'a region name',
+    schema: z.string().min(1),
+  },
+  BULK_STORAGE_S3_FORCE_PATH_STYLE: {
+    description:
+      'true: path-style requests (http://host/bucket/key), which most S3-compatible servers need; false: virtual-hosted style, as AWS S3 prefers.',
+    default: 'false',
+    expects: 'true or false',
+    schema: bool,
+  },
+  BULK_STORAGE_S3_ACCESS_KEY_ID: {
+    description:
+      "The access key id for the bucket; set with BULK_STORAGE_S3_SECRET_ACCESS_KEY, or leave both empty for the AWS SDK's own credential chain.",
+    default: '',
+    expects: 'empty, or an access key id',
+    schema: optionalString,
+  },
+  BULK_STORAGE_S3_SECRET_ACCESS_KEY: {
+    description: 'The secret access key that goes with BULK_STORAGE_S3_ACCESS_KEY_ID.',
+    default: '',
+    expects: 'empty, or a secret access key',
+    secret: true,
+    schema: optionalString,
+  },
   INGEST_LOCK_POLL_MS: {
     description: 'How often a standby worker tries to take over the writer lock.',
     default: '2000',
@@ -766,8 +812,8 @@ export interface Config {
     /** Days of history kept before the newest record time; undefined: all of it. */
     readonly retentionDays: number | undefined;
   };
-  /** BULK_STORAGE_DIR: where bulk storage objects are written and served from; undefined: off. */
-  readonly bulkStorage: { readonly dir: string | undefined };
+  /** BULK_STORAGE_DIR or BULK_STORAGE_S3_*: where bulk storage objects are written and served from; both undefined: off. */
+  readonly bulkStorage: BulkStorageConfig;
   /** Nice values of the two threads of `start` (src/internal/priority.ts); 0 leaves a thread's priority alone. */
   readonly nice: { readonly api: number; readonly ingest: number };
   /** Per-client rate limits and the bound on expensive requests (src/api/fair-access/). */
@@ -823,6 +869,48 @@ function allOrNone<K extends KnobName>(get: Getter, family: string, names: reado
   if (missing.length > 0)
     throw new ConfigError(`Invalid configuration: ${missing.join(' and ')} must be set too: set all three ${family} variables or none.`);
   return Object.fromEntries(values) as unknown as Record<K, string>;
+}
+
+/** How bulk storage is configured (config.ts, BULK_STORAGE_*): at most one of the two. */
+export interface BulkStorageConfig {
+  readonly dir: string | undefined;
+  readonly s3: S3StoreConfig | undefined;
+}
+
+export interface S3StoreConfig {
+  readonly bucket: string;
+  /** Prepended to every key, e.g. "mainnet/" ('' for none). */
+  readonly prefix: string;
+  /** An S3-compatible server's URL; undefined: AWS S3 for the region. */
+  readonly endpoint: string | undefined;
+  readonly region: string;
+  /** Path-style addressing (http://host/bucket/key), which most S3-compatible servers need. */
+  readonly forcePathStyle: boolean;
+  /** Both or neither; neither: the AWS SDK's own credential chain. */
+  readonly accessKeyId: string | undefined;
+  readonly secretAccessKey: string | undefined;
+}
+
+function bulkStorage(get: Getter): BulkStorageConfig {
+  const dir = get('BULK_STORAGE_DIR');
+  const bucket = get('BULK_STORAGE_S3_BUCKET');
+  if (dir !== undefined && bucket !== undefined)
+    throw new ConfigError('Invalid configuration: set BULK_STORAGE_DIR or BULK_STORAGE_S3_BUCKET, not both.');
+  const accessKeyId = get('BULK_STORAGE_S3_ACCESS_KEY_ID');
+  const secretAccessKey = get('BULK_STORAGE_S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined))
+    throw new ConfigError(
+      'Invalid configuration: set BULK_STORAGE_S3_ACCESS_KEY_ID and BULK_STORAGE_S3_SECRET_ACCESS_KEY together, or neither.',
+    );
+  // Every knob is read, so that a mistake in one is reported even while the bucket is unset.
+  const rest = {
+    prefix: get('BULK_STORAGE_S3_PREFIX'),
+    endpoint: get('BULK_STORAGE_S3_ENDPOINT'),
+    region: get('BULK_STORAGE_S3_REGION'),
+    forcePathStyle: get('BULK_STORAGE_S3_FORCE_PATH_STYLE'),
+  };
+  const s3 = bucket === undefined ? undefined : Object.freeze({ bucket, ...rest, accessKeyId, secretAccessKey });
+  return Object.freeze({ dir, s3 });
 }
 
 function lsu(get: Getter): Config['scanApp']['lsu'] {
@@ -923,7 +1011,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       stopAtEnd: get('INGEST_STOP_AT_END'),
       retentionDays: get('HISTORY_RETENTION'),
     }),
-    bulkStorage: Object.freeze({ dir: get('BULK_STORAGE_DIR') }),
+    bulkStorage: bulkStorage(get),
     nice: Object.freeze({ api: get('API_NICE'), ingest: get('INGEST_NICE') }),
     fairAccess: Object.freeze({
       enabled: get('RATE_LIMIT_ENABLED'),

@@ -1,17 +1,14 @@
 /**
- * The bulk history writer (BULK_STORAGE_DIR, docs/bulk-history.md): writes each completed segment of
+ * The bulk history writer (BULK_STORAGE_DIR or BULK_STORAGE_S3_BUCKET, docs/bulk-history.md): writes each completed segment of
  * the update history, then each ACS snapshot taken at 00:00 UTC, as Splice's bulk storage objects
  * (zstd-compressed NDJSON), and records their SHA-256. A segment is complete once an update after its
  * end is stored.
  *
- * Crash safety: an object is written under a temporary name in `<dir>/.partial/`, fsynced, then
- * renamed to its key (and the directory fsynced); its segment and checksums are committed to the
- * database only after all its objects are in place. The API serves only recorded objects, so a
+ * Crash safety: an object becomes visible under its key only once written in full (a directory's file
+ * is fsynced and renamed, an S3 upload completed: src/store/bulk-object-store.ts); its segment and
+ * checksums are committed to the database only after all its objects are in place. The API serves only recorded objects, so a
  * crash at any point leaves nothing partial visible, and the segment is written again on resume.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import {
   BULK_HISTORY_START,
   bulkLine,
@@ -36,6 +33,7 @@ import {
   updateKeyAtEdge,
   type BulkObjectRow,
 } from '../store/bulk-repository';
+import type { BulkObjectStore, ObjectUpload } from '../store/bulk-object-store';
 import type { Db } from '../store/pool';
 import { acsPage, type CreationKey } from '../store/acs-repository';
 import { listUpdates } from '../store/update-repository';
@@ -47,17 +45,15 @@ const FRAME_BYTES = 4 * 2 ** 20;
 /** Splice's bulkMaxFileSize: an object is closed once its compressed size reaches it. */
 const MAX_OBJECT_BYTES = 128 * 2 ** 20;
 
-const PARTIAL_DIR = '.partial';
-
 export interface BulkWriterOptions {
   db: Db;
-  dir: string;
+  store: BulkObjectStore;
   logger: Logger;
   /** Object size limits, smaller in tests to get several objects per segment. */
   frameBytes?: number;
   maxObjectBytes?: number;
-  /** Test seam: called with each object's key after its temporary file is fsynced, before the rename. */
-  beforeRename?: (key: string) => void | Promise<void>;
+  /** Test seam: called with each object's key after its last bytes are appended, before it is made visible. */
+  beforeFinish?: (key: string) => void | Promise<void>;
 }
 
 /** Where the segment after `previous` (or the first one) ends, per UpdateHistoryBulkStorage.getSegmentEndAfter. */
@@ -87,48 +83,6 @@ async function nextSegment(db: Db): Promise<{ segment: Segment; complete: boolea
   return { segment, complete: compareStreamKeys(last, segment.end) > 0 };
 }
 
-/** One object being written: frames appended to a temporary file, hashed as they go. */
-class ObjectFile {
-  private readonly hash = createHash('sha256');
-  size = 0;
-  private constructor(
-    readonly tempPath: string,
-    private readonly handle: fs.FileHandle,
-  ) {}
-
-  static async open(dir: string): Promise<ObjectFile> {
-    const tempPath = path.join(dir, PARTIAL_DIR, `${randomUUID()}.zstd`);
-    return new ObjectFile(tempPath, await fs.open(tempPath, 'wx'));
-  }
-
-  async append(frame: Buffer): Promise<void> {
-    this.hash.update(frame);
-    this.size += frame.length;
-    await this.handle.write(frame);
-  }
-
-  /** Fsyncs and closes; the base64 SHA-256 of the bytes written. */
-  async finish(): Promise<string> {
-    await this.handle.sync();
-    await this.handle.close();
-    return this.hash.digest('base64');
-  }
-
-  async abandon(): Promise<void> {
-    await this.handle.close().catch(() => undefined);
-    await fs.rm(this.tempPath, { force: true });
-  }
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const handle = await fs.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Writes `lines` as the objects `<folder>/<prefix>_<n>.zstd`; their rows, for the caller to record. */
 async function writeObjects(
   options: BulkWriterOptions,
@@ -136,18 +90,18 @@ async function writeObjects(
   prefix: 'updates' | 'ACS',
   lines: AsyncIterable<string>,
 ): Promise<{ objects: BulkObjectRow[]; lines: number }> {
-  const { dir } = options;
+  const { store } = options;
   const frameBytes = options.frameBytes ?? FRAME_BYTES;
   const maxObjectBytes = options.maxObjectBytes ?? MAX_OBJECT_BYTES;
   const objects: BulkObjectRow[] = [];
-  let file: ObjectFile | undefined;
+  let file: ObjectUpload | undefined;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let count = 0;
 
   const flushFrame = async () => {
     if (pendingBytes === 0) return;
-    file ??= await ObjectFile.open(dir);
+    file ??= await store.begin(bulkObjectKey(folder, prefix, objects.length));
     await file.append(zstdFrame(Buffer.concat(pending)));
     pending = [];
     pendingBytes = 0;
@@ -156,13 +110,15 @@ async function writeObjects(
     if (!file) return;
     const current = file;
     file = undefined;
-    const sha256 = await current.finish();
     const key = bulkObjectKey(folder, prefix, objects.length);
-    await options.beforeRename?.(key);
-    const target = path.join(dir, key);
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    await fs.rename(current.tempPath, target);
-    await fsyncDir(path.dirname(target));
+    let sha256: string;
+    try {
+      await options.beforeFinish?.(key);
+      sha256 = await current.finish();
+    } catch (err) {
+      await current.abandon();
+      throw err;
+    }
     objects.push({ key, folder, index: objects.length, sha256, sizeBytes: current.size });
   };
 
@@ -243,12 +199,9 @@ async function writeAcsSnapshots(options: BulkWriterOptions, signal?: AbortSigna
  * Resumes after the newest recorded segment; temporary files of an interrupted run are removed first.
  */
 export async function writeCompletedSegments(options: BulkWriterOptions, signal?: AbortSignal): Promise<number> {
-  const { db, dir, logger } = options;
+  const { db, store, logger } = options;
   await zstdReady();
-  await fs.mkdir(path.join(dir, PARTIAL_DIR), { recursive: true });
-  for (const name of await fs.readdir(path.join(dir, PARTIAL_DIR))) {
-    await fs.rm(path.join(dir, PARTIAL_DIR, name), { force: true });
-  }
+  await store.prepare(logger);
   let written = 0;
   while (!signal?.aborted) {
     const next = await nextSegment(db);

@@ -10,8 +10,6 @@
  * without bulk storage, before looking at its input.
  */
 import { dateTime } from './snapshot-input';
-import fs from 'node:fs';
-import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Request, RequestHandler } from 'express';
 import { z } from 'zod';
@@ -26,6 +24,7 @@ import {
   updateSegmentsInRange,
   type BulkObjectRow,
 } from '../../store/bulk-repository';
+import { bulkObjectStore } from '../../store/bulk-object-store';
 import type { ApiContext } from '../context';
 import { sendJson } from '../json-response';
 import { operation, type OperationOf } from '../operation';
@@ -70,7 +69,7 @@ const DownloadParams = z.object({ object_key: z.string().describe('The object ke
 
 /** 501 before the input is read, when bulk storage is off. */
 const configured = (context: ApiContext): RequestHandler[] => [
-  (_req, _res, next) => next(context.config.bulkStorage.dir ? undefined : new HttpError(501, NOT_CONFIGURED)),
+  (_req, _res, next) => next(bulkObjectStore(context.config.bulkStorage) ? undefined : new HttpError(501, NOT_CONFIGURED)),
 ];
 
 /** The download URL of an object on this server, as the request reached it. */
@@ -211,14 +210,8 @@ const download = operation({
     // Only objects recorded after they were written in full are served; a key is never a path of its own.
     const found = isObjectKey(key) ? (await bulkObjectsByKey(db, [key])).get(key) : undefined;
     if (!found) throw notFound(`No bulk storage object with key ${key}`);
-    const file = path.join(config.bulkStorage.dir!, found.key);
-    const stream = fs.createReadStream(file);
-    await new Promise<void>((resolve, reject) => {
-      stream.once('open', () => resolve());
-      stream.once('error', reject);
-    }).catch(() => {
-      throw notFound(`No bulk storage object with key ${key}`);
-    });
+    const stream = await bulkObjectStore(config.bulkStorage)!.read(found.key);
+    if (!stream) throw notFound(`No bulk storage object with key ${key}`);
     res.status(200).type('application/octet-stream').setHeader('Content-Length', String(found.sizeBytes));
     await pipeline(stream, res);
   },

@@ -1,7 +1,7 @@
 /**
- * Bulk storage (BULK_STORAGE_DIR, docs/bulk-history.md) over a simulated two-migration network spread
- * over several days: the writer's objects, and the five operations serving them through the real
- * HTTP server. Expected values are computed here, independently of the writer: the objects are
+ * Bulk storage (docs/bulk-history.md) over a simulated two-migration network spread over several
+ * days, in a directory (BULK_STORAGE_DIR) and in an S3-compatible bucket (BULK_STORAGE_S3_*, s3rver):
+ * the writer's objects, and the five operations serving them through the real HTTP server. Expected values are computed here, independently of the writer: the objects are
  * decompressed with the zstd command-line tool, their lines compared with the items /v2/updates
  * serves, and checksums computed from the downloaded bytes.
  */
@@ -16,7 +16,9 @@ import { runWorker } from '../../../src/ingest/worker';
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
 import { writeCompletedSegments } from '../../../src/jobs/bulk-history';
 import { createLogger } from '../../../src/internal/logger';
+import { directoryStore, s3Store, type BulkObjectStore } from '../../../src/store/bulk-object-store';
 import { useTestDatabase } from '../../support/database/database';
+import { startS3Server } from '../../support/fakes/s3-server';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { simulatedItems, writeItems } from '../../support/items/simulated-network';
 import { loadItems } from './history-fixture';
@@ -61,12 +63,56 @@ interface ObjectRef {
   digest: string;
 }
 
-describe('bulk history (BULK_STORAGE_DIR)', () => {
+/** Where the objects go: the server's variables, the writer's store, and what an interrupted writer left. */
+interface StoreUnderTest {
+  env: Record<string, string>;
+  store: BulkObjectStore;
+  /** Names of half-written objects still held (the directory's temporary files); undefined where the store cannot list them. */
+  leftovers(): string[] | undefined;
+  close(): Promise<void>;
+}
+
+const STORES: [string, () => Promise<StoreUnderTest>][] = [
+  [
+    'BULK_STORAGE_DIR',
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulk-'));
+      return {
+        env: { BULK_STORAGE_DIR: dir },
+        store: directoryStore(dir),
+        leftovers: () => fs.readdirSync(path.join(dir, '.partial')),
+        close: async () => fs.rmSync(dir, { recursive: true, force: true }),
+      };
+    },
+  ],
+  [
+    'BULK_STORAGE_S3_BUCKET, an S3-compatible server',
+    async () => {
+      const s3 = await startS3Server();
+      // Parts of 3 KB: objects of 8 KB and more go as multipart uploads of several parts, smaller ones as one PutObject (a real S3 would want 5 MiB).
+      return { env: s3.env, store: s3Store(s3.config, 3_000), leftovers: () => undefined, close: () => s3.close() };
+    },
+  ],
+];
+
+describe.each(STORES)('bulk history (%s)', (_name, makeStore) => {
   const t = useTestDatabase();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulk-'));
   const logger = createLogger('silent');
+  let target: StoreUnderTest;
   // Small objects: several per segment, each of several frames.
-  const writer = { dir, logger, frameBytes: 8_000, maxObjectBytes: 8_000 };
+  const sizes = { logger, frameBytes: 8_000, maxObjectBytes: 8_000 };
+  const writer = () => ({ ...sizes, store: target.store, db: t.db });
+  const exists = async (key: string) => {
+    const stream = await target.store.read(key);
+    stream?.destroy();
+    return stream !== undefined;
+  };
+  /** The object's bytes as the store holds them, read without the API. */
+  const stored = async (key: string) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of (await target.store.read(key))!) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  };
   let api: TestApi;
   const served: Record<string, unknown>[] = [];
 
@@ -101,9 +147,10 @@ describe('bulk history (BULK_STORAGE_DIR)', () => {
   }
 
   beforeAll(async () => {
+    target = await makeStore();
     await loadItems(t.db, items);
     await catchUpSnapshots(t.db);
-    api = await startTestApi(t, { env: { BULK_STORAGE_DIR: dir } });
+    api = await startTestApi(t, { env: target.env });
     // Everything /v2/updates serves, in order, through the API.
     let after: { after_migration_id: number; after_record_time: string } | undefined;
     for (;;) {
@@ -117,7 +164,7 @@ describe('bulk history (BULK_STORAGE_DIR)', () => {
   });
   afterAll(async () => {
     await api?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await target?.close();
   });
 
   it('has updates over several days in two migrations', () => {
@@ -127,21 +174,20 @@ describe('bulk history (BULK_STORAGE_DIR)', () => {
     expect(span).toBeGreaterThan(2 * DAY_MS);
   });
 
-  it('leaves no partial object visible when a write is interrupted before the rename, and resumes', async () => {
-    const crash = new Error('simulated crash between the temporary write and the rename');
+  it('leaves no partial object visible when a write is interrupted before an object is finished, and resumes', async () => {
+    const crash = new Error('simulated crash between writing an object and making it visible');
     const first = `0001-01-01T00:00:00Z~${instant(Date.UTC(2025, 2, 2))}`;
     await expect(
       writeCompletedSegments({
-        ...writer,
-        db: t.db,
-        beforeRename: (key) => {
+        ...writer(),
+        beforeFinish: (key) => {
           if (key === `${first}/updates_1.zstd`) throw crash;
         },
       }),
     ).rejects.toBe(crash);
-    // The first object was renamed, the second was not; neither is served, since the segment was not recorded.
-    expect(fs.existsSync(path.join(dir, first, 'updates_0.zstd'))).toBe(true);
-    expect(fs.existsSync(path.join(dir, first, 'updates_1.zstd'))).toBe(false);
+    // The first object was finished, the second was not; neither is served, since the segment was not recorded.
+    expect(await exists(`${first}/updates_0.zstd`)).toBe(true);
+    expect(await exists(`${first}/updates_1.zstd`)).toBe(false);
     expect(await post('/v0/history/bulk/checksums', { object_keys: [`${first}/updates_0.zstd`] })).toMatchObject({
       status: 404,
       text: error(`No bulk storage object with key ${first}/updates_0.zstd`),
@@ -150,10 +196,11 @@ describe('bulk history (BULK_STORAGE_DIR)', () => {
     expect(await listAll(1000)).toEqual([]);
 
     // Resumed: the interrupted segment is written again, and the temporary files are gone.
-    const written = await writeCompletedSegments({ ...writer, db: t.db });
+    const written = await writeCompletedSegments(writer());
     expect(written).toBeGreaterThanOrEqual(3);
-    expect(fs.readdirSync(path.join(dir, '.partial'))).toEqual([]);
-    expect(await writeCompletedSegments({ ...writer, db: t.db })).toBe(0);
+    expect(target.leftovers() ?? []).toEqual([]);
+    expect(await exists(`${first}/updates_1.zstd`)).toBe(true);
+    expect(await writeCompletedSegments(writer())).toBe(0);
   });
 
   it('writes the completed daily segments under Splice-style keys', async () => {
@@ -200,7 +247,7 @@ describe('bulk history (BULK_STORAGE_DIR)', () => {
     const refs = await listAll(1000);
     const bytes = await Promise.all(refs.map(download));
     for (const [i, ref] of refs.entries()) {
-      expect(bytes[i]!.equals(fs.readFileSync(path.join(dir, keyOf(ref))))).toBe(true);
+      expect(bytes[i]!.equals(await stored(keyOf(ref)))).toBe(true);
       expect(ref.digest).toBe(sha256(bytes[i]!));
     }
     const keys = refs.map(keyOf).reverse();
@@ -334,7 +381,7 @@ describe('the ingestion worker with a bulk storage directory', () => {
         logger: createLogger('silent'),
         batchSize: 100,
         batchMaxWaitMs: 100,
-        bulkStorageDir: dir,
+        bulkStore: directoryStore(dir),
       },
       new AbortController().signal,
     );

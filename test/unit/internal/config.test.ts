@@ -148,3 +148,60 @@ describe('configuration', () => {
     }
   });
 });
+
+describe('bulk storage', () => {
+  it('is off by default, in a directory, or in an S3-compatible bucket', () => {
+    expect(loadConfig({}).bulkStorage).toEqual({ dir: undefined, s3: undefined });
+    expect(loadConfig({ BULK_STORAGE_DIR: '/var/bulk' }).bulkStorage).toEqual({ dir: '/var/bulk', s3: undefined });
+    expect(loadConfig({ BULK_STORAGE_S3_BUCKET: 'b' }).bulkStorage).toEqual({
+      dir: undefined,
+      s3: {
+        bucket: 'b',
+        prefix: '',
+        endpoint: undefined,
+        region: 'us-east-1',
+        forcePathStyle: false,
+        accessKeyId: undefined,
+        secretAccessKey: undefined,
+      },
+    });
+    expect(
+      loadConfig({
+        BULK_STORAGE_S3_BUCKET: 'b',
+        BULK_STORAGE_S3_PREFIX: 'mainnet/',
+        BULK_STORAGE_S3_ENDPOINT: 'http://minio:9000',
+        BULK_STORAGE_S3_REGION: 'eu-west-1',
+        BULK_STORAGE_S3_FORCE_PATH_STYLE: 'true',
+        BULK_STORAGE_S3_ACCESS_KEY_ID: 'id',
+        BULK_STORAGE_S3_SECRET_ACCESS_KEY: 'secret',
+      }).bulkStorage.s3,
+    ).toEqual({
+      bucket: 'b',
+      prefix: 'mainnet/',
+      endpoint: 'http://minio:9000',
+      region: 'eu-west-1',
+      forcePathStyle: true,
+      accessKeyId: 'id',
+      secretAccessKey: 'secret',
+    });
+  });
+
+  it('refuses both places at once, half a key pair and an endpoint that is no http(s) URL', () => {
+    expect(() => loadConfig({ BULK_STORAGE_DIR: '/var/bulk', BULK_STORAGE_S3_BUCKET: 'b' })).toThrow(
+      'Invalid configuration: set BULK_STORAGE_DIR or BULK_STORAGE_S3_BUCKET, not both.',
+    );
+    expect(() => loadConfig({ BULK_STORAGE_S3_BUCKET: 'b', BULK_STORAGE_S3_ACCESS_KEY_ID: 'id' })).toThrow(
+      'Invalid configuration: set BULK_STORAGE_S3_ACCESS_KEY_ID and BULK_STORAGE_S3_SECRET_ACCESS_KEY together, or neither.',
+    );
+    expect(() => loadConfig({ BULK_STORAGE_S3_ENDPOINT: 'ftp://x' })).toThrow(
+      'Invalid configuration: BULK_STORAGE_S3_ENDPOINT="ftp://x": expected empty, or an http(s) URL.',
+    );
+    expect(() =>
+      loadConfig({
+        BULK_STORAGE_S3_SECRET_ACCESS_KEY: 'sshh',
+        BULK_STORAGE_S3_ACCESS_KEY_ID: 'id',
+        BULK_STORAGE_S3_FORCE_PATH_STYLE: 'yes',
+      }),
+    ).toThrow('Invalid configuration: BULK_STORAGE_S3_FORCE_PATH_STYLE="yes": expected true or false.');
+  });
+});
