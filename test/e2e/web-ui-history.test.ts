@@ -366,7 +366,7 @@ describe('web UI over the parsed history', () => {
 
       const chosen = await daily(dayAfter(newest, -2), newest);
       await page.locator('#balance-first').fill(dayAfter(newest, -2));
-      await page.locator('section:has(h2:text-is("Balance per day"))').getByRole('button', { name: 'Show', exact: true }).click();
+      await page.getByRole('button', { name: 'Show balances', exact: true }).click();
       await eventually(() => expectBalances(chosen.days));
       await rows(page, 'Reward claims').first().waitFor();
       await finish(page, 'party', width);
@@ -403,7 +403,7 @@ describe('web UI over the parsed history', () => {
 
       const chosen = await supply(dayAfter(newest, -1), newest);
       await page.locator('#supply-first').fill(dayAfter(newest, -1));
-      await page.locator('section:has(h2:text-is("Supply per day"))').getByRole('button', { name: 'Show', exact: true }).click();
+      await page.getByRole('button', { name: 'Show supply', exact: true }).click();
       await eventually(() => expectSupply(chosen));
       await page.locator('section:has(h2:text-is("Daily mint and burn")) .chart canvas').first().waitFor();
       await finish(page, 'network', width);

@@ -31,7 +31,7 @@ function Balances({ party, newest }: { party: string; newest: string }) {
   const balances = useLoad(() => api.partyDailyBalances(party, range.first, addDays(range.last, 1)), [party, range.first, range.last]);
   return (
     <>
-      <DayRangeForm id="balance" value={range} onApply={setRange} />
+      <DayRangeForm id="balance" value={range} onApply={setRange} button="Show balances" />
       <Show loaded={balances} what="the daily balances">
         {(b) => <BalanceFigures balances={b} />}
       </Show>

@@ -51,7 +51,7 @@ function SupplyDays({ newest }: { newest: string }) {
   const supply = useLoad(() => supplyPerDay(range), [range.first, range.last]);
   return (
     <>
-      <DayRangeForm id="supply" value={range} onApply={setRange} />
+      <DayRangeForm id="supply" value={range} onApply={setRange} button="Show supply" />
       <Show loaded={supply} what="the supply per day">
         {(s) => <SupplyFigures days={s} />}
       </Show>
