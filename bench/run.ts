@@ -8,6 +8,8 @@
  *   npm run bench -- --updates N   another ingest size
  *   npm run bench -- --only ingest|reads|simulator|mirror|hot|beside|holdings
  *   npm run bench -- --server embedded|external   one server only
+ *   npm run bench -- --only csv    a party's CSV export of 1,000,000 activities streamed through serve,
+ *                                  its RSS sampled (bench/csv-bench.ts); only when asked for
  *   npm run bench -- --only scale  the stream ingested into an empty database and on top of a large
  *                                  generated history (bench/scale-bench.ts); only when asked for. Its
  *                                  options: --history-updates N, --history-days D,
@@ -28,6 +30,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../src/store/embedded-pos
 import { createPool } from '../src/store/pool';
 import { BESIDE_SETTINGS, formatBesideReport, runBesideBench } from './beside-bench';
 import { formatIngestReport, runIngestBench } from './ingest-bench';
+import { runCsvBench } from './csv-bench';
 import { runHoldingsBench } from './holdings-bench';
 import { formatHotAnswersReport, runHotAnswersBench } from './hot-answers-bench';
 import { formatMirrorReport, runMirrorBench } from './mirror-bench';
@@ -113,8 +116,9 @@ function planFrom(args: string[]): Plan {
   if (!Number.isSafeInteger(updates) || updates < 1) throw new Error(`--updates needs a positive integer, got ${value('--updates')}`);
   const only = value('--only');
   const all = ['simulator', 'ingest', 'reads', 'mirror', 'hot', 'beside', 'holdings'];
-  // The scale part fills tens of gigabytes: it runs only when asked for.
-  if (only !== undefined && ![...all, 'scale'].includes(only)) throw new Error(`--only takes one of ${[...all, 'scale'].join(', ')}`);
+  // The scale part fills tens of gigabytes, the csv part a million rows: they run only when asked for.
+  const asked = [...all, 'scale', 'csv'];
+  if (only !== undefined && !asked.includes(only)) throw new Error(`--only takes one of ${asked.join(', ')}`);
   return {
     scale,
     updates,
@@ -224,6 +228,18 @@ async function main(): Promise<void> {
         const url = await ensureDatabase(server.adminUrl, name);
         try {
           log(await runHoldingsBench({ databaseUrl: url, scale: plan.scale, log: () => undefined }));
+        } finally {
+          const admin = createPool({ connectionString: server.adminUrl, max: 1 });
+          await admin.query(`drop database if exists ${name} with (force)`);
+          await admin.end();
+        }
+      }
+      if (plan.parts.has('csv')) {
+        log(`CSV export on ${server.name}:`);
+        const name = `scan_indexer_bench_csv_${process.pid}`;
+        const url = await ensureDatabase(server.adminUrl, name);
+        try {
+          await runCsvBench({ databaseUrl: url, scale: plan.scale, log });
         } finally {
           const admin = createPool({ connectionString: server.adminUrl, max: 1 });
           await admin.query(`drop database if exists ${name} with (force)`);

@@ -9,6 +9,8 @@ import type {
   ActivityPage,
   DailyMintBurn as DailyMintBurnSchema,
   HourlyUpdates,
+  NetworkSupply as NetworkSupplySchema,
+  PartyDailyBalances as PartyDailyBalancesSchema,
   RewardLeaderboard as RewardLeaderboardSchema,
   SnapshotsPage,
 } from '../api/indexer/schemas';
@@ -214,6 +216,8 @@ export type ActivityKind = Activity['kind'];
 export type DailyMintBurn = z.input<typeof DailyMintBurnSchema>;
 export type RewardLeaderboard = z.input<typeof RewardLeaderboardSchema>;
 export type Reward = RewardLeaderboard['reward'];
+export type PartyDailyBalances = z.input<typeof PartyDailyBalancesSchema>;
+export type NetworkSupply = z.input<typeof NetworkSupplySchema>;
 
 /** Which of a party's activities: kinds (all when empty) and a record-time range (instants, either open). */
 export interface ActivityFilter {
@@ -314,6 +318,10 @@ export const api = {
   activityCsv,
   /** Days as YYYY-MM-DD; `to` is the day after the last one. */
   dailyMintBurn: (from: string, to: string) => get<DailyMintBurn>(`${INDEXER}/network/daily-mint-burn?from=${q(from)}&to=${q(to)}`),
+  /** Days as YYYY-MM-DD; `to` is the day after the last one. */
+  partyDailyBalances: (party: string, from: string, to: string) =>
+    get<PartyDailyBalances>(`${INDEXER}/parties/${q(party)}/balances/daily?from=${q(from)}&to=${q(to)}`),
+  networkSupply: (at: string) => get<NetworkSupply>(`${INDEXER}/network/supply?at=${q(at)}`),
   rewardLeaderboard: (reward: Reward, from: string, to: string, limit: number) =>
     get<RewardLeaderboard>(`${INDEXER}/leaderboards/rewards?reward=${reward}&from=${q(from)}&to=${q(to)}&limit=${limit}`),
 };

@@ -79,10 +79,17 @@ export function TimeChart({
   if (times.length === 0) return <p>Nothing to chart yet.</p>;
   return (
     <figure class="chart-figure">
-      <div class="chart" ref={holder} role="img" aria-label={`${label} (the figures are in the table below)`} />
+      {/* The plotted points as attributes too, so that a test can read what the canvas draws. */}
+      <div
+        class="chart"
+        ref={holder}
+        role="img"
+        aria-label={`${label} (the figures are in the table below)`}
+        data-times={times.join(',')}
+      />
       <figcaption class="legend">
         {series.map((s) => (
-          <span key={s.label} class="legend-item">
+          <span key={s.label} class="legend-item" data-values={s.values.join(',')}>
             <span class="swatch" style={{ background: s.color }} aria-hidden="true" />
             {s.label}
           </span>

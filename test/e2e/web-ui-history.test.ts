@@ -2,10 +2,12 @@
  * The web UI's views of the parsed history in headless Chromium, against the real server loaded with a
  * simulated network: the party view's activity history (pages by the API's tokens, the kind and day
  * filter), its CSV download (the same bytes as the CSV export of the range) and its reward claims; the
- * network view's daily mint and burn; the validators view's reward leaderboards. Every expected figure
+ * network view's daily mint and burn; the party's balance and the network's supply at each day's end,
+ * charted; the validators view's reward leaderboards. Every expected figure
  * comes from the API's answers, fetched here over HTTP, not through the UI's code. The simulator claims
  * no rewards, so reward claims are added as rows of the activity projection. Screenshots of each view at
- * phone and desktop width go under test-artifacts/screenshots.
+ * phone and desktop width go under test-artifacts/screenshots (the desktop ones of the party, network and
+ * validators views are copied to docs/images for docs/web-ui.md).
  */
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
@@ -77,6 +79,22 @@ interface DayAnswer {
   burned: { total: string; fees: string; holding_fees: string; traffic: string };
   transfers: number;
   transfer_volume: string;
+}
+interface BalanceDay {
+  day: string;
+  at: string;
+  holdings: number;
+  total_unlocked_coin: string;
+  total_locked_coin: string;
+  accumulated_holding_fees_total: string;
+  total_available_coin: string;
+}
+interface SupplyAnswer {
+  at: string;
+  snapshot: string | null;
+  unlocked: string;
+  locked: string;
+  total: string;
 }
 interface LeaderboardAnswer {
   from: string;
@@ -182,6 +200,22 @@ describe('web UI over the parsed history', () => {
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshot(page, view, width);
   }
+
+  /** What a chart plots: its x (seconds since the epoch) and each series' values, from its attributes. */
+  async function chartPoints(page: Page, section: string) {
+    const figure = page.locator(`section:has(h2:text-is("${section}")) figure.chart-figure`);
+    await figure.locator('.chart canvas').first().waitFor();
+    const times = (await figure.locator('.chart').getAttribute('data-times'))!.split(',').map(Number);
+    const items = figure.locator('.legend-item');
+    const labels = await items.allTextContents();
+    const values = await attributeOf(items, 'data-values');
+    const series = labels.map((label, i) => [label, values[i]!.split(',').map(Number)] as const);
+    return { times, series: Object.fromEntries(series) };
+  }
+  /** A table's cells by column, read whether or not its <details> is open. */
+  const columnContents = (page: Page, table: string, column: number) =>
+    rows(page, table).locator(`td:nth-child(${column})`).allTextContents();
+  const epochSeconds = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
 
   /** Retries an assertion until it holds (the page re-renders after a click), or throws its last failure. */
   async function eventually(check: () => Promise<void>, timeoutMs = 15_000) {
@@ -297,6 +331,82 @@ describe('web UI over the parsed history', () => {
       await page.locator('section:has(h2:text-is("Daily mint and burn"))').getByRole('button', { name: 'Show', exact: true }).click();
       await eventually(() => expectDays(chosen.days));
       await finish(page, 'network-mint-burn', width);
+    });
+
+    it("party: the unlocked and locked balance at each day's end, charted, over the last 30 days of the ledger and a chosen range", async () => {
+      const page = await visit(width, `#/party/${encodeURIComponent(party)}`, (p) => rows(p, 'Activities').first().waitFor(), [
+        /status of 404/,
+      ]);
+      const newest = await newestDay();
+      const daily = (first: string, last: string) =>
+        get<{ party: string; days: BalanceDay[] }>(
+          `/api/indexer/v0/parties/${encodeURIComponent(party)}/balances/daily?from=${first}&to=${dayAfter(last)}`,
+        );
+      const expectBalances = async (days: BalanceDay[]) => {
+        const chart = await chartPoints(page, 'Balance per day');
+        expect(chart.times).toEqual(days.map((d) => epochSeconds(d.day)));
+        expect(chart.series).toEqual({
+          Unlocked: days.map((d) => Number(d.total_unlocked_coin)),
+          Locked: days.map((d) => Number(d.total_locked_coin)),
+        });
+        const newestFirst = [...days].reverse();
+        const table = "Balance at each day's end";
+        expect(await columnContents(page, table, 1)).toEqual(newestFirst.map((d) => d.day));
+        expect(await columnContents(page, table, 2)).toEqual(newestFirst.map((d) => grouped(d.total_unlocked_coin)));
+        expect(await columnContents(page, table, 3)).toEqual(newestFirst.map((d) => grouped(d.total_locked_coin)));
+        expect(await columnContents(page, table, 4)).toEqual(newestFirst.map((d) => grouped(d.accumulated_holding_fees_total)));
+        expect(await columnContents(page, table, 5)).toEqual(newestFirst.map((d) => grouped(d.total_available_coin)));
+        expect(await columnContents(page, table, 6)).toEqual(newestFirst.map((d) => String(d.holdings)));
+      };
+      const month = await daily(dayAfter(newest, -29), newest);
+      expect(month.days.length).toBe(30);
+      // The party's balance moves over the network's days: a chart worth drawing.
+      expect(new Set(month.days.map((d) => d.total_unlocked_coin)).size).toBeGreaterThan(2);
+      await eventually(() => expectBalances(month.days));
+
+      const chosen = await daily(dayAfter(newest, -2), newest);
+      await page.locator('#balance-first').fill(dayAfter(newest, -2));
+      await page.getByRole('button', { name: 'Show balances', exact: true }).click();
+      await eventually(() => expectBalances(chosen.days));
+      await rows(page, 'Reward claims').first().waitFor();
+      await finish(page, 'party', width);
+    });
+
+    it("network: the supply at each day's end, charted, over the last 30 days of the ledger and a chosen range", async () => {
+      const page = await visit(width, '#/network', (p) => rows(p, 'Mint and burn per day').first().waitFor());
+      const newest = await newestDay();
+      const supply = async (first: string, last: string) => {
+        const out: (SupplyAnswer & { day: string })[] = [];
+        for (let day = first; day <= last; day = dayAfter(day))
+          out.push({ ...(await get<SupplyAnswer>(`/api/indexer/v0/network/supply?at=${day}T23:59:59.999999Z`)), day });
+        return out;
+      };
+      const expectSupply = async (days: (SupplyAnswer & { day: string })[]) => {
+        const chart = await chartPoints(page, 'Supply per day');
+        expect(chart.times).toEqual(days.map((d) => epochSeconds(d.day)));
+        expect(chart.series).toEqual({
+          'Unlocked amulet': days.map((d) => Number(d.unlocked)),
+          'Locked amulet': days.map((d) => Number(d.locked)),
+        });
+        const newestFirst = [...days].reverse();
+        const table = "Supply at each day's end";
+        expect(await columnContents(page, table, 1)).toEqual(newestFirst.map((d) => d.day));
+        expect(await columnContents(page, table, 2)).toEqual(newestFirst.map((d) => grouped(d.unlocked)));
+        expect(await columnContents(page, table, 3)).toEqual(newestFirst.map((d) => grouped(d.locked)));
+        expect(await columnContents(page, table, 4)).toEqual(newestFirst.map((d) => grouped(d.total)));
+        expect(await columnContents(page, table, 5)).toEqual(newestFirst.map((d) => d.snapshot ?? '—'));
+      };
+      const month = await supply(dayAfter(newest, -29), newest);
+      expect(month.length).toBe(30);
+      expect(new Set(month.map((d) => d.total)).size).toBeGreaterThan(2);
+      await eventually(() => expectSupply(month));
+
+      const chosen = await supply(dayAfter(newest, -1), newest);
+      await page.locator('#supply-first').fill(dayAfter(newest, -1));
+      await page.getByRole('button', { name: 'Show supply', exact: true }).click();
+      await eventually(() => expectSupply(chosen));
+      await page.locator('section:has(h2:text-is("Daily mint and burn")) .chart canvas').first().waitFor();
+      await finish(page, 'network', width);
     });
 
     it('validators: the reward leaderboard over the last 30 days of the ledger, then another reward and window', async () => {

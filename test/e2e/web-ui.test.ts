@@ -386,7 +386,7 @@ describe('web UI', () => {
     const bad = await request(api.url, 'GET', '/api/scan/v0/featured-apps/not-a-party');
     expect(bad.status).toBe(400);
     await page.getByLabel('Party id').fill('not-a-party');
-    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
     const message = (bad.json as { error: string }).error;
     const featuredError = page.getByRole('alert').filter({ hasText: 'featured-app right' });
     await featuredError.waitFor();

@@ -80,6 +80,16 @@ describe('npm run bench -- --tiny', () => {
       expect(output).toContain(figure);
     }
   }, 600_000);
+
+  it("runs the csv part to the end: a party's whole CSV export through serve, every row counted, the RSS sampled", async () => {
+    const { code, output } = await runBench(['--tiny', '--only', 'csv', '--server', 'external']);
+    if (code !== 0) throw new Error(`the benchmark failed (${code}):\n${output}`);
+    expect(output).toContain('dataset: 2,000 activities of one party (and 200 of others)');
+    expect(output).toMatch(/CSV export of 2,000 rows \(\d+\.\d MB\) through serve: [\d,]+ rows\/s, [\d.]+ MB\/s; first byte after \d+ ms/);
+    expect(output).toMatch(/serve RSS during the export \(\d+ samples every 100 ms\): start [\d.]+ MB, peak [\d.]+ MB, end [\d.]+ MB/);
+    expect(output).toMatch(/serve RSS at each tenth of the rows: ([\d.]+, ){8}[\d.]+ MB/);
+    expect(output).toContain('rows: all 2,000 exported');
+  }, 300_000);
 });
 
 describe('bench/ingest-cpu.ts', () => {

@@ -1,4 +1,4 @@
-/** The network: DSO and migration, rounds, price and fees, supply over the snapshots, daily mint and burn, the SVs and their scans. */
+/** The network: DSO and migration, rounds, price and fees, supply over the snapshots and per day, daily mint and burn, the SVs and their scans. */
 import { useMemo } from 'preact/hooks';
 import { api, type DsoInfo, type ScansResponse } from '../api';
 import { TimeChart } from '../chart';
@@ -6,6 +6,7 @@ import { ErrorMessage, Figures, Id, Party, Section, Show, Table, useLoad } from 
 import { amount, count } from '../format';
 import { useSnapshots } from '../snapshots';
 import { MintBurnSection } from './mint-burn';
+import { SupplyDaysSection } from './supply-days';
 
 const byRound = (a: { round: { number: string } }, b: { round: { number: string } }) => Number(a.round.number) - Number(b.round.number);
 
@@ -39,6 +40,7 @@ export function NetworkView() {
         </Show>
       </Section>
       <SupplySection />
+      <SupplyDaysSection />
       <MintBurnSection />
       <SvSection dso={dso} />
     </>

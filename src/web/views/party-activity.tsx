@@ -1,8 +1,7 @@
 /**
  * A party's activities (/api/indexer/v0/parties/{party}/activity), newest first: its history with a
- * kind and day filter and the CSV export of the same range, and its reward claims. No running balance
- * is drawn from them: holding fees accrue between activities and no row states a balance, so a sum of
- * the rows would not be the party's balance.
+ * kind and day filter and the CSV export of the same range, and its reward claims. Its balance is
+ * not a running sum of them (holding fees accrue between activities): it is party-balance.tsx's.
  */
 import { useState } from 'preact/hooks';
 import { api, type Activity, type ActivityFilter, type ActivityKind } from '../api';

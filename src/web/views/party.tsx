@@ -1,7 +1,7 @@
 /**
- * A party: its holdings summary and amulets at an announced snapshot of its choice, its activity
- * history and reward claims, its ANS name, and its featured-app right and transfer preapproval where
- * it has them.
+ * A party: its holdings summary and amulets at an announced snapshot of its choice, its balance at
+ * each day's end, its activity history and reward claims, its ANS name, and its featured-app right and
+ * transfer preapproval where it has them.
  */
 import { useState } from 'preact/hooks';
 import { api, ApiError, type AcsSnapshot } from '../api';
@@ -9,6 +9,7 @@ import { ErrorMessage, ExternalLink, Figures, Id, Party, SearchForm, Section, Sh
 import { amount, templateName } from '../format';
 import { snapshotKey, useSnapshots } from '../snapshots';
 import { HistorySection, RewardsSection } from './party-activity';
+import { BalanceSection } from './party-balance';
 
 const HOLDINGS_PAGE = 10;
 
@@ -31,6 +32,7 @@ function PartyDetails({ party }: { party: string }) {
         </code>
       </p>
       <HoldingsSection party={party} />
+      <BalanceSection party={party} />
       <HistorySection party={party} />
       <RewardsSection party={party} />
       <NamesAndRights party={party} />
