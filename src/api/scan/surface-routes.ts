@@ -66,7 +66,12 @@ export const fromUpstreams: Record<string, ResponseDeclaration> = {
 };
 
 /** Answers as the mirror's upstreams do; false when this indexer is no mirror. */
-export async function answeredByUpstreams(upstreams: UpstreamAnswers | undefined, path: string, body: z.ZodType, res: Response): Promise<boolean> {
+export async function answeredByUpstreams(
+  upstreams: UpstreamAnswers | undefined,
+  path: string,
+  body: z.ZodType,
+  res: Response,
+): Promise<boolean> {
   if (!upstreams) return false;
   const answer = await upstreams.ask(path, body);
   res.status(answer.status).type('application/json; charset=utf-8').send(answer.text);
