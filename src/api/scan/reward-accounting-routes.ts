@@ -112,7 +112,7 @@ const activityTotals = operation({
   summary:
     "CIP-0104: a round's app activity totals and minting allowance totals (status Ok, Undetermined or CannotProvide): on a mirror, as its upstream Scans answer; elsewhere 501.",
   request: { params: RoundParams },
-  responses: { ...ok(ActivityTotalsResponse), ...scanErrors(400, 500), ...notComputed, ...fromUpstreams },
+  responses: { ...ok(ActivityTotalsResponse), ...scanErrors(400, 404, 500), ...notComputed, ...fromUpstreams },
   handle: async ({ upstreams }: RewardAccountingServices, { params }, _req, res) => {
     const round = params.round_number;
     if (await answeredByUpstreams(upstreams, `${PREFIX}/${round}/activity-totals`, ActivityTotalsResponse, res)) return;
@@ -126,7 +126,7 @@ const rootHash = operation({
   summary:
     "CIP-0104: the root hash of a round's reward batches (status Ok, Undetermined or CannotProvide): on a mirror, as its upstream Scans answer; elsewhere 501.",
   request: { params: RoundParams },
-  responses: { ...ok(RootHashResponse), ...scanErrors(400, 500), ...notComputed, ...fromUpstreams },
+  responses: { ...ok(RootHashResponse), ...scanErrors(400, 404, 500), ...notComputed, ...fromUpstreams },
   handle: async ({ upstreams }: RewardAccountingServices, { params }, _req, res) => {
     const round = params.round_number;
     if (await answeredByUpstreams(upstreams, `${PREFIX}/${round}/root-hash`, RootHashResponse, res)) return;

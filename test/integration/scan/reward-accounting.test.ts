@@ -170,9 +170,9 @@ describe('CIP-0104 reward-accounting operations', () => {
     const p = `/api/scan${BASE}`;
     expect(listed).toEqual([
       `get ${p}/earliest-available 200,400,404,429,431,500,501,502,503`,
-      `get ${p}/{round_number}/activity-totals 200,400,429,431,500,501,502,503`,
+      `get ${p}/{round_number}/activity-totals 200,400,404,429,431,500,501,502,503`,
       `get ${p}/{round_number}/batches/{batch_hash} 200,400,404,429,431,500,501,502,503`,
-      `get ${p}/{round_number}/root-hash 200,400,429,431,500,501,502,503`,
+      `get ${p}/{round_number}/root-hash 200,400,404,429,431,500,501,502,503`,
     ]);
   });
 
