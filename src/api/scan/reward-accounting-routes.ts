@@ -11,11 +11,16 @@
  * price, the CIP-0104 `rewardConfig`: coupon threshold and batch size; Daml Numeric 10 arithmetic) and
  * hashes them into a tree of batches. This indexer performs none of that computation, so it does not
  * answer from its own data: a mirror asks its upstream Scans (./upstream-answers.ts), any other indexer
- * answers 501 naming what the answer needs. Never a status or value of its own making.
+ * answers 501 naming what the answer needs, and what its history says of the round's inputs (no
+ * OpenMiningRound, or one without the CIP-0104 fields). Never a status or value of its own making.
  */
 import { Router } from 'express';
 import { z } from 'zod';
+import type { Json } from '../../domain/json';
+import { missingRewardInputs } from '../../domain/reward-accounting-inputs';
 import { HttpError } from '../../internal/errors';
+import { findNewestOpenRoundPayload } from '../../store/contract-repository';
+import type { Db } from '../../store/pool';
 import type { ApiContext } from '../context';
 import { mountOperations, operation, type OperationOf, type ResponseDeclaration } from '../operation';
 import { ErrorResponse, int64, str } from '../schema-kit';
@@ -25,6 +30,7 @@ import { answeredByUpstreams, fromUpstreams } from './surface-routes';
 import { upstreamAnswersOf, type UpstreamAnswers } from './upstream-answers';
 
 interface RewardAccountingServices {
+  db: Db;
   /** A mirror's upstream Scans; undefined on any other indexer. */
   upstreams: UpstreamAnswers | undefined;
 }
@@ -92,6 +98,15 @@ const notComputed: Record<string, ResponseDeclaration> = {
 
 const notImplemented = (message: string) => new HttpError(501, message);
 
+/** What the ingested history says of a round's reward inputs, to the end of a 501's message. */
+async function roundInputs(db: Db, round: bigint): Promise<string> {
+  const payload = await findNewestOpenRoundPayload(db, round);
+  if (payload === undefined) return `; no OpenMiningRound of round ${round} has been ingested`;
+  const missing = missingRewardInputs(JSON.parse(payload) as Json);
+  if (missing.length === 0) return '';
+  return `; round ${round}'s OpenMiningRound carries no ${missing.join(' and no ')}, which the computation reads (rounds before CIP-0104 have neither)`;
+}
+
 const earliestAvailable = operation({
   method: 'get',
   path: `${PREFIX}/earliest-available`,
@@ -113,10 +128,12 @@ const activityTotals = operation({
     "CIP-0104: a round's app activity totals and minting allowance totals (status Ok, Undetermined or CannotProvide): on a mirror, as its upstream Scans answer; elsewhere 501.",
   request: { params: RoundParams },
   responses: { ...ok(ActivityTotalsResponse), ...scanErrors(400, 404, 500), ...notComputed, ...fromUpstreams },
-  handle: async ({ upstreams }: RewardAccountingServices, { params }, _req, res) => {
+  handle: async ({ db, upstreams }: RewardAccountingServices, { params }, _req, res) => {
     const round = params.round_number;
     if (await answeredByUpstreams(upstreams, `${PREFIX}/${round}/activity-totals`, ActivityTotalsResponse, res)) return;
-    throw notImplemented(`The reward accounting totals of round ${round} need the round's minting allowances: ${NOT_COMPUTED}.`);
+    throw notImplemented(
+      `The reward accounting totals of round ${round} need the round's minting allowances: ${NOT_COMPUTED}${await roundInputs(db, round)}.`,
+    );
   },
 });
 
@@ -127,10 +144,12 @@ const rootHash = operation({
     "CIP-0104: the root hash of a round's reward batches (status Ok, Undetermined or CannotProvide): on a mirror, as its upstream Scans answer; elsewhere 501.",
   request: { params: RoundParams },
   responses: { ...ok(RootHashResponse), ...scanErrors(400, 404, 500), ...notComputed, ...fromUpstreams },
-  handle: async ({ upstreams }: RewardAccountingServices, { params }, _req, res) => {
+  handle: async ({ db, upstreams }: RewardAccountingServices, { params }, _req, res) => {
     const round = params.round_number;
     if (await answeredByUpstreams(upstreams, `${PREFIX}/${round}/root-hash`, RootHashResponse, res)) return;
-    throw notImplemented(`The root hash of round ${round} is the hash of its tree of minting allowance batches: ${NOT_COMPUTED}.`);
+    throw notImplemented(
+      `The root hash of round ${round} is the hash of its tree of minting allowance batches: ${NOT_COMPUTED}${await roundInputs(db, round)}.`,
+    );
   },
 });
 
@@ -141,12 +160,12 @@ const batchByHash = operation({
     'CIP-0104: a reward batch of a round by its hash, child hashes or minting allowances (404 for an unknown hash): on a mirror, as its upstream Scans answer; elsewhere 501.',
   request: { params: BatchParams },
   responses: { ...ok(BatchResponse), ...scanErrors(400, 404, 500), ...notComputed, ...fromUpstreams },
-  handle: async ({ upstreams }: RewardAccountingServices, { params }, _req, res) => {
+  handle: async ({ db, upstreams }: RewardAccountingServices, { params }, _req, res) => {
     const round = params.round_number;
     const hash = params.batch_hash;
     if (await answeredByUpstreams(upstreams, `${PREFIX}/${round}/batches/${hash}`, BatchResponse, res)) return;
     throw notImplemented(
-      `The reward batch ${hash} of round ${round} is a node of the round's tree of minting allowance batches: ${NOT_COMPUTED}.`,
+      `The reward batch ${hash} of round ${round} is a node of the round's tree of minting allowance batches: ${NOT_COMPUTED}${await roundInputs(db, round)}.`,
     );
   },
 });
@@ -159,5 +178,5 @@ export const rewardAccountingOperations: readonly OperationOf<RewardAccountingSe
 ];
 
 export function rewardAccountingRoutes(context: ApiContext): Router {
-  return mountOperations(Router(), rewardAccountingOperations, { upstreams: upstreamAnswersOf(context.config) });
+  return mountOperations(Router(), rewardAccountingOperations, { db: context.db, upstreams: upstreamAnswersOf(context.config) });
 }

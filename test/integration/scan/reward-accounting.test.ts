@@ -5,9 +5,13 @@
  * (SOURCE=scan) answers as its upstream Scans do. The upstreams are real HTTP servers answering in
  * scan.yaml's shapes; expected bodies are what they were told to answer, or the messages written out here.
  */
+import type { CanonicalItem } from '../../../src/domain/items';
 import { useTestDatabase } from '../../support/database/database';
 import { refusedUrl, startFakeServer, type FakeServer } from '../../support/fakes/fake-server';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
+import { after, createEvent, load, tx } from '../../support/items/network-items';
+import { simulatedItems } from '../../support/items/simulated-network';
+import { ofTemplate, replay } from '../../support/replays/live-acs';
 
 const BASE = '/v0/internal/reward-accounting-process/rounds';
 const ROOT = 'a1'.repeat(32);
@@ -68,6 +72,55 @@ function expectAnswer(res: { status: number; text: string; json: unknown }, stat
   expect(res.text).toBe(JSON.stringify(body));
 }
 
+/**
+ * The simulated network (its rounds predate CIP-0104: no trafficPrice, no rewardConfig), and two rounds
+ * opened by hand after it: one with both CIP-0104 fields, one with a trafficPrice alone.
+ */
+function networkItems(): { items: CanonicalItem[]; simulated: string; cip104: string; priceOnly: string } {
+  const items = [...simulatedItems({ seed: 11, updates: 800, meanUpdateGapMs: 3000, migrations: 1 })];
+  const base = replay(items);
+  const openRound = ofTemplate(base, 'Splice.Round:OpenMiningRound').at(-1)!;
+  const config = openRound.event.create_arguments as Record<string, unknown>;
+  const simulated = (config.round as { number: string }).number;
+  const [cip104, priceOnly] = [BigInt(simulated) + 50n, BigInt(simulated) + 51n].map(String) as [string, string];
+  const at = after(base.latestRecordTime, 1);
+  const round = (n: number, number: string, extra: Record<string, unknown>) =>
+    createEvent(
+      'hand-rounds',
+      n,
+      openRound,
+      `00hand-round-${number}`,
+      { ...config, round: { number }, ...extra },
+      at,
+      openRound.event.signatories,
+    );
+  items.push(
+    tx('hand-rounds', at, base.currentMigration, openRound.synchronizerId!, [
+      round(0, cip104, { trafficPrice: '60.0000000000', rewardConfig: { appRewardCouponThreshold: '0.5000000000', batchSize: '100' } }),
+      round(1, priceOnly, { trafficPrice: '60.0000000000' }),
+    ]),
+  );
+  return { items, simulated, cip104, priceOnly };
+}
+
+/** What the items say of a round's CIP-0104 inputs, read from its newest OpenMiningRound create. */
+function roundFact(items: CanonicalItem[], round: string): string {
+  let newest: Record<string, unknown> | undefined;
+  for (const item of items) {
+    if (!item.update || !('events_by_id' in item.update)) continue;
+    for (const e of Object.values(item.update.events_by_id)) {
+      const args = e.event_type === 'created_event' ? (e.create_arguments as Record<string, unknown>) : undefined;
+      if (args && e.template_id.endsWith(':Splice.Round:OpenMiningRound') && (args.round as { number: string }).number === round)
+        newest = args;
+    }
+  }
+  if (!newest) return `; no OpenMiningRound of round ${round} has been ingested`;
+  const missing = ['trafficPrice', 'rewardConfig'].filter((f) => newest[f] === undefined || newest[f] === null);
+  return missing.length === 0
+    ? ''
+    : `; round ${round}'s OpenMiningRound carries no ${missing.join(' and no ')}, which the computation reads (rounds before CIP-0104 have neither)`;
+}
+
 const NOT_COMPUTED =
   "this indexer does not compute CIP-0104 reward accounting; an SV's Scan computes it from the round's complete app activity records and the reward inputs of the round's OpenMiningRound (issuance, amulet and traffic price, and the CIP-0104 rewardConfig: app reward coupon threshold and batch size)";
 
@@ -93,7 +146,10 @@ describe('CIP-0104 reward-accounting operations', () => {
     return (path: string) => request(api.url, 'GET', `/api/scan${path}`);
   };
 
+  const network = networkItems();
+
   beforeAll(async () => {
+    await load(t.db, network.items);
     notMirror = await startTestApi(t);
     scanA = await startSmallScan(4_000_000);
     scanB = await startSmallScan(4_000_000);
@@ -109,7 +165,7 @@ describe('CIP-0104 reward-accounting operations', () => {
   describe('an indexer that is no mirror', () => {
     const get = (path: string) => request(notMirror.url, 'GET', `/api/scan${path}`);
 
-    it('answers each operation 501, naming what the answer needs', async () => {
+    it('answers each operation 501, naming what the answer needs and what the history says of the round', async () => {
       expectAnswer(
         await get(`${BASE}/earliest-available`),
         501,
@@ -117,23 +173,34 @@ describe('CIP-0104 reward-accounting operations', () => {
           `The earliest round available for reward accounting is an SV Scan's own state (the first round whose app activity records it holds completely, from when its verdict ingestion began): ${NOT_COMPUTED}.`,
         ),
       );
-      expectAnswer(
-        await get(`${BASE}/7/activity-totals`),
-        501,
-        error(`The reward accounting totals of round 7 need the round's minting allowances: ${NOT_COMPUTED}.`),
-      );
-      expectAnswer(
-        await get(`${BASE}/0/root-hash`),
-        501,
-        error(`The root hash of round 0 is the hash of its tree of minting allowance batches: ${NOT_COMPUTED}.`),
-      );
-      expectAnswer(
-        await get(`${BASE}/9223372036854775807/batches/${ROOT}`),
-        501,
-        error(
-          `The reward batch ${ROOT} of round 9223372036854775807 is a node of the round's tree of minting allowance batches: ${NOT_COMPUTED}.`,
-        ),
-      );
+      const { items, simulated, cip104, priceOnly } = network;
+      // The fact each kind of round gets, written out once so that the reading above cannot fail silently.
+      expect([simulated, cip104, priceOnly, '9223372036854775807'].map((r) => roundFact(items, r))).toEqual([
+        `; round ${simulated}'s OpenMiningRound carries no trafficPrice and no rewardConfig, which the computation reads (rounds before CIP-0104 have neither)`,
+        '',
+        `; round ${priceOnly}'s OpenMiningRound carries no rewardConfig, which the computation reads (rounds before CIP-0104 have neither)`,
+        '; no OpenMiningRound of round 9223372036854775807 has been ingested',
+      ]);
+      for (const round of [simulated, cip104, priceOnly, '0', '9223372036854775807']) {
+        const fact = roundFact(items, round);
+        expectAnswer(
+          await get(`${BASE}/${round}/activity-totals`),
+          501,
+          error(`The reward accounting totals of round ${round} need the round's minting allowances: ${NOT_COMPUTED}${fact}.`),
+        );
+        expectAnswer(
+          await get(`${BASE}/${round}/root-hash`),
+          501,
+          error(`The root hash of round ${round} is the hash of its tree of minting allowance batches: ${NOT_COMPUTED}${fact}.`),
+        );
+        expectAnswer(
+          await get(`${BASE}/${round}/batches/${ROOT}`),
+          501,
+          error(
+            `The reward batch ${ROOT} of round ${round} is a node of the round's tree of minting allowance batches: ${NOT_COMPUTED}${fact}.`,
+          ),
+        );
+      }
     });
 
     it('refuses a round that is no int64 and a batch hash that is no hex with 400', async () => {
