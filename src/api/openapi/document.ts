@@ -21,6 +21,7 @@ import { holdingsOperations } from '../scan/holdings-routes';
 import { legacyHistoryOperations } from '../scan/legacy-history-routes';
 import { migrationOperations } from '../scan/migration-routes';
 import { networkOperations } from '../scan/network-routes';
+import { rewardAccountingOperations } from '../scan/reward-accounting-routes';
 import { stateOperations } from '../scan/state-routes';
 import { surfaceOperations } from '../scan/surface-routes';
 import { transactionsOperations } from '../scan/transactions-routes';
@@ -58,6 +59,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     pathsOf('/api/scan', legacyHistoryOperations, components),
     pathsOf('/api/scan', surfaceOperations, components),
     pathsOf('/api/scan', transactionsOperations, components),
+    pathsOf('/api/scan', rewardAccountingOperations, components),
     pathsOf('/api/validator', validatorOperations, components),
     pathsOf('/registry', registryOperations, components),
     // The validator proxy serves the registry behind its authentication.

@@ -11,6 +11,7 @@ import { holdingsRoutes } from './holdings-routes';
 import { legacyHistoryRoutes } from './legacy-history-routes';
 import { migrationRoutes } from './migration-routes';
 import { networkRoutes } from './network-routes';
+import { rewardAccountingRoutes } from './reward-accounting-routes';
 import { updateRoutes } from './update-routes';
 
 export function scanRouter(context: ApiContext): Router {
@@ -31,5 +32,6 @@ export function scanRouter(context: ApiContext): Router {
   router.use(legacyHistoryRoutes(context));
   router.use(surfaceRoutes(context));
   router.use(transactionsRoutes(context));
+  router.use(rewardAccountingRoutes(context));
   return router;
 }

@@ -57,7 +57,7 @@ const notIngested = (what: string): Record<string, ResponseDeclaration> => ({
 const notImplemented = (message: string) => new HttpError(501, message);
 
 /** What a mirror answers instead of the 501: its upstreams' answer (./upstream-answers.ts). */
-const fromUpstreams: Record<string, ResponseDeclaration> = {
+export const fromUpstreams: Record<string, ResponseDeclaration> = {
   '502': { description: 'A mirror whose attesting upstream Scans disagree: the message names each answer.', body: ErrorResponse },
   '503': {
     description: 'A mirror whose upstream Scans did not answer (enough of them): the message names each failure.',
@@ -66,7 +66,12 @@ const fromUpstreams: Record<string, ResponseDeclaration> = {
 };
 
 /** Answers as the mirror's upstreams do; false when this indexer is no mirror. */
-async function answeredByUpstreams(upstreams: UpstreamAnswers | undefined, path: string, body: z.ZodType, res: Response): Promise<boolean> {
+export async function answeredByUpstreams(
+  upstreams: UpstreamAnswers | undefined,
+  path: string,
+  body: z.ZodType,
+  res: Response,
+): Promise<boolean> {
   if (!upstreams) return false;
   const answer = await upstreams.ask(path, body);
   res.status(answer.status).type('application/json; charset=utf-8').send(answer.text);
