@@ -68,6 +68,11 @@ export interface StreamBenchReport {
     duplicated: number;
     /** Subscribers refused or ended early (status other than 200, or an error event). */
     failedSubscribers: number;
+    /** 503s of /v0/events to this process's checks while the subscribers ran (each retried). */
+    busyAnswers: number;
+    /** The API thread's V8 heap in use (its /metrics) without and with the idle subscribers. */
+    heapBeforeBytes: number;
+    heapIdleBytes: number;
     rssBeforeBytes: number;
     rssIdleBytes: number;
     /** Spread (max - min) of the samples before the subscribers, to judge the difference by. */
@@ -141,7 +146,8 @@ class SseSubscriber {
       for (let at = 0; at < block.length;) {
         const eol = block.indexOf('\n', at);
         const line = block.slice(at, eol < 0 ? block.length : eol);
-        if (line.startsWith('id: ')) id = line.slice(4);
+        // A copy: a slice would keep the whole chunk it was cut from alive, item data included.
+        if (line.startsWith('id: ')) id = Buffer.from(line.slice(4), 'latin1').toString('latin1');
         else if (line.startsWith('event: ')) event = line.slice(7);
         else if (line.startsWith('data')) break;
         if (eol < 0) break;
@@ -181,6 +187,9 @@ function cursorOf(item: EventItem): string {
   return `${k.migrationId}/${formatRecordTime(parseTimestamp(k.recordTime))}/${k.updateId}`;
 }
 
+/** 503s (busy: every database connection taken) that /v0/events answered this process, each retried after its Retry-After. */
+let busyAnswers = 0;
+
 /** Pages /v0/events (page_size 1000) after `after` to the end, handing each item's id over in order. */
 async function pageEvents(url: string, onId: (id: string) => void, after?: { migrationId: number; recordTime: string }): Promise<number> {
   let count = 0;
@@ -195,6 +204,12 @@ async function pageEvents(url: string, onId: (id: string) => void, after?: { mig
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
+    if (res.status === 503 && busyAnswers < 1000) {
+      busyAnswers += 1;
+      await res.text();
+      await sleep(Number(res.headers.get('retry-after') ?? '1') * 1000);
+      continue;
+    }
     if (res.status !== 200) throw new Error(`/v0/events answered ${res.status}: ${await res.text()}`);
     const events = ((await res.json()) as { events: EventItem[] }).events;
     if (events.length === 0) return count;
@@ -264,6 +279,12 @@ async function rssSamples(pid: number, seconds: number): Promise<{ median: numbe
   return { median: samples[Math.floor(samples.length / 2)]!, spread: samples[samples.length - 1]! - samples[0]! };
 }
 
+/** The API thread's V8 heap in use, from its /metrics (prom-client's default metrics). */
+async function heapUsed(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^scan_indexer_nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN);
+}
+
 async function itemsApplied(url: string): Promise<number> {
   const status = (await (await fetch(`${url}/status`)).json()) as { streams: { items_applied: number }[] };
   return status.streams.reduce((n, s) => n + Number(s.items_applied), 0);
@@ -310,10 +331,13 @@ async function fanOut(databaseUrl: string, settings: StreamBenchSettings, log: (
     for (let i = 0; i < 600 && (await itemsApplied(service.url)) < 20; i++) await sleep(200);
 
     // Idle subscribers: connected, caught up, sent nothing but heartbeats.
+    await sleep(3000);
+    const heapBefore = await heapUsed(service.url);
     const before = await rssSamples(pid, 3);
     const idle = await openAll(n, `${service.url}${STREAM_PATH}?party=${encodeURIComponent('bench-idle::nobody')}`);
     await sleep(2000);
     const withIdle = await rssSamples(pid, 3);
+    const heapIdle = await heapUsed(service.url);
     const idleFailed = idle.filter((s) => s.status !== 200 || s.ended).length;
     for (const s of idle) s.close();
     log(
@@ -333,12 +357,21 @@ async function fanOut(databaseUrl: string, settings: StreamBenchSettings, log: (
     await sleep(settings.liveSeconds * 1000);
     const liveToMs = Date.now();
 
-    // The same range from /v0/events, then every subscriber given time to have all of it.
-    const expected: string[] = [];
-    await pageEvents(service.url, (id) => expected.push(id), { migrationId: Number(migration), recordTime: time! });
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && subscribers.some((s) => !s.ended && s.ids.length < expected.length)) await sleep(200);
+    // The range checked ends with the last batch committed in the window: every subscriber is given up to
+    // CATCH_UP_GRACE_MS to reach it, then closed (so that /v0/events is read without their load), and its
+    // items up to there compared with /v0/events' over the same range.
+    const end = notices[notices.length - 1]?.key;
+    const upToEnd = (id: string) => end !== undefined && compareKeys(keyOfId(id), end) <= 0;
+    // Items come in order: one at or after the last batch's key means that batch and all before it arrived.
+    const reached = (s: SseSubscriber) =>
+      s.ended || end === undefined || (s.ids.length > 0 && compareKeys(keyOfId(s.ids[s.ids.length - 1]!), end) >= 0);
+    const deadline = Date.now() + CATCH_UP_GRACE_MS;
+    while (Date.now() < deadline && !subscribers.every(reached)) await sleep(200);
+    const behind = subscribers.filter((s) => !reached(s)).length;
     for (const s of subscribers) s.close();
+    if (behind > 0) log(`  ${behind} subscribers had not reached the window's last commit ${CATCH_UP_GRACE_MS / 1000} s after it`);
+    const expected: string[] = [];
+    await pageEvents(service.url, (id) => upToEnd(id) && expected.push(id), { migrationId: Number(migration), recordTime: time! });
 
     const expectedSet = new Set(expected);
     let missed = 0;
@@ -370,6 +403,9 @@ async function fanOut(databaseUrl: string, settings: StreamBenchSettings, log: (
       missed,
       duplicated,
       failedSubscribers: failed + idleFailed,
+      busyAnswers,
+      heapBeforeBytes: heapBefore,
+      heapIdleBytes: heapIdle,
       rssBeforeBytes: before.median,
       rssIdleBytes: withIdle.median,
       rssNoiseBytes: before.spread,
@@ -382,12 +418,20 @@ async function fanOut(databaseUrl: string, settings: StreamBenchSettings, log: (
   }
 }
 
-/** The first commit notice whose batch ends at or after the item of this id. */
-function commitOf(notices: { key: [number, Micros]; atMs: number; seenAtMs: number }[], id: string) {
+/** How long after the window subscribers may take to reach its last commit before they are checked. */
+const CATCH_UP_GRACE_MS = 60_000;
+
+function keyOfId(id: string): [number, Micros] {
   const first = id.indexOf('/');
   const second = id.indexOf('/', first + 1);
-  const m = Number(id.slice(0, first));
-  const t = parseTimestamp(id.slice(first + 1, second));
+  return [Number(id.slice(0, first)), parseTimestamp(id.slice(first + 1, second))];
+}
+
+const compareKeys = (a: [number, Micros], b: [number, Micros]) => (a[0] !== b[0] ? a[0] - b[0] : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
+
+/** The first commit notice whose batch ends at or after the item of this id. */
+function commitOf(notices: { key: [number, Micros]; atMs: number; seenAtMs: number }[], id: string) {
+  const [m, t] = keyOfId(id);
   let lo = 0;
   let hi = notices.length;
   while (lo < hi) {
@@ -517,7 +561,9 @@ export function formatStreamReport(server: string, r: StreamBenchReport): string
     `  missed ${l.missed}, duplicated ${l.duplicated} (checked against /v0/events over the same range); subscribers refused or ended: ${l.failedSubscribers}`,
     `  RSS per idle subscriber: ${fmt(l.rssPerIdleSubscriberBytes)} bytes ` +
       `(${(l.rssBeforeBytes / 2 ** 20).toFixed(1)} MB -> ${(l.rssIdleBytes / 2 ** 20).toFixed(1)} MB with ${l.subscribers}; ` +
-      `spread of the samples without them ${(l.rssNoiseBytes / 2 ** 20).toFixed(1)} MB)`,
+      `spread of the samples without them ${(l.rssNoiseBytes / 2 ** 20).toFixed(1)} MB); ` +
+      `API thread's V8 heap in use ${(l.heapBeforeBytes / 2 ** 20).toFixed(1)} MB -> ${(l.heapIdleBytes / 2 ** 20).toFixed(1)} MB`,
+    `  /v0/events answered 503 (busy) ${l.busyAnswers} times to the checks while the subscribers ran (each retried after Retry-After)`,
     `  catch-up of ${fmt(c.items)} items (${fmt(c.updates)} updates): stream ${c.streamRates.map(fmt).join(', ')} items/s, ` +
       `paging /v0/events (page_size 1000) ${c.pagingRates.map(fmt).join(', ')} items/s; ` +
       `stream / paging ${(mean(c.streamRates) / mean(c.pagingRates)).toFixed(2)}x; same items both ways: ${c.same ? 'yes' : 'NO'}`,
