@@ -17,6 +17,9 @@
  *                                  --index-build after|during, --sample-updates N, --assume-free-gb N
  *                                  (for a server whose disk this process cannot see); --updates N
  *                                  sets the stream (200,000 at full scale)
+ *   npm run bench -- --only stream the live stream (bench/stream-bench.ts): subscribers on one `start`
+ *                                  process, and catch-up against paging; only when asked for. Its
+ *                                  options: --subscribers N, --live-seconds S, --catch-up-updates N
  *
  * Every part runs on the embedded PostgreSQL (in a temporary folder) and, when
  * DATABASE_URL is set, on that server too (its user must be allowed to create
@@ -36,6 +39,7 @@ import { formatHotAnswersReport, runHotAnswersBench } from './hot-answers-bench'
 import { formatMirrorReport, runMirrorBench } from './mirror-bench';
 import { formatReadBenchReport, runReadBench } from './read-bench';
 import { formatScaleReport, machine, runScaleBench, type HistorySize } from './scale-bench';
+import { formatStreamReport, runStreamBench, STREAM_SETTINGS, type StreamBenchSettings } from './stream-bench';
 import type { IndexBuild } from './scale/load';
 import { benchSimulator } from './simulator';
 
@@ -52,6 +56,7 @@ interface Plan {
   parts: Set<string>;
   servers: Set<'embedded' | 'external'>;
   scalePart: ScalePlan;
+  streamPart: StreamBenchSettings;
 }
 
 interface ScalePlan {
@@ -116,8 +121,9 @@ function planFrom(args: string[]): Plan {
   if (!Number.isSafeInteger(updates) || updates < 1) throw new Error(`--updates needs a positive integer, got ${value('--updates')}`);
   const only = value('--only');
   const all = ['simulator', 'ingest', 'reads', 'mirror', 'hot', 'beside', 'holdings'];
-  // The scale part fills tens of gigabytes, the csv part a million rows: they run only when asked for.
-  const asked = [...all, 'scale', 'csv'];
+  // The scale part fills tens of gigabytes, the csv part a million rows, and the stream part ingests a
+  // million updates: they run only when asked for.
+  const asked = [...all, 'scale', 'csv', 'stream'];
   if (only !== undefined && !asked.includes(only)) throw new Error(`--only takes one of ${asked.join(', ')}`);
   return {
     scale,
@@ -131,6 +137,11 @@ function planFrom(args: string[]): Plan {
       value('--server') === 'embedded' ? ['embedded'] : value('--server') === 'external' ? ['external'] : ['embedded', 'external'],
     ),
     scalePart: scalePlanFrom(args, scale),
+    streamPart: {
+      subscribers: number(args, '--subscribers', STREAM_SETTINGS[scale].subscribers),
+      liveSeconds: number(args, '--live-seconds', STREAM_SETTINGS[scale].liveSeconds),
+      catchUpUpdates: number(args, '--catch-up-updates', STREAM_SETTINGS[scale].catchUpUpdates),
+    },
   };
 }
 
@@ -201,6 +212,12 @@ async function main(): Promise<void> {
           log,
         });
         log(formatScaleReport(server.name, report));
+      }
+      if (plan.parts.has('stream')) {
+        log(`live stream on ${server.name}:`);
+        const report = await runStreamBench({ adminUrl: server.adminUrl, settings: plan.streamPart, log });
+        log(formatStreamReport(server.name, report));
+        if (report.live.missed > 0 || report.live.duplicated > 0 || !report.catchUp.same) process.exitCode = 1;
       }
       if (plan.parts.has('hot')) {
         log(`hot answers on ${server.name}:`);

@@ -1,10 +1,14 @@
 /**
  * What the live stream's `party` and `template` filters match (update_subjects, written by the planner):
  * the parties and templates an update's events name. Parties: the signatories and observers of each
- * created event (an assignment's too), the acting parties of each exercised event, and a reassignment's
- * submitter. Templates: the template id of each created and exercised event. An unassignment names no
- * template, and the stakeholders of a contract an exercise uses are not in the update unless another of
- * its events names them.
+ * created event (an assignment's too), the acting parties of each exercised event, the stakeholders of
+ * each contract a consuming exercise archives, and a reassignment's submitter. Templates: the template id
+ * of each created and exercised event. An unassignment names no template.
+ *
+ * Scan's exercised events carry neither the contract's stakeholders nor its witnesses, so the
+ * stakeholders of a contract consumed but created by an earlier update come from its created event as
+ * stored (the caller's `stakeholdersOf`): without them, the owner of an amulet the DSO expires would not
+ * see that update on a party-filtered stream. A non-consuming exercise adds only its acting parties.
  */
 import type { Update } from './items';
 
@@ -15,9 +19,29 @@ export interface UpdateSubjects {
   templates: string[];
 }
 
-const sorted = (s: Set<string>) => [...s].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+/** Sorted by UTF-16 code units (ASCII for party and template ids). */
+export const sortedDistinct = (values: Iterable<string>): string[] => [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
-export function subjectsOf(update: Update): UpdateSubjects {
+/** The contracts the update's consuming exercises archive that none of its own created events creates. */
+export function consumedFromEarlier(update: Update): string[] {
+  if (!('events_by_id' in update)) return [];
+  const created = new Set<string>();
+  const consumed: string[] = [];
+  for (const event of Object.values(update.events_by_id)) {
+    if (event.event_type === 'created_event') created.add(event.contract_id);
+    else if (event.consuming) consumed.push(event.contract_id);
+  }
+  return consumed.filter((id) => !created.has(id));
+}
+
+/**
+ * `stakeholdersOf`: the signatories and observers of a contract consumed from an earlier update, where the
+ * caller knows them (undefined: it does not, and merges them in later).
+ */
+export function subjectsOf(
+  update: Update,
+  stakeholdersOf: (contractId: string) => readonly string[] | undefined = () => undefined,
+): UpdateSubjects {
   const parties = new Set<string>();
   const templates = new Set<string>();
   if ('events_by_id' in update) {
@@ -30,6 +54,7 @@ export function subjectsOf(update: Update): UpdateSubjects {
         for (const p of event.acting_parties) parties.add(p);
       }
     }
+    for (const id of consumedFromEarlier(update)) for (const p of stakeholdersOf(id) ?? []) parties.add(p);
   } else {
     parties.add(update.event.submitter);
     if ('created_event' in update.event) {
@@ -39,5 +64,5 @@ export function subjectsOf(update: Update): UpdateSubjects {
       for (const p of created.observers) parties.add(p);
     }
   }
-  return { parties: sorted(parties), templates: sorted(templates) };
+  return { parties: sortedDistinct(parties), templates: sortedDistinct(templates) };
 }

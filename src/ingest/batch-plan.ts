@@ -179,6 +179,8 @@ function servedRenderings(item: CanonicalItem, texts: ItemTexts | undefined, has
   return { compact, protobuf: item.update_protobuf_json ? servedText(item.update_protobuf_json) : null };
 }
 
+const stakeholdersOfRow = (row: ContractRow): string[] => [...row.signatories, ...row.observers];
+
 function synchronizerOf(update: Update): string {
   if (isTransaction(update)) return update.synchronizer_id;
   return isAssign(update.event) ? update.event.target_synchronizer : update.event.source_synchronizer;
@@ -196,6 +198,7 @@ export class BatchPlanner {
     hourlyCounts: [],
     acsDeltas: [],
     contractBlobs: [],
+    pendingSubjects: new Map(),
   };
   /** Created-event blobs of the batch by contract id (a later one replaces an earlier one). */
   private readonly blobs = new Map<string, string>();
@@ -475,17 +478,29 @@ export class BatchPlanner {
     if (!isImport) this.addSubjects(update, row);
   }
 
+  /**
+   * The stakeholders of a contract the update consumes come from the batch when it created the contract;
+   * otherwise the row waits for the writer, whose archive of the stored contract reads them.
+   */
   private addSubjects(update: Update, row: UpdateRow): void {
-    const { parties, templates } = subjectsOf(update);
-    if (parties.length === 0 && templates.length === 0) return;
-    this.rows.appended.subject({
+    let waits = false;
+    const { parties, templates } = subjectsOf(update, (contractId) => {
+      const fresh = this.fresh.get(row.migration_id, contractId);
+      // An assigned contract is kept as its whole row; a created one, encoded.
+      if (fresh) return this.assigned.has(fresh) ? stakeholdersOfRow(fresh as ContractRow) : this.rows.contracts.stakeholdersOf(fresh);
+      waits = true;
+      return undefined;
+    });
+    const subject = {
       migration_id: row.migration_id,
       record_time: row.record_time,
       synchronizer_id: row.synchronizer_id,
       update_id: row.update_id,
       parties,
       templates,
-    });
+    };
+    if (waits) this.rows.pendingSubjects.set(`${row.migration_id}/${row.update_id}`, subject);
+    else if (parties.length > 0 || templates.length > 0) this.rows.appended.subject(subject);
   }
 
   /** The blobs of contracts the update creates or assigns; a blob of any other contract, or not base64, is bad input. */

@@ -5,11 +5,16 @@
  * commits each page's rows with its position, so that it resumes where an interruption left it.
  * Until it is done, the stream's party and template filters miss the updates it has not reached.
  */
-import { subjectsOf } from '../domain/update-subjects';
+import { consumedFromEarlier, subjectsOf } from '../domain/update-subjects';
 import { formatRecordTime } from '../domain/time';
 import type { SubjectRow } from '../store/ingest-rows';
 import type { Db } from '../store/pool';
-import { readSubjectBackfill, readUpdatesForSubjects, writeSubjectBackfillPage } from '../store/subject-repository';
+import {
+  readArchivedStakeholders,
+  readSubjectBackfill,
+  readUpdatesForSubjects,
+  writeSubjectBackfillPage,
+} from '../store/subject-repository';
 
 export interface SubjectBackfillResult {
   /** Updates walked by this run, and rows it wrote (rows already stored included). */
@@ -37,9 +42,16 @@ export async function backfillUpdateSubjects(
       await writeSubjectBackfillPage(db, [], position ?? state.end, 0, true);
       return { updates, rows: written, finished: true };
     }
+    // The stakeholders of the contracts the page's updates consume, as the writer finds them (batch-plan.ts).
+    const stakeholders = await readArchivedStakeholders(
+      db,
+      page.flatMap(({ key, update }) =>
+        consumedFromEarlier(update).map((contractId) => ({ migrationId: key.migrationId, contractId, archivedAt: key.recordTime })),
+      ),
+    );
     const rows: SubjectRow[] = [];
     for (const { key, update } of page) {
-      const { parties, templates } = subjectsOf(update);
+      const { parties, templates } = subjectsOf(update, (contractId) => stakeholders.get(`${key.migrationId}/${contractId}`));
       if (parties.length === 0 && templates.length === 0) continue;
       rows.push({
         migration_id: key.migrationId,

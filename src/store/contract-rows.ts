@@ -79,6 +79,9 @@ const STAKEHOLDER_FIXED_COLUMNS = STAKEHOLDER_COLUMNS.filter(
 const STAKEHOLDER_COPY_COLUMNS = ['archived_record_time', 'party', ...STAKEHOLDER_FIXED_COLUMNS];
 
 const NEWLINE = 0x0a;
+const TAB = 0x09;
+const COPY_ESCAPED = /\\[\\nrt]/g;
+const COPY_UNESCAPED: Record<string, string> = { '\\\\': '\\', '\\n': '\n', '\\r': '\r', '\\t': '\t' };
 
 /** A contract's template, as its row names it. */
 export type TemplateOfRow = Pick<ContractRow, 'package_name' | 'qualified_name'>;
@@ -160,6 +163,22 @@ export class CreatedContracts {
 
   get size(): number {
     return this.entries.length;
+  }
+
+  /**
+   * The signatories and observers of a contract of the batch, read back from its encoded stakeholder
+   * rows (the first field of each line), so that the batch keeps no second copy of them.
+   */
+  stakeholdersOf(contract: CreatedContract): string[] {
+    const e = contract as Entry;
+    const parties: string[] = [];
+    for (let at = e.stakeholdersStart; at < e.end;) {
+      const end = e.chunk.indexOf(NEWLINE, at);
+      const field = e.chunk.toString('utf8', at, e.chunk.indexOf(TAB, at));
+      parties.push(field.replace(COPY_ESCAPED, (c) => COPY_UNESCAPED[c]!));
+      at = end + 1;
+    }
+    return parties;
   }
 
   /** The templates of the contracts, each once. */

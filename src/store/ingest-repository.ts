@@ -13,11 +13,20 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { snapshotSlot } from '../domain/snapshot-schedule';
 import type { StreamKey } from '../domain/stream-key';
+import { sortedDistinct } from '../domain/update-subjects';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import { markChangedBlobs } from './answer-versions-repository';
 import type { CopyData } from './chunked-buffer';
 import { CONTRACT_COLUMNS, STAKEHOLDER_COLUMNS, type ContractRow } from './contract-rows';
-import type { AcsDeltaRow, ArchiveRow, BatchRows, ContractBlobRow, ReassignmentRow } from './ingest-rows';
+import {
+  subjectCopies,
+  type AcsDeltaRow,
+  type ArchiveRow,
+  type BatchRows,
+  type ContractBlobRow,
+  type ReassignmentRow,
+  type SubjectRow,
+} from './ingest-rows';
 import { poolOf, type Db } from './pool';
 import type { Database } from './schema';
 import { typedStorageError } from './storage-errors';
@@ -273,7 +282,7 @@ const ARCHIVE_SQL = `with x as (
        update contracts c set archived_record_time = x.record_time, archived_in_update_id = x.update_id
        from x
        where c.migration_id = x.migration_id and c.contract_id = x.contract_id and c.archived_record_time >= 'infinity'
-       returning c.migration_id, c.contract_id, c.created_at, c.signatories, c.observers, c.archived_record_time,
+       returning c.migration_id, c.contract_id, c.archived_in_update_id, c.created_at, c.signatories, c.observers, c.archived_record_time,
          c.created_slot, c.amulet_initial_amount, c.amulet_locked, c.package_name, c.qualified_name, x.slot),
      -- Each stakeholder row by its whole key.
      stakeholder_keys as (
@@ -306,7 +315,7 @@ const ARCHIVE_SQL = `with x as (
          locked_amulet = acs_deltas.locked_amulet + excluded.locked_amulet,
          max_created_at = greatest(acs_deltas.max_created_at, excluded.max_created_at),
          archived_count = acs_deltas.archived_count + excluded.archived_count)
-     select migration_id, contract_id from archived`;
+     select migration_id, contract_id, archived_in_update_id, signatories, observers from archived`;
 
 function archiveParams(archives: ArchiveRow[], deltas: AcsDeltaRow[]): unknown[] {
   const col = <K extends keyof ArchiveRow>(k: K) => archives.map((a) => a[k]);
@@ -327,10 +336,41 @@ function archiveParams(archives: ArchiveRow[], deltas: AcsDeltaRow[]): unknown[]
   ];
 }
 
-async function archiveAndCount(connection: WriteConnection, archives: ArchiveRow[], deltas: AcsDeltaRow[]): Promise<ArchiveRow[]> {
-  const { rows } = await connection.query<{ migration_id: number; contract_id: string }>(ARCHIVE_SQL, archiveParams(archives, deltas));
+interface Archived {
+  migration_id: string;
+  contract_id: string;
+  archived_in_update_id: string;
+  signatories: string[];
+  observers: string[];
+}
+
+/** Returns the archives that matched no active contract, and the contracts archived. */
+async function archiveAndCount(
+  connection: WriteConnection,
+  archives: ArchiveRow[],
+  deltas: AcsDeltaRow[],
+): Promise<{ unmatched: ArchiveRow[]; archived: Archived[] }> {
+  const { rows } = await connection.query<Archived>(ARCHIVE_SQL, archiveParams(archives, deltas));
   const done = new Set(rows.map((r) => `${r.migration_id}/${r.contract_id}`));
-  return archives.filter((a) => !done.has(`${a.migration_id}/${a.contract_id}`));
+  return { unmatched: archives.filter((a) => !done.has(`${a.migration_id}/${a.contract_id}`)), archived: rows };
+}
+
+/**
+ * The update_subjects rows that waited for the stakeholders of the stored contracts their updates
+ * archive, with those added.
+ */
+function completedSubjects(pending: Map<string, SubjectRow>, archived: Archived[]): CopyData {
+  const parties = new Map<string, string[]>();
+  for (const a of archived) {
+    const key = `${a.migration_id}/${a.archived_in_update_id}`;
+    if (!pending.has(key)) continue;
+    let list = parties.get(key);
+    if (!list) parties.set(key, (list = []));
+    list.push(...a.signatories, ...a.observers);
+  }
+  return subjectCopies(
+    [...pending].map(([key, row]) => ({ ...row, parties: sortedDistinct([...row.parties, ...(parties.get(key) ?? [])]) })),
+  );
 }
 
 const REASSIGN_SQL = `update contracts c set synchronizer_id = x.synchronizer_id, reassignment_counter = x.reassignment_counter
@@ -397,7 +437,9 @@ export async function writeBatch(connection: WriteConnection, rows: BatchRows): 
   const deltas = [...rows.acsDeltas];
   if (rows.assignedContracts.length) deltas.push(...(await writeAssignedContracts(connection, rows.assignedContracts)));
   let unmatchedArchives: ArchiveRow[] = [];
-  if (rows.archives.length || deltas.length) unmatchedArchives = await archiveAndCount(connection, rows.archives, deltas);
+  let archived: Archived[] = [];
+  if (rows.archives.length || deltas.length)
+    ({ unmatched: unmatchedArchives, archived } = await archiveAndCount(connection, rows.archives, deltas));
 
   for (const copied of [
     rows.appended.verdicts,
@@ -407,6 +449,7 @@ export async function writeBatch(connection: WriteConnection, rows: BatchRows): 
     rows.appended.transferCommands,
     rows.appended.activities,
     rows.appended.subjects,
+    completedSubjects(rows.pendingSubjects, archived),
   ]) {
     await copy(connection, copied);
   }

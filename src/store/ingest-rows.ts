@@ -417,6 +417,13 @@ export class AppendedRows {
   }
 }
 
+/** update_subjects rows, encoded for COPY. */
+export function subjectCopies(rows: Iterable<SubjectRow>): CopyRows {
+  const copies = new CopyRows('update_subjects', SUBJECT_COLUMNS);
+  for (const row of rows) copies.add(SUBJECT_COLUMNS.map((k) => row[k]));
+  return copies;
+}
+
 export interface BatchRows {
   migrations: MigrationRow[];
   /** Updates, verdicts, traffic and activity records, encoded. */
@@ -433,6 +440,12 @@ export interface BatchRows {
   acsDeltas: AcsDeltaRow[];
   /** Created-event blobs of contracts of the batch. */
   contractBlobs: ContractBlobRow[];
+  /**
+   * The update_subjects rows of updates that archive contracts stored before the batch, by
+   * `migration/update id`: the writer adds those contracts' stakeholders, which the archive reads, and
+   * copies them with the others.
+   */
+  pendingSubjects: Map<string, SubjectRow>;
 }
 
 /** A contract's created-event blob (contract_blobs). */

@@ -64,6 +64,28 @@ export const readUpdatesForSubjects = repositoryOperation(
 );
 
 /**
+ * The signatories and observers of contracts as stored, each found by its key: the migration, the
+ * contract id and the record time of the update that archived it. By `migration/contract id`; a
+ * contract not stored (dropped by retention) is missing.
+ */
+export const readArchivedStakeholders = repositoryOperation(
+  'readArchivedStakeholders',
+  async function readArchivedStakeholders(
+    db: Db,
+    archived: readonly { migrationId: number; contractId: string; archivedAt: Micros }[],
+  ): Promise<Map<string, string[]>> {
+    if (archived.length === 0) return new Map();
+    const { rows } = await sql<{ migration_id: string; contract_id: string; signatories: string[]; observers: string[] }>`
+      select c.migration_id, c.contract_id, c.signatories, c.observers
+      from unnest(${archived.map((a) => a.migrationId)}::bigint[], ${archived.map((a) => a.contractId)}::text[],
+        ${archived.map((a) => formatRecordTime(a.archivedAt))}::timestamptz[]) as x(migration_id, contract_id, archived_record_time)
+      join contracts c on c.migration_id = x.migration_id and c.contract_id = x.contract_id
+        and c.archived_record_time = x.archived_record_time`.execute(db);
+    return new Map(rows.map((r) => [`${r.migration_id}/${r.contract_id}`, [...r.signatories, ...r.observers]]));
+  },
+);
+
+/**
  * A page's rows and the backfill's new position, in one transaction, so that an interrupted backfill
  * resumes after the last page committed. Rows already there are left as they are.
  */

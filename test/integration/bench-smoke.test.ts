@@ -92,6 +92,23 @@ describe('npm run bench -- --tiny', () => {
   }, 300_000);
 });
 
+describe('npm run bench -- --tiny --only stream', () => {
+  it('runs the live-stream part to the end: subscribers on a start process, checked against /v0/events, and catch-up against paging', async () => {
+    const { code, output } = await runBench(['--tiny', '--only', 'stream', '--server', 'external']);
+    if (code !== 0) throw new Error(`the benchmark failed (${code}):\n${output}`);
+    for (const figure of [
+      'delivery from commit to receipt p50',
+      'missed 0, duplicated 0 (checked against /v0/events over the same range)',
+      'RSS per idle subscriber',
+      'paging /v0/events (page_size 1000)',
+      'same items both ways: yes',
+      'load average',
+    ]) {
+      expect(output).toContain(figure);
+    }
+  }, 300_000);
+});
+
 describe('bench/ingest-cpu.ts', () => {
   it('ingests one feed with each build given, taking turns, and prints the CPU and bytes per update of each', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scan-indexer-ingest-cpu-'));
