@@ -25,6 +25,7 @@ import { rewardAccountingOperations } from '../scan/reward-accounting-routes';
 import { stateOperations } from '../scan/state-routes';
 import { surfaceOperations } from '../scan/surface-routes';
 import { transactionsOperations } from '../scan/transactions-routes';
+import { roundAggregatesOperations } from '../scan/round-aggregates-routes';
 import { updateOperations } from '../scan/update-routes';
 import { proxiedRegistryOperations, validatorOperations } from '../validator/router';
 import { webUiOperations } from '../web-ui';
@@ -59,6 +60,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     pathsOf('/api/scan', legacyHistoryOperations, components),
     pathsOf('/api/scan', surfaceOperations, components),
     pathsOf('/api/scan', transactionsOperations, components),
+    pathsOf('/api/scan', roundAggregatesOperations, components),
     pathsOf('/api/scan', rewardAccountingOperations, components),
     pathsOf('/api/validator', validatorOperations, components),
     pathsOf('/registry', registryOperations, components),

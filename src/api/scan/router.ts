@@ -12,6 +12,7 @@ import { legacyHistoryRoutes } from './legacy-history-routes';
 import { migrationRoutes } from './migration-routes';
 import { networkRoutes } from './network-routes';
 import { rewardAccountingRoutes } from './reward-accounting-routes';
+import { roundAggregatesRoutes } from './round-aggregates-routes';
 import { updateRoutes } from './update-routes';
 
 export function scanRouter(context: ApiContext): Router {
@@ -32,6 +33,7 @@ export function scanRouter(context: ApiContext): Router {
   router.use(legacyHistoryRoutes(context));
   router.use(surfaceRoutes(context));
   router.use(transactionsRoutes(context));
+  router.use(roundAggregatesRoutes(context));
   router.use(rewardAccountingRoutes(context));
   return router;
 }
