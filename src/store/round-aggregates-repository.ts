@@ -10,18 +10,17 @@ import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 
 /** The newest round a ClosedMiningRound was ever created for, in any migration; undefined before the first. */
-export const findLatestClosedRound = repositoryOperation(
-  'findLatestClosedRound',
-  async function findLatestClosedRound(db: Db): Promise<bigint | undefined> {
-    const row = await db
-      .selectFrom('contracts')
-      .select(sql<string | null>`max(round_number)::text`.as('round'))
-      .where('package_name', '=', SPLICE.closedMiningRound.packageName)
-      .where('qualified_name', '=', SPLICE.closedMiningRound.qualifiedName)
-      .executeTakeFirst();
-    return row?.round == null ? undefined : BigInt(row.round);
-  },
-);
+export const findLatestClosedRound = repositoryOperation('findLatestClosedRound', async function findLatestClosedRound(db: Db): Promise<
+  bigint | undefined
+> {
+  const row = await db
+    .selectFrom('contracts')
+    .select(sql<string | null>`max(round_number)::text`.as('round'))
+    .where('package_name', '=', SPLICE.closedMiningRound.packageName)
+    .where('qualified_name', '=', SPLICE.closedMiningRound.qualifiedName)
+    .executeTakeFirst();
+  return row?.round == null ? undefined : BigInt(row.round);
+});
 
 /**
  * The app and validator rewards that transfers of rounds first..last claimed (Splice's AppRewardLogEntry
