@@ -93,3 +93,36 @@ export const rewardLeaders = repositoryOperation(
     return rows.map((r) => ({ party: r.party, amount: r.amount, claims: Number(r.n) }));
   },
 );
+
+export interface VolumeLeader {
+  party: string;
+  /** Decimal text: what the party's transfers sent to others, and what others' transfers sent it. */
+  sent: string;
+  received: string;
+  transfers: number;
+}
+
+/**
+ * The parties with the largest transfer volume (sent plus received, transfers only) with record time in
+ * [from, to): leg 0 is a sender's amount to others, legs 1.. a receiver's. Largest first (ties by party
+ * id), at most `limit`.
+ */
+export const volumeLeaders = repositoryOperation(
+  'volumeLeaders',
+  async function volumeLeaders(db: Db, from: Micros, to: Micros, limit: number): Promise<VolumeLeader[]> {
+    const range = await rangePerMigration(db, from, to);
+    if (range === undefined) return [];
+    const { rows } = await sql<{ party: string; sent: string; received: string; n: string }>`
+      select party,
+        coalesce(sum(amount) filter (where leg = 0), 0)::text as sent,
+        coalesce(sum(amount) filter (where leg > 0), 0)::text as received,
+        count(*)::text as n
+      from activities
+      where ${range}
+        and kind = 'transfer'
+      group by party
+      order by sum(amount) desc, party
+      limit ${limit}`.execute(db);
+    return rows.map((r) => ({ party: r.party, sent: r.sent, received: r.received, transfers: Number(r.n) }));
+  },
+);

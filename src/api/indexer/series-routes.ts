@@ -3,6 +3,7 @@
  * "Activities"), mounted at /api/indexer:
  *   GET /v0/network/daily-mint-burn   per UTC day: minted by kind, burned by kind, transfers and volume
  *   GET /v0/leaderboards/rewards      the parties that claimed the most of a reward over a window
+ *   GET /v0/leaderboards/volume       the parties with the largest transfer volume over a window
  * Both are SQL aggregations over a record-time range of the activities (src/store/series-repository.ts),
  * so a range's cost is its activities: ranges are bounded to MAX_DAYS days.
  * Errors are the Scan API's `{"error": "..."}`, from the application's error handler.
@@ -11,12 +12,12 @@ import { z } from 'zod';
 import { formatDecimal, parseDecimal, type Decimal10 } from '../../domain/decimal';
 import { formatDateTime, parseTimestamp, type Micros } from '../../domain/time';
 import { badRequest } from '../../internal/errors';
-import { dailyActivitySums, rewardLeaders } from '../../store/series-repository';
+import { dailyActivitySums, rewardLeaders, volumeLeaders } from '../../store/series-repository';
 import type { Db } from '../../store/pool';
 import { sendJson } from '../json-response';
 import { operation, type OperationOf } from '../operation';
 import { ErrorResponse } from '../schema-kit';
-import { DailyMintBurn, RewardLeaderboard } from './series-schemas';
+import { DailyMintBurn, RewardLeaderboard, VolumeLeaderboard } from './series-schemas';
 
 interface SeriesServices {
   db: Db;
@@ -51,20 +52,26 @@ type Reward = keyof typeof REWARD_KINDS;
 
 const instantParam = (what: string) => z.string({ error: 'expected a single date-time' }).describe(what).meta({ format: 'date-time' });
 const expectedLimit = `expected an integer from 1 to ${MAX_LEADERS}`;
+const limitParam = z
+  .string({ error: expectedLimit })
+  .regex(/^\d{1,10}$/, { error: expectedLimit })
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= MAX_LEADERS, { error: expectedLimit })
+  .optional()
+  .meta({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_LEADERS, default: DEFAULT_LEADERS, pattern: undefined })
+  .describe('Parties to list.');
 const LeaderboardQuery = z.object({
   reward: z
     .enum(Object.keys(REWARD_KINDS) as [Reward, ...Reward[]], { error: `expected one of ${Object.keys(REWARD_KINDS).join(', ')}` })
     .describe('app, validator, sv or validator_faucet (liveness) rewards.'),
   from: instantParam('Record time at or after this instant.'),
   to: instantParam(`Record time before this instant; at most ${MAX_DAYS} days after from.`),
-  limit: z
-    .string({ error: expectedLimit })
-    .regex(/^\d{1,10}$/, { error: expectedLimit })
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= MAX_LEADERS, { error: expectedLimit })
-    .optional()
-    .meta({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_LEADERS, default: DEFAULT_LEADERS, pattern: undefined })
-    .describe('Parties to list.'),
+  limit: limitParam,
+});
+const VolumeQuery = z.object({
+  from: instantParam('Record time at or after this instant.'),
+  to: instantParam(`Record time before this instant; at most ${MAX_DAYS} days after from.`),
+  limit: limitParam,
 });
 
 /** A day's first instant; a 400 for a day that is no date. */
@@ -182,4 +189,38 @@ const rewardLeaderboard = operation({
   },
 });
 
-export const seriesOperations: readonly OperationOf<SeriesServices>[] = [dailyMintBurn, rewardLeaderboard];
+const volumeLeaderboard = operation({
+  method: 'get',
+  path: '/v0/leaderboards/volume',
+  summary:
+    'The parties with the largest Amulet transfer volume (sent to others plus received from others, AmuletRules_Transfer only) with record time in a window, across migrations, largest first.',
+  request: { query: VolumeQuery },
+  responses: {
+    '200': { description: 'OK', body: VolumeLeaderboard },
+    '400': rangeMistake('a malformed time, a limit out of range'),
+  },
+  handle: async ({ db }: SeriesServices, { query }, _req, res) => {
+    const from = instant(query.from, 'from');
+    const to = instant(query.to, 'to');
+    checkRange(from, to);
+    const leaders = await volumeLeaders(db, from, to, query.limit ?? DEFAULT_LEADERS);
+    sendJson(res, {
+      from: formatDateTime(from),
+      to: formatDateTime(to),
+      leaders: leaders.map((l, i) => {
+        const sent = parseDecimal(l.sent);
+        const received = parseDecimal(l.received);
+        return {
+          rank: i + 1,
+          party: l.party,
+          volume: formatDecimal(sent + received),
+          sent: formatDecimal(sent),
+          received: formatDecimal(received),
+          transfers: l.transfers,
+        };
+      }),
+    } satisfies z.input<typeof VolumeLeaderboard>);
+  },
+});
+
+export const seriesOperations: readonly OperationOf<SeriesServices>[] = [dailyMintBurn, rewardLeaderboard, volumeLeaderboard];

@@ -50,3 +50,20 @@ export const RewardLeaderboard = z.object({
     )
     .describe('Largest sum first, ties by party id; at most `limit`.'),
 });
+
+export const VolumeLeaderboard = z.object({
+  from: dateTime('Start of the window (record time at or after).'),
+  to: dateTime('End of the window (record time before).'),
+  leaders: z
+    .array(
+      z.object({
+        rank: int32('1 for the largest volume.'),
+        party: str(),
+        volume: decimal('sent plus received.'),
+        sent: decimal('Amulet the party\'s transfers sent to other parties in the window.'),
+        received: decimal('Amulet other parties\' transfers sent to the party in the window.'),
+        transfers: int64('The transfers (AmuletRules_Transfer exercises) the party sent or received in.'),
+      }),
+    )
+    .describe('Largest volume first, ties by party id; at most `limit`.'),
+});

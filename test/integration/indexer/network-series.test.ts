@@ -1,5 +1,5 @@
 /**
- * GET /api/indexer/v0/network/daily-mint-burn and /v0/leaderboards/rewards through the real HTTP server,
+ * GET /api/indexer/v0/network/daily-mint-burn, /v0/leaderboards/rewards and /volume through the real HTTP server,
  * on a simulated network of two migrations over several days. Expected bodies are computed here from the
  * simulator's items by a walk of their trees written for this test (taps, and each transfer's outputs,
  * summary fees and the burn the simulator records in its result's `burned` metadata); the derivation in
@@ -14,7 +14,7 @@ import type { CanonicalItem, CreatedEvent, ExercisedEvent, TransactionUpdate } f
 import { parseTimestamp } from '../../../src/domain/time';
 import { ensureHistoryPartitions } from '../../../src/store/partitions';
 import type { Database } from '../../../src/store/schema';
-import { dailyActivitySums, rewardLeaders } from '../../../src/store/series-repository';
+import { dailyActivitySums, rewardLeaders, volumeLeaders } from '../../../src/store/series-repository';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
@@ -192,6 +192,44 @@ describe('network time series and reward leaderboards', () => {
     }
   });
 
+  it('ranks the parties by transfer volume, sent to others plus received, over a window', async () => {
+    // A window in the middle of the network's days, at instants that are no day boundaries.
+    const from = times[Math.floor(times.length / 4)]!;
+    const to = times[Math.floor((times.length * 3) / 4)]!;
+    const sums = new Map<string, { sent: bigint; received: bigint; transfers: number }>();
+    const of = (party: string) => {
+      let s = sums.get(party);
+      if (!s) sums.set(party, (s = { sent: 0n, received: 0n, transfers: 0 }));
+      return s;
+    };
+    for (const item of items) {
+      const tx = item.update as TransactionUpdate | null;
+      if (!tx || !('events_by_id' in tx) || tx.record_time < from || tx.record_time >= to) continue;
+      for (const e of Object.values(tx.events_by_id)) {
+        if (e.event_type !== 'exercised_event' || e.choice !== 'AmuletRules_Transfer') continue;
+        const { sender, outputs } = (e.choice_argument as { transfer: { sender: string; outputs: { receiver: string; amount: string }[] } })
+          .transfer;
+        of(sender).transfers += 1;
+        for (const o of outputs.filter((o) => o.receiver !== sender)) {
+          of(sender).sent += units(o.amount);
+          of(o.receiver).received += units(o.amount);
+        }
+        for (const r of new Set(outputs.map((o) => o.receiver).filter((r) => r !== sender))) of(r).transfers += 1;
+      }
+    }
+    const ranked = [...sums]
+      .map(([party, s]) => ({ party, volume: s.sent + s.received, ...s }))
+      .sort((a, b) => (a.volume === b.volume ? (a.party < b.party ? -1 : 1) : a.volume > b.volume ? -1 : 1))
+      .map((s, i) => ({ rank: i + 1, party: s.party, volume: text(s.volume), sent: text(s.sent), received: text(s.received), transfers: s.transfers }));
+    expect(ranked.length).toBeGreaterThan(3);
+    const window = { from: from.replace(/\.?0+Z$/, 'Z'), to: to.replace(/\.?0+Z$/, 'Z') };
+    const q = `?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
+    const res = await get(`/v0/leaderboards/volume${q}&limit=100`);
+    expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: { ...window, leaders: ranked.slice(0, 100) } });
+    const top3 = await get(`/v0/leaderboards/volume${q}&limit=3`);
+    expect(top3.json).toEqual({ ...window, leaders: ranked.slice(0, 3) });
+  });
+
   it('answers client mistakes with the Scan error body', async () => {
     const cases: [string, string][] = [
       ['/v0/network/daily-mint-burn?from=2025-01-05&to=2025-01-05', 'Invalid range: to must be after from.'],
@@ -201,6 +239,8 @@ describe('network time series and reward leaderboards', () => {
         '/v0/leaderboards/rewards?reward=app&from=yesterday&to=2025-01-02T00:00:00Z',
         "Invalid from: expected an ISO 8601 date-time with a zone, got 'yesterday'.",
       ],
+      ['/v0/leaderboards/volume?from=2025-01-02T00:00:00Z&to=2025-01-01T00:00:00Z', 'Invalid range: to must be after from.'],
+      ['/v0/leaderboards/volume?from=2025-01-01T00:00:00Z&to=2025-06-01T00:00:00Z', 'Invalid range: at most 92 days.'],
     ];
     for (const [path, error] of cases) {
       const res = await get(path);
@@ -211,6 +251,8 @@ describe('network time series and reward leaderboards', () => {
       '/v0/network/daily-mint-burn?from=20250101&to=2025-01-02',
       '/v0/leaderboards/rewards?reward=gift&from=2025-01-01T00:00:00Z&to=2025-01-02T00:00:00Z',
       '/v0/leaderboards/rewards?reward=app&from=2025-01-01T00:00:00Z&to=2025-01-02T00:00:00Z&limit=101',
+      '/v0/leaderboards/volume?from=2025-01-01T00:00:00Z&to=2025-01-02T00:00:00Z&limit=0',
+      '/v0/leaderboards/volume?to=2025-01-02T00:00:00Z',
     ]) {
       expect((await get(path)).status).toBe(400);
     }
@@ -273,6 +315,10 @@ describe('the series read an index range of the range partitions only', () => {
       'a leaderboard',
       (db: Kysely<Database>) =>
         rewardLeaders(db, ['app_reward'], parseTimestamp('2025-03-10T00:00:00Z'), parseTimestamp('2025-03-12T00:00:00Z'), 10),
+    ],
+    [
+      'the volume leaderboard',
+      (db: Kysely<Database>) => volumeLeaders(db, parseTimestamp('2025-03-10T00:00:00Z'), parseTimestamp('2025-03-12T00:00:00Z'), 10),
     ],
   ])('%s', async (_name, run) => {
     const nodes = await plansOf(run);
