@@ -93,3 +93,91 @@ export const rewardLeaders = repositoryOperation(
     return rows.map((r) => ({ party: r.party, amount: r.amount, claims: Number(r.n) }));
   },
 );
+
+export interface VolumeLeader {
+  party: string;
+  /** Decimal text: what the party's transfers sent to others, and what others' transfers sent it. */
+  sent: string;
+  received: string;
+  transfers: number;
+}
+
+/**
+ * The parties with the largest transfer volume (sent plus received, transfers only) with record time in
+ * [from, to): leg 0 is a sender's amount to others, legs 1.. a receiver's. Largest first (ties by party
+ * id), at most `limit`.
+ */
+export const volumeLeaders = repositoryOperation(
+  'volumeLeaders',
+  async function volumeLeaders(db: Db, from: Micros, to: Micros, limit: number): Promise<VolumeLeader[]> {
+    const range = await rangePerMigration(db, from, to);
+    if (range === undefined) return [];
+    const { rows } = await sql<{ party: string; sent: string; received: string; n: string }>`
+      select party,
+        coalesce(sum(amount) filter (where leg = 0), 0)::text as sent,
+        coalesce(sum(amount) filter (where leg > 0), 0)::text as received,
+        count(*)::text as n
+      from activities
+      where ${range}
+        and kind = 'transfer'
+      group by party
+      order by sum(amount) desc, party
+      limit ${limit}`.execute(db);
+    return rows.map((r) => ({ party: r.party, sent: r.sent, received: r.received, transfers: Number(r.n) }));
+  },
+);
+
+/** The kinds whose leg-0 rows a series sums: the daily sums' and the ANS entry fees, which burn. */
+const SERIES_KINDS = [...DAILY_KINDS, 'ans_entry'];
+
+/** One period's sums for one kind of activity (leg 0), as dailyActivitySums', `period` its start. */
+export interface PeriodKindSums extends Omit<DailyKindSums, 'day'> {
+  /** The period's first instant, YYYY-MM-DDTHH:00:00Z. */
+  period: string;
+}
+
+const periodOf = (interval: 'day' | 'hour') =>
+  sql`to_char(date_trunc(${interval}, record_time at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:00:00"Z"')`;
+
+/**
+ * Per UTC day or hour of record time in [from, to) and kind, the count and sums of the activities (leg 0)
+ * that mint or burn, ANS entry fees included. Periods and kinds without activities have no row.
+ */
+export const periodActivitySums = repositoryOperation(
+  'periodActivitySums',
+  async function periodActivitySums(db: Db, interval: 'day' | 'hour', from: Micros, to: Micros): Promise<PeriodKindSums[]> {
+    const range = await rangePerMigration(db, from, to);
+    if (range === undefined) return [];
+    const { rows } = await sql<{ period: string; kind: string; n: string; amount: string; burned: string; holding_fees: string }>`
+      select ${periodOf(interval)} as period, kind, count(*)::text as n,
+        sum(amount)::text as amount, coalesce(sum(burned), 0)::text as burned, coalesce(sum(holding_fees), 0)::text as holding_fees
+      from activities
+      where ${range}
+        and leg = 0 and kind = any(${SERIES_KINDS}::text[])
+      group by 1, 2
+      order by 1, 2`.execute(db);
+    return rows.map((r) => ({
+      period: r.period,
+      kind: r.kind,
+      count: Number(r.n),
+      amount: r.amount,
+      burned: r.burned,
+      holdingFees: r.holding_fees,
+    }));
+  },
+);
+
+/** Per UTC day or hour of record time in [from, to), the distinct parties with an activity (any kind, any leg). */
+export const activePartiesPerPeriod = repositoryOperation(
+  'activePartiesPerPeriod',
+  async function activePartiesPerPeriod(db: Db, interval: 'day' | 'hour', from: Micros, to: Micros): Promise<Map<string, number>> {
+    const range = await rangePerMigration(db, from, to);
+    if (range === undefined) return new Map();
+    const { rows } = await sql<{ period: string; n: string }>`
+      select ${periodOf(interval)} as period, count(distinct party)::text as n
+      from activities
+      where ${range}
+      group by 1`.execute(db);
+    return new Map(rows.map((r) => [r.period, Number(r.n)]));
+  },
+);

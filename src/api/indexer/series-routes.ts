@@ -2,7 +2,9 @@
  * Network time series and reward leaderboards from the activity projection (docs/ingestion.md,
  * "Activities"), mounted at /api/indexer:
  *   GET /v0/network/daily-mint-burn   per UTC day: minted by kind, burned by kind, transfers and volume
+ *   GET /v0/network/series            the same per UTC day or hour, with ANS fees burned and active parties
  *   GET /v0/leaderboards/rewards      the parties that claimed the most of a reward over a window
+ *   GET /v0/leaderboards/volume       the parties with the largest transfer volume over a window
  * Both are SQL aggregations over a record-time range of the activities (src/store/series-repository.ts),
  * so a range's cost is its activities: ranges are bounded to MAX_DAYS days.
  * Errors are the Scan API's `{"error": "..."}`, from the application's error handler.
@@ -11,12 +13,12 @@ import { z } from 'zod';
 import { formatDecimal, parseDecimal, type Decimal10 } from '../../domain/decimal';
 import { formatDateTime, parseTimestamp, type Micros } from '../../domain/time';
 import { badRequest } from '../../internal/errors';
-import { dailyActivitySums, rewardLeaders } from '../../store/series-repository';
+import { activePartiesPerPeriod, dailyActivitySums, periodActivitySums, rewardLeaders, volumeLeaders } from '../../store/series-repository';
 import type { Db } from '../../store/pool';
 import { sendJson } from '../json-response';
 import { operation, type OperationOf } from '../operation';
 import { ErrorResponse } from '../schema-kit';
-import { DailyMintBurn, RewardLeaderboard } from './series-schemas';
+import { DailyMintBurn, NetworkSeries, RewardLeaderboard, VolumeLeaderboard } from './series-schemas';
 
 interface SeriesServices {
   db: Db;
@@ -51,20 +53,26 @@ type Reward = keyof typeof REWARD_KINDS;
 
 const instantParam = (what: string) => z.string({ error: 'expected a single date-time' }).describe(what).meta({ format: 'date-time' });
 const expectedLimit = `expected an integer from 1 to ${MAX_LEADERS}`;
+const limitParam = z
+  .string({ error: expectedLimit })
+  .regex(/^\d{1,10}$/, { error: expectedLimit })
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= MAX_LEADERS, { error: expectedLimit })
+  .optional()
+  .meta({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_LEADERS, default: DEFAULT_LEADERS, pattern: undefined })
+  .describe('Parties to list.');
 const LeaderboardQuery = z.object({
   reward: z
     .enum(Object.keys(REWARD_KINDS) as [Reward, ...Reward[]], { error: `expected one of ${Object.keys(REWARD_KINDS).join(', ')}` })
     .describe('app, validator, sv or validator_faucet (liveness) rewards.'),
   from: instantParam('Record time at or after this instant.'),
   to: instantParam(`Record time before this instant; at most ${MAX_DAYS} days after from.`),
-  limit: z
-    .string({ error: expectedLimit })
-    .regex(/^\d{1,10}$/, { error: expectedLimit })
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= MAX_LEADERS, { error: expectedLimit })
-    .optional()
-    .meta({ type: 'integer', format: 'int32', minimum: 1, maximum: MAX_LEADERS, default: DEFAULT_LEADERS, pattern: undefined })
-    .describe('Parties to list.'),
+  limit: limitParam,
+});
+const VolumeQuery = z.object({
+  from: instantParam('Record time at or after this instant.'),
+  to: instantParam(`Record time before this instant; at most ${MAX_DAYS} days after from.`),
+  limit: limitParam,
 });
 
 /** A day's first instant; a 400 for a day that is no date. */
@@ -182,4 +190,132 @@ const rewardLeaderboard = operation({
   },
 });
 
-export const seriesOperations: readonly OperationOf<SeriesServices>[] = [dailyMintBurn, rewardLeaderboard];
+const volumeLeaderboard = operation({
+  method: 'get',
+  path: '/v0/leaderboards/volume',
+  summary:
+    'The parties with the largest Amulet transfer volume (sent to others plus received from others, AmuletRules_Transfer only) with record time in a window, across migrations, largest first.',
+  request: { query: VolumeQuery },
+  responses: {
+    '200': { description: 'OK', body: VolumeLeaderboard },
+    '400': rangeMistake('a malformed time, a limit out of range'),
+  },
+  handle: async ({ db }: SeriesServices, { query }, _req, res) => {
+    const from = instant(query.from, 'from');
+    const to = instant(query.to, 'to');
+    checkRange(from, to);
+    const leaders = await volumeLeaders(db, from, to, query.limit ?? DEFAULT_LEADERS);
+    sendJson(res, {
+      from: formatDateTime(from),
+      to: formatDateTime(to),
+      leaders: leaders.map((l, i) => {
+        const sent = parseDecimal(l.sent);
+        const received = parseDecimal(l.received);
+        return {
+          rank: i + 1,
+          party: l.party,
+          volume: formatDecimal(sent + received),
+          sent: formatDecimal(sent),
+          received: formatDecimal(received),
+          transfers: l.transfers,
+        };
+      }),
+    } satisfies z.input<typeof VolumeLeaderboard>);
+  },
+});
+
+/** The longest range of an hourly series, in days: 744 periods. */
+const MAX_HOUR_DAYS = 31;
+const MICROS_PER_HOUR = 3_600_000_000n;
+const SeriesQuery = z.object({
+  interval: z.enum(['day', 'hour'], { error: 'expected day or hour' }).describe('The length of a period: a UTC day or hour.'),
+  from: instantParam("The first period's start: a UTC day's or hour's first instant."),
+  to: instantParam(
+    `The end of the last period (exclusive), on a period boundary; at most ${MAX_DAYS} days after from by day, ${MAX_HOUR_DAYS} by hour.`,
+  ),
+});
+
+const networkSeries = operation({
+  method: 'get',
+  path: '/v0/network/series',
+  summary:
+    'Per UTC day or hour of record time, across migrations: Amulet minted by kind, burned by kind (fees, holding fees, traffic, ANS entry fees), transfers and their volume, and the distinct parties with an activity.',
+  request: { query: SeriesQuery },
+  responses: {
+    '200': { description: 'OK', body: NetworkSeries },
+    '400': {
+      description: `A client mistake (a malformed time, an instant off the interval's boundaries, to not after from, a range longer than ${MAX_DAYS} days by day or ${MAX_HOUR_DAYS} by hour).`,
+      body: ErrorResponse,
+    },
+  },
+  handle: async ({ db }: SeriesServices, { query }, _req, res) => {
+    const from = instant(query.from, 'from');
+    const to = instant(query.to, 'to');
+    const step = query.interval === 'day' ? MICROS_PER_DAY : MICROS_PER_HOUR;
+    for (const [t, name] of [
+      [from, 'from'],
+      [to, 'to'],
+    ] as const) {
+      if (t % step !== 0n) throw badRequest(`Invalid ${name}: not the first instant of a UTC ${query.interval}.`);
+    }
+    checkRange(from, to);
+    if (query.interval === 'hour' && to - from > BigInt(MAX_HOUR_DAYS) * MICROS_PER_DAY) {
+      throw badRequest(`Invalid range: at most ${MAX_HOUR_DAYS} days by hour.`);
+    }
+    const sums = await periodActivitySums(db, query.interval, from, to);
+    const active = await activePartiesPerPeriod(db, query.interval, from, to);
+    type Sums = (typeof sums)[number];
+    const byPeriod = new Map<string, Map<string, Sums>>();
+    for (const s of sums) {
+      let kinds = byPeriod.get(s.period);
+      if (!kinds) byPeriod.set(s.period, (kinds = new Map<string, Sums>()));
+      kinds.set(s.kind, s);
+    }
+    const periods: z.input<typeof NetworkSeries>['periods'] = [];
+    for (let t = from; t < to; t += step) {
+      const start = formatDateTime(t);
+      const key = `${start.slice(0, 13)}:00:00Z`;
+      const kinds = byPeriod.get(key);
+      const figure = (kind: string, field: 'amount' | 'burned' | 'holdingFees'): Decimal10 => {
+        const s = kinds?.get(kind);
+        return s === undefined ? 0n : parseDecimal(s[field]);
+      };
+      let minted = 0n;
+      for (const k of MINTED) minted += figure(k, 'amount');
+      const burned = figure('transfer', 'burned') + figure('traffic_purchase', 'burned');
+      const holdingFees = figure('transfer', 'holdingFees') + figure('traffic_purchase', 'holdingFees');
+      const traffic = figure('traffic_purchase', 'amount');
+      const ans = figure('ans_entry', 'burned');
+      periods.push({
+        start,
+        minted: {
+          total: formatDecimal(minted),
+          ...(Object.fromEntries(MINTED.map((k) => [k, formatDecimal(figure(k, 'amount'))])) as Record<(typeof MINTED)[number], string>),
+        },
+        burned: {
+          total: formatDecimal(burned + ans),
+          fees: formatDecimal(burned - holdingFees - traffic),
+          holding_fees: formatDecimal(holdingFees),
+          traffic: formatDecimal(traffic),
+          ans: formatDecimal(ans),
+        },
+        transfers: kinds?.get('transfer')?.count ?? 0,
+        transfer_volume: formatDecimal(figure('transfer', 'amount')),
+        active_parties: active.get(key) ?? 0,
+      });
+    }
+    sendJson(res, {
+      interval: query.interval,
+      from: formatDateTime(from),
+      to: formatDateTime(to),
+      periods,
+    } satisfies z.input<typeof NetworkSeries>);
+  },
+});
+
+export const seriesOperations: readonly OperationOf<SeriesServices>[] = [
+  dailyMintBurn,
+  networkSeries,
+  rewardLeaderboard,
+  volumeLeaderboard,
+];

@@ -50,3 +50,56 @@ export const RewardLeaderboard = z.object({
     )
     .describe('Largest sum first, ties by party id; at most `limit`.'),
 });
+
+export const VolumeLeaderboard = z.object({
+  from: dateTime('Start of the window (record time at or after).'),
+  to: dateTime('End of the window (record time before).'),
+  leaders: z
+    .array(
+      z.object({
+        rank: int32('1 for the largest volume.'),
+        party: str(),
+        volume: decimal('sent plus received.'),
+        sent: decimal("Amulet the party's transfers sent to other parties in the window."),
+        received: decimal("Amulet other parties' transfers sent to the party in the window."),
+        transfers: int64('The transfers (AmuletRules_Transfer exercises) the party sent or received in.'),
+      }),
+    )
+    .describe('Largest volume first, ties by party id; at most `limit`.'),
+});
+
+export const NetworkSeries = z.object({
+  interval: z.enum(['day', 'hour']),
+  from: dateTime('Start of the first period.'),
+  to: dateTime('End of the last period (exclusive).'),
+  periods: z
+    .array(
+      z.object({
+        start: dateTime("The period's first instant (UTC)."),
+        minted: z
+          .object({
+            total: decimal('Everything minted in the period: the sum of the fields below.'),
+            mint: decimal('AmuletRules_Mint (other than a tap).'),
+            tap: decimal('DevNet taps.'),
+            app_reward: decimal('App rewards claimed.'),
+            validator_reward: decimal('Validator rewards claimed.'),
+            sv_reward: decimal('SV rewards claimed.'),
+            validator_faucet: decimal('Validator liveness (faucet) rewards claimed.'),
+          })
+          .describe('Amulet minted, by kind.'),
+        burned: z
+          .object({
+            total: decimal('Everything burned in the period: fees + holding_fees + traffic + ans.'),
+            fees: decimal('Output and change fees of transfers and traffic purchases.'),
+            holding_fees: decimal('Holding fees of the amulets these spent.'),
+            traffic: decimal('Amulet paid for traffic.'),
+            ans: decimal("ANS entry fees (the amulet the DSO archived on an entry's creation or renewal)."),
+          })
+          .describe('Amulet burned, by kind.'),
+        transfers: int64('Transfers (AmuletRules_Transfer exercises).'),
+        transfer_volume: decimal('Amulet the transfers sent to parties other than their senders.'),
+        active_parties: int64('Distinct parties with an activity of any kind in the period.'),
+      }),
+    )
+    .describe('One entry per period of the range, oldest first, periods without activity included (zeros).'),
+});

@@ -1,5 +1,5 @@
 /**
- * GET /api/indexer/v0/network/daily-mint-burn and /v0/leaderboards/rewards through the real HTTP server,
+ * GET /api/indexer/v0/network/daily-mint-burn and /series, /v0/leaderboards/rewards and /volume through the real HTTP server,
  * on a simulated network of two migrations over several days. Expected bodies are computed here from the
  * simulator's items by a walk of their trees written for this test (taps, and each transfer's outputs,
  * summary fees and the burn the simulator records in its result's `burned` metadata); the derivation in
@@ -14,7 +14,13 @@ import type { CanonicalItem, CreatedEvent, ExercisedEvent, TransactionUpdate } f
 import { parseTimestamp } from '../../../src/domain/time';
 import { ensureHistoryPartitions } from '../../../src/store/partitions';
 import type { Database } from '../../../src/store/schema';
-import { dailyActivitySums, rewardLeaders } from '../../../src/store/series-repository';
+import {
+  activePartiesPerPeriod,
+  dailyActivitySums,
+  periodActivitySums,
+  rewardLeaders,
+  volumeLeaders,
+} from '../../../src/store/series-repository';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
@@ -53,11 +59,11 @@ interface Claim {
   amount: string;
 }
 
-/** Per UTC day, the figures of the items' taps and transfers, and of the claims. */
-function figuresByDay(items: CanonicalItem[], claims: Claim[]): Map<string, DayFigures> {
+/** Per UTC day (or hour, keyLength 13), the figures of the items' taps and transfers, and of the claims. */
+function figuresByDay(items: CanonicalItem[], claims: Claim[], keyLength = 10): Map<string, DayFigures> {
   const days = new Map<string, DayFigures>();
   const dayOf = (time: string) => {
-    const day = time.slice(0, 10);
+    const day = time.slice(0, keyLength);
     let f = days.get(day);
     if (!f) days.set(day, (f = emptyDay()));
     return f;
@@ -143,6 +149,14 @@ describe('network time series and reward leaderboards', () => {
         [c.migration, c.time, `claim-${i}`, c.kind, c.party, c.amount],
       );
     }
+    for (const [i, a] of ansFees.entries()) {
+      await t.pool.query(
+        `insert into activities (migration_id, record_time, update_id, node, kind, leg, party, amount, fees, burned, counterparties)
+         values ($1, $2::timestamptz, $3, 0, 'ans_entry', 0, $4, $5::numeric, 0, $5::numeric, '{dso::1220}'),
+                ($1, $2::timestamptz, $3, 0, 'ans_entry', 1, 'dso::1220', $5::numeric, 0, null, array[$4])`,
+        [a.migration, a.time, `ans-${i}`, a.user, a.fee],
+      );
+    }
     api = await startTestApi(t);
   }, 300_000);
   afterAll(async () => api?.close());
@@ -192,6 +206,137 @@ describe('network time series and reward leaderboards', () => {
     }
   });
 
+  it('ranks the parties by transfer volume, sent to others plus received, over a window', async () => {
+    // A window in the middle of the network's days, at instants that are no day boundaries.
+    const from = times[Math.floor(times.length / 4)]!;
+    const to = times[Math.floor((times.length * 3) / 4)]!;
+    const sums = new Map<string, { sent: bigint; received: bigint; transfers: number }>();
+    const of = (party: string) => {
+      let s = sums.get(party);
+      if (!s) sums.set(party, (s = { sent: 0n, received: 0n, transfers: 0 }));
+      return s;
+    };
+    for (const item of items) {
+      const tx = item.update as TransactionUpdate | null;
+      if (!tx || !('events_by_id' in tx) || tx.record_time < from || tx.record_time >= to) continue;
+      for (const e of Object.values(tx.events_by_id)) {
+        if (e.event_type !== 'exercised_event' || e.choice !== 'AmuletRules_Transfer') continue;
+        const { sender, outputs } = (e.choice_argument as { transfer: { sender: string; outputs: { receiver: string; amount: string }[] } })
+          .transfer;
+        of(sender).transfers += 1;
+        for (const o of outputs.filter((o) => o.receiver !== sender)) {
+          of(sender).sent += units(o.amount);
+          of(o.receiver).received += units(o.amount);
+        }
+        for (const r of new Set(outputs.map((o) => o.receiver).filter((r) => r !== sender))) of(r).transfers += 1;
+      }
+    }
+    const ranked = [...sums]
+      .map(([party, s]) => ({ party, volume: s.sent + s.received, ...s }))
+      .sort((a, b) => (a.volume === b.volume ? (a.party < b.party ? -1 : 1) : a.volume > b.volume ? -1 : 1))
+      .map((s, i) => ({
+        rank: i + 1,
+        party: s.party,
+        volume: text(s.volume),
+        sent: text(s.sent),
+        received: text(s.received),
+        transfers: s.transfers,
+      }));
+    expect(ranked.length).toBeGreaterThan(3);
+    const window = { from: from.replace(/\.?0+Z$/, 'Z'), to: to.replace(/\.?0+Z$/, 'Z') };
+    const q = `?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
+    const res = await get(`/v0/leaderboards/volume${q}&limit=100`);
+    expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: { ...window, leaders: ranked.slice(0, 100) } });
+    const top3 = await get(`/v0/leaderboards/volume${q}&limit=3`);
+    expect(top3.json).toEqual({ ...window, leaders: ranked.slice(0, 3) });
+  });
+
+  // ANS entry fees: the simulator makes no ANS entries, so rows of the projection are added (see beforeAll).
+  const ansFees = Array.from({ length: 5 }, (_, i) => ({
+    migration: 1,
+    time: new Date(Date.parse(`${dayAfter(firstDay)}T03:00:00Z`) + i * 2_700_000 + 31).toISOString().replace('Z', '000Z'),
+    user: `ansuser${i % 2}::1220`,
+    fee: `${i + 1}.25`,
+  }));
+
+  /** The expected series: the daily model keyed by day or hour, the ANS fees, and the active parties. */
+  async function expectedSeries(interval: 'day' | 'hour', from: string, to: string) {
+    const keyLength = interval === 'day' ? 10 : 13;
+    const step = interval === 'day' ? 86_400_000 : 3_600_000;
+    const byKey = figuresByDay(items, claims, keyLength);
+    const ans = new Map<string, bigint>();
+    const addAns = (time: string, fee: bigint) => ans.set(time.slice(0, keyLength), (ans.get(time.slice(0, keyLength)) ?? 0n) + fee);
+    for (const a of ansFees) addAns(a.time, units(a.fee));
+    // The simulator's ANS entry payments: the DSO burns what the payment's transfer sent it.
+    for (const item of items) {
+      const tx = item.update as TransactionUpdate | null;
+      if (!tx || !('events_by_id' in tx)) continue;
+      for (const e of Object.values(tx.events_by_id)) {
+        if (e.event_type !== 'exercised_event' || !/^AnsRules_Collect(InitialEntry|EntryRenewal)Payment$/.test(e.choice)) continue;
+        const stack = [...e.child_event_ids];
+        while (stack.length > 0) {
+          const c = tx.events_by_id[stack.pop()!]!;
+          if (c.event_type !== 'exercised_event') continue;
+          stack.push(...c.child_event_ids);
+          if (c.choice !== 'AmuletRules_Transfer') continue;
+          const { outputs } = (c.choice_argument as { transfer: { outputs: { amount: string }[] } }).transfer;
+          addAns(
+            tx.record_time,
+            outputs.reduce((x, o) => x + units(o.amount), 0n),
+          );
+        }
+      }
+    }
+    // Every row of the projection (written by the worker or added here), bucketed here.
+    const { rows } = await t.pool.query<{ t: string; party: string }>(
+      `select to_char(record_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24') as t, party from activities`,
+    );
+    const parties = new Map<string, Set<string>>();
+    for (const r of rows) {
+      const k = r.t.slice(0, keyLength);
+      if (!parties.has(k)) parties.set(k, new Set());
+      parties.get(k)!.add(r.party);
+    }
+    const periods = [];
+    for (let ms = Date.parse(from); ms < Date.parse(to); ms += step) {
+      const start = new Date(ms).toISOString().replace('.000Z', 'Z');
+      const k = start.slice(0, keyLength);
+      const f = byKey.get(k) ?? emptyDay();
+      const a = ans.get(k) ?? 0n;
+      periods.push({
+        start,
+        minted: {
+          total: text(MINTED.reduce((x, m) => x + f.minted[m], 0n)),
+          ...Object.fromEntries(MINTED.map((m) => [m, text(f.minted[m])])),
+        },
+        burned: { total: text(f.burned + a), fees: text(f.fees), holding_fees: text(f.holding), traffic: text(0n), ans: text(a) },
+        transfers: f.transfers,
+        transfer_volume: text(f.volume),
+        active_parties: parties.get(k)?.size ?? 0,
+      });
+    }
+    return { interval, from, to, periods };
+  }
+
+  it('gives the series by day, ANS fees and active parties included', async () => {
+    const from = `${dayAfter(firstDay, -1)}T00:00:00Z`;
+    const to = `${dayAfter(lastDay, 1)}T00:00:00Z`;
+    const res = await get(`/v0/network/series?interval=day&from=${from}&to=${to}`);
+    const expected = await expectedSeries('day', from, to);
+    expect(expected.periods.some((p) => p.burned.ans !== '0.0000000000' && p.active_parties > 3)).toBe(true);
+    expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: expected });
+  });
+
+  it('gives the series by hour', async () => {
+    const from = `${dayAfter(firstDay)}T00:00:00Z`;
+    const to = `${dayAfter(firstDay, 3)}T00:00:00Z`;
+    const res = await get(`/v0/network/series?interval=hour&from=${from}&to=${to}`);
+    const expected = await expectedSeries('hour', from, to);
+    expect(expected.periods.length).toBe(48);
+    expect(expected.periods.filter((p) => p.transfers > 0).length).toBeGreaterThan(20);
+    expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: expected });
+  });
+
   it('answers client mistakes with the Scan error body', async () => {
     const cases: [string, string][] = [
       ['/v0/network/daily-mint-burn?from=2025-01-05&to=2025-01-05', 'Invalid range: to must be after from.'],
@@ -201,6 +346,19 @@ describe('network time series and reward leaderboards', () => {
         '/v0/leaderboards/rewards?reward=app&from=yesterday&to=2025-01-02T00:00:00Z',
         "Invalid from: expected an ISO 8601 date-time with a zone, got 'yesterday'.",
       ],
+      ['/v0/leaderboards/volume?from=2025-01-02T00:00:00Z&to=2025-01-01T00:00:00Z', 'Invalid range: to must be after from.'],
+      [
+        '/v0/network/series?interval=day&from=2025-01-01T01:00:00Z&to=2025-01-03T00:00:00Z',
+        'Invalid from: not the first instant of a UTC day.',
+      ],
+      [
+        '/v0/network/series?interval=hour&from=2025-01-01T00:00:00Z&to=2025-01-01T01:30:00Z',
+        'Invalid to: not the first instant of a UTC hour.',
+      ],
+      ['/v0/network/series?interval=hour&from=2025-01-01T00:00:00Z&to=2025-02-02T00:00:00Z', 'Invalid range: at most 31 days by hour.'],
+      ['/v0/network/series?interval=day&from=2025-01-01T00:00:00Z&to=2025-06-01T00:00:00Z', 'Invalid range: at most 92 days.'],
+      ['/v0/network/series?interval=day&from=2025-01-02T00:00:00Z&to=2025-01-02T00:00:00Z', 'Invalid range: to must be after from.'],
+      ['/v0/leaderboards/volume?from=2025-01-01T00:00:00Z&to=2025-06-01T00:00:00Z', 'Invalid range: at most 92 days.'],
     ];
     for (const [path, error] of cases) {
       const res = await get(path);
@@ -211,6 +369,10 @@ describe('network time series and reward leaderboards', () => {
       '/v0/network/daily-mint-burn?from=20250101&to=2025-01-02',
       '/v0/leaderboards/rewards?reward=gift&from=2025-01-01T00:00:00Z&to=2025-01-02T00:00:00Z',
       '/v0/leaderboards/rewards?reward=app&from=2025-01-01T00:00:00Z&to=2025-01-02T00:00:00Z&limit=101',
+      '/v0/leaderboards/volume?from=2025-01-01T00:00:00Z&to=2025-01-02T00:00:00Z&limit=0',
+      '/v0/leaderboards/volume?to=2025-01-02T00:00:00Z',
+      '/v0/network/series?interval=week&from=2025-01-01T00:00:00Z&to=2025-01-02T00:00:00Z',
+      '/v0/network/series?from=2025-01-01T00:00:00Z&to=2025-01-02T00:00:00Z',
     ]) {
       expect((await get(path)).status).toBe(400);
     }
@@ -273,6 +435,20 @@ describe('the series read an index range of the range partitions only', () => {
       'a leaderboard',
       (db: Kysely<Database>) =>
         rewardLeaders(db, ['app_reward'], parseTimestamp('2025-03-10T00:00:00Z'), parseTimestamp('2025-03-12T00:00:00Z'), 10),
+    ],
+    [
+      'the volume leaderboard',
+      (db: Kysely<Database>) => volumeLeaders(db, parseTimestamp('2025-03-10T00:00:00Z'), parseTimestamp('2025-03-12T00:00:00Z'), 10),
+    ],
+    [
+      'hourly sums',
+      (db: Kysely<Database>) =>
+        periodActivitySums(db, 'hour', parseTimestamp('2025-03-10T00:00:00Z'), parseTimestamp('2025-03-12T00:00:00Z')),
+    ],
+    [
+      'active parties',
+      (db: Kysely<Database>) =>
+        activePartiesPerPeriod(db, 'day', parseTimestamp('2025-03-10T00:00:00Z'), parseTimestamp('2025-03-12T00:00:00Z')),
     ],
   ])('%s', async (_name, run) => {
     const nodes = await plansOf(run);
