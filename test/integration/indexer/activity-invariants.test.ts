@@ -57,7 +57,11 @@ describe('activity projection invariants', () => {
       const atA = await supply(a.time);
       const beforeB = await supply(b.time - 1n);
       const atB = await supply(b.time);
-      expect([atA.snapshot, beforeB.snapshot, atB.snapshot]).toEqual([formatDateTime(a.time), formatDateTime(a.time), formatDateTime(b.time)]);
+      expect([atA.snapshot, beforeB.snapshot, atB.snapshot]).toEqual([
+        formatDateTime(a.time),
+        formatDateTime(a.time),
+        formatDateTime(b.time),
+      ]);
       const flow = units(beforeB.since_snapshot.minted) - units(beforeB.since_snapshot.burned);
       expect({ migration: b.migration, at: atB.snapshot, change: units(atB.total) - units(atA.total) }).toEqual({
         migration: b.migration,
