@@ -18,6 +18,7 @@ import { listenForCommits, type CommitListener } from '../../store/commit-notifi
 import type { Db } from '../../store/pool';
 import { parseLsn, type ReplicaMonitor } from '../../store/replica-monitor';
 import { newestEventPosition, readWalInsertPosition } from '../../store/stream-repository';
+import { SharedReads } from './shared-reads';
 
 export interface StreamSettings {
   readonly maxSubscribers: number;
@@ -53,6 +54,8 @@ export interface StreamHubDeps {
 const REPLAY_POLL_MS = 10;
 
 export class StreamHub {
+  /** The subscribers' reads, shared while identical (./shared-reads.ts). */
+  readonly reads = new SharedReads();
   private generationCount = 0;
   /** The generation of the last wake-up by a notice, and the notice's commit time. */
   private lastNotice: { generation: number; committedAtMs: number } | undefined;

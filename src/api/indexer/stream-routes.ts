@@ -13,6 +13,7 @@
  * STREAM_SLOW_CONSUMER_MS is dropped with an `error` event saying where to resume. With read replicas
  * (DATABASE_READ_URLS), a page is sent only once every replica in use by this process has replayed it.
  */
+import type { SharedReads } from './shared-reads';
 import type { Request, Response, Router } from 'express';
 import { Router as expressRouter } from 'express';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -119,10 +120,15 @@ const keyOf = (c: StreamCursor): StreamKey => ({ migrationId: c.migrationId, rec
 const kindOf = (row: EventRow): StreamKind =>
   row.update === undefined ? 'verdict-only' : row.update.kind === 'transaction' ? 'transaction' : 'reassignment';
 
+/** Rendered items by row: rows read once for many subscribers (SharedReads) are rendered once. */
+const rendered = new WeakMap<EventRow, string>();
+
 /** The item as /v0/events renders it; undefined when its update has no text in the encoding (the list answers 501). */
 function streamedJson(row: EventRow): string | undefined {
   if (row.update && row.update.json === null) return undefined;
-  return eventJson(row);
+  let json = rendered.get(row);
+  if (json === undefined) rendered.set(row, (json = eventJson(row)));
+  return json;
 }
 
 /**
@@ -137,6 +143,7 @@ class EventReader {
 
   constructor(
     private readonly db: Db,
+    private readonly shared: SharedReads,
     private readonly encoding: DamlValueEncoding,
     private readonly pageSize: number,
     public cursor: StreamCursor | undefined,
@@ -145,20 +152,33 @@ class EventReader {
     if (cursor?.updateId !== undefined) this.sent = { through: cursor.updateId };
   }
 
-  /** The events after `from` that pass the filter; with a filter, the newest update the read saw. */
-  private async read(from: StreamCursor | undefined, limit: number): Promise<{ rows: EventRow[]; newest?: UpdatePosition }> {
-    if (!this.filter) return { rows: await listEvents(this.db, from, limit, this.encoding) };
-    return listEventsBySubject(this.db, from, limit, this.encoding, this.filter);
+  /**
+   * The events after `from` that pass the filter; with a filter, the newest update the read saw. Shared
+   * with the other subscribers asking the same under the same hub generation (SharedReads).
+   */
+  private read(
+    from: StreamCursor | undefined,
+    limit: number,
+    generation: number,
+  ): Promise<{ rows: readonly EventRow[]; newest?: UpdatePosition }> {
+    const at = from === undefined ? '' : `${from.migrationId}/${from.recordTime}/${from.updateId ?? ''}`;
+    const key = JSON.stringify([generation, this.encoding, at, limit, this.filter ?? null]);
+    const filter = this.filter;
+    return this.shared.read(key, async () =>
+      filter
+        ? listEventsBySubject(this.db, from, limit, this.encoding, filter)
+        : { rows: await listEvents(this.db, from, limit, this.encoding) },
+    );
   }
 
   /**
    * The next events not yet sent, and whether more may follow at once. When none follow and the filter
    * left updates out, `skip` is the newest update the read saw: nothing up to it is left to send.
    */
-  async next(): Promise<{ rows: EventRow[]; more: boolean; skip?: UpdatePosition }> {
+  async next(generation: number): Promise<{ rows: readonly EventRow[]; more: boolean; skip?: UpdatePosition }> {
     const cursor = this.cursor;
     if (!cursor) {
-      const { rows, newest } = await this.read(undefined, this.pageSize);
+      const { rows, newest } = await this.read(undefined, this.pageSize, generation);
       const more = rows.length === this.pageSize;
       return { rows, more, skip: more ? undefined : newest };
     }
@@ -170,7 +190,7 @@ class EventReader {
         this.sent === 'all' || cursor.recordTime <= IMPORT_RECORD_TIME
           ? cursor
           : { migrationId: cursor.migrationId, recordTime: cursor.recordTime - 1n };
-      const { rows, newest } = await this.read(from, limit);
+      const { rows, newest } = await this.read(from, limit, generation);
       const more = rows.length === limit;
       const same = rows.filter(atCursor);
       if (typeof this.sent === 'object' && 'through' in this.sent) {
@@ -332,7 +352,7 @@ class EventsSubscription implements HubMember {
       let committedAtMs: number | undefined;
       while (this.open) {
         const generation = this.hub.generation;
-        const { rows, more, skip } = await this.reader.next();
+        const { rows, more, skip } = await this.reader.next(generation);
         if (!this.open) return;
         const out: StreamItem[] = [];
         let unavailable: EventRow | undefined;
@@ -450,7 +470,7 @@ const streamEvents = operation({
     // Without a cursor: after the newest item stored now (the whole history, if there is none yet).
     const tail = given ?? (await newestEventPosition(db));
     const filtered = filter.parties.length > 0 || filter.templates.length > 0 || filter.activities.length > 0;
-    const reader = new EventReader(db, encoding, hub.settings.pageSize, tail, filtered ? filter : undefined);
+    const reader = new EventReader(db, hub.reads, encoding, hub.settings.pageSize, tail, filtered ? filter : undefined);
     // Snapshot events: those announced after the stream's start, or after its cursor when resumed; the newest
     // announced one bounds both, as the client may have been sent those (before it went) but no later one.
     let snapshots: { after: StreamKey | undefined } | undefined;
