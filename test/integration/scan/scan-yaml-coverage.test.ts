@@ -13,10 +13,7 @@ import { SCAN_YAML_OPERATIONS, type ScanYamlOperation } from '../../support/refe
  * Operations of the newest scan.yaml that we do not serve. Listed, not hidden: the test fails when one
  * of them becomes served (remove it here) or when anything else goes missing.
  */
-const KNOWN_MISSING: readonly string[] = [
-  // forceAcsSnapshotNow: takes an ACS snapshot now; Splice disables it in production. Neither routed nor documented.
-  'POST /v0/state/acs/force',
-];
+const KNOWN_MISSING: readonly string[] = [];
 
 /**
  * Operations that answer 500 to a minimal request on an empty database. Deliberate: Splice's Scan fails
@@ -100,6 +97,17 @@ describe('the newest scan.yaml against our surface', () => {
       text: JSON.stringify({ error: 'The requested resource could not be found.' }),
       json: { error: 'The requested resource could not be found.' },
     });
+  });
+
+  it('answers the forced ACS snapshot with a 501 that says why', async () => {
+    const error =
+      'Forcing an ACS snapshot is not supported: this indexer does not take snapshots on request (Splice disables it in production too).';
+    const res = await send(
+      api,
+      { method: 'POST', path: '', operationId: undefined, tags: [], deprecated: false },
+      '/api/scan/v0/state/acs/force',
+    );
+    expect(res).toEqual({ status: 501, text: JSON.stringify({ error }), json: { error } });
   });
 
   it('documents and routes every operation, except the known missing ones', async () => {
