@@ -356,7 +356,7 @@ const forceAcsSnapshot = operation({
   responses: {
     '501': { description: 'Not implemented here: snapshots are not taken on request.', body: ErrorResponse },
   },
-  handle: async () => {
+  handle: () => {
     throw notImplemented(
       'Forcing an ACS snapshot is not supported: this indexer does not take snapshots on request (Splice disables it in production too).',
     );
