@@ -9,6 +9,7 @@
  *   GET  /v0/domains/{domain_id}/members/{member_id}/traffic-status,
  *        /v0/domains/{domain_id}/parties/{party_id}/participant-id and its /v1,
  *        /v0/sv-bft-sequencers                   (sequencer, topology or SV node state the indexer does not ingest)
+ *   POST /v0/state/acs/force                    (always 501: snapshots are not taken on request)
  * Every answer comes from what the indexer ingests; where that cannot tell it, a mirror (SOURCE=scan) asks its
  * upstream Scans (./upstream-answers.ts, with attestation where configured), and any other indexer answers a 501
  * naming what it would need.
@@ -346,6 +347,22 @@ const svBftSequencers = operation({
   },
 });
 
+// Scan takes a snapshot of its own ACS store now; an indexer's snapshots follow the ingested history, and Splice
+// disables this in production anyway. Never forwarded: it would alter an upstream Scan's snapshots.
+const forceAcsSnapshot = operation({
+  method: 'post',
+  path: '/v0/state/acs/force',
+  summary: "Splice's forced ACS snapshot: always 501 here; the indexer's snapshots are not taken on request.",
+  responses: {
+    '501': { description: 'Not implemented here: snapshots are not taken on request.', body: ErrorResponse },
+  },
+  handle: () => {
+    throw notImplemented(
+      'Forcing an ACS snapshot is not supported: this indexer does not take snapshots on request (Splice disables it in production too).',
+    );
+  },
+});
+
 /**
  * In the order a request walks them. The scan router mounts these after the other Scan routers: none of
  * their paths is a prefix of another's here, and /v0/featured-apps/{provider_party_id} takes one segment only.
@@ -362,6 +379,7 @@ export const surfaceOperations: readonly OperationOf<SurfaceServices>[] = [
   participantIdOperation('v0'),
   participantIdOperation('v1'),
   svBftSequencers,
+  forceAcsSnapshot,
 ];
 
 export function surfaceRoutes(context: ApiContext): Router {
