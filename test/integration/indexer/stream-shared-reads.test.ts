@@ -66,7 +66,7 @@ describe('live-stream subscribers at one cursor share their reads', () => {
     expect({ alone, shared, below: shared < alone * 4 }).toEqual({ alone, shared, below: true });
 
     const all = await eventPages(api, 'compact_json');
-    const texts = (all.items as unknown[]).map((item) => JSON.stringify(item));
+    const texts = all.items.map((item) => JSON.stringify(item));
     for (const c of many) {
       expect(new Set(c.items.map((e) => e.id)).size).toBe(c.items.length);
       // The same items in the same order; the stream sends each as /v0/events renders it.
