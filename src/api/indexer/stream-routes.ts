@@ -368,7 +368,7 @@ class EventsSubscription implements HubMember {
           }
           this.reader.advance(row);
           this.lastId = this.cursorText()!;
-          out.push({ id: this.lastId, json });
+          out.push({ id: this.lastId, json, source: row });
         }
         // Not before the replicas this process reads from have them (a client may ask the API for them next).
         if (out.length > 0) {

@@ -21,6 +21,28 @@ export interface StreamItem {
   id: string;
   /** The item's text, as /v0/events serves it. */
   json: string;
+  /**
+   * What the item was read as (its row), shared by the subscribers that read it together: its framed
+   * bytes are kept by it, so that a thousand subscribers frame and encode an item once, not a thousand times.
+   */
+  source?: object;
+}
+
+/** An item's framed bytes, by its source and transport; kept while its source is. */
+class FrameCache {
+  private readonly frames = new WeakMap<object, { id: string; bytes: Buffer }>();
+
+  constructor(private readonly frame: (item: StreamItem) => string) {}
+
+  bytes(item: StreamItem): Buffer {
+    const { source } = item;
+    const kept = source === undefined ? undefined : this.frames.get(source);
+    // The cursor is part of the frame: a source read under another cursor is framed again.
+    if (kept !== undefined && kept.id === item.id) return kept.bytes;
+    const bytes = Buffer.from(this.frame(item), 'utf8');
+    if (source !== undefined) this.frames.set(source, { id: item.id, bytes });
+    return bytes;
+  }
 }
 
 export type EndEvent = 'error' | 'reconnect';
@@ -48,6 +70,10 @@ function sseEvent(fields: { event?: string; id?: string; data: string }): string
   return `${out}\n`;
 }
 
+const sseFrames = new FrameCache((item) => sseEvent({ id: item.id, data: item.json }));
+// The item's text is spliced in as it is, never parsed and written again.
+const webSocketFrames = new FrameCache((item) => `{"id":${JSON.stringify(item.id)},"item":${item.json}}`);
+
 export class SseTransport implements StreamTransport {
   private closed = false;
 
@@ -66,9 +92,11 @@ export class SseTransport implements StreamTransport {
   }
 
   writeItems(items: readonly StreamItem[]): void {
-    let out = '';
-    for (const item of items) out += sseEvent({ id: item.id, data: item.json });
-    this.res.write(out);
+    const { res } = this;
+    // One write to the socket for the page, of bytes framed once for every subscriber that sends them.
+    res.cork();
+    for (const item of items) res.write(sseFrames.bytes(item));
+    res.uncork();
   }
 
   writeEvent(event: string, id: string | undefined, data: Record<string, unknown>): void {
@@ -116,8 +144,7 @@ export class WebSocketTransport implements StreamTransport {
   }
 
   writeItems(items: readonly StreamItem[]): void {
-    // The item's text is spliced in as it is, never parsed and written again.
-    for (const item of items) this.ws.send(`{"id":${JSON.stringify(item.id)},"item":${item.json}}`);
+    for (const item of items) this.ws.send(webSocketFrames.bytes(item), { binary: false });
   }
 
   writeEvent(event: string, id: string | undefined, data: Record<string, unknown>): void {
