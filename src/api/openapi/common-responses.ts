@@ -73,7 +73,8 @@ export function withCommonResponses(paths: Paths): Paths {
         // Operations with a `default` (the Ledger API's) answer 500 and 503 in their own shape.
         if (served && declared.default === undefined) {
           responses['400'] ??= shared('RefusedRequest');
-          if (operation.requestBody !== undefined) {
+          // The body parser runs on every POST, with or without a declared body (POST /v0/state/acs/force has none).
+          if (operation.requestBody !== undefined || method === 'post') {
             responses['413'] ??= shared('BodyTooLarge');
             responses['415'] ??= shared('UnsupportedEncoding');
           }
