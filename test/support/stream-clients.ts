@@ -29,6 +29,8 @@ export class SseClient {
       return client;
     }
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    // The body ends with the connection, not cut into chunks (stream-transport.ts).
+    expect([res.headers.get('connection'), res.headers.get('transfer-encoding')]).toEqual(['close', null]);
     void client.read(res.body);
     return client;
   }

@@ -59,7 +59,13 @@ export class StreamHub {
   private generationCount = 0;
   /** The generation of the last wake-up by a notice, and the notice's commit time. */
   private lastNotice: { generation: number; committedAtMs: number } | undefined;
-  private readonly waiters = new Set<() => void>();
+  /**
+   * The subscribers waiting for a change, by the signal that cuts their wait short. Each signal gets one
+   * abort listener for its life, not one per wait: adding and removing a listener for each of a thousand
+   * subscribers at every commit cost more than the rest of the wake-up.
+   */
+  private readonly waiters = new Map<AbortSignal, Set<() => void>>();
+  private readonly watched = new WeakSet<AbortSignal>();
   private readonly members = new Set<HubMember>();
   private listener: CommitListener | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -81,7 +87,7 @@ export class StreamHub {
    */
   async replayed(signal: AbortSignal): Promise<void> {
     const monitor = this.deps.replicas;
-    if (!monitor || !monitor.states.some((r) => r.condition === 'in_use')) return;
+    if (!monitor || !this.waitsForReplicas) return;
     const target = await this.primaryPosition();
     if (signal.aborted || this.closing) return;
     await new Promise<void>((resolve) => {
@@ -97,6 +103,11 @@ export class StreamHub {
       signal.addEventListener('abort', waiter.done, { once: true });
       if (!this.replayPolling) void this.pollReplay(monitor);
     });
+  }
+
+  /** Whether a read replica is in use, so that what is sent must wait for its replay (replayed). */
+  get waitsForReplicas(): boolean {
+    return this.deps.replicas?.states.some((r) => r.condition === 'in_use') ?? false;
   }
 
   private primaryPosition(): Promise<bigint> {
@@ -176,14 +187,20 @@ export class StreamHub {
   waitForChange(generation: number, signal: AbortSignal): Promise<number | undefined> {
     if (this.generationCount > generation || signal.aborted) return Promise.resolve(this.noticeTimeAfter(generation));
     return new Promise((resolve) => {
-      const wake = () => {
-        this.waiters.delete(wake);
-        signal.removeEventListener('abort', wake);
-        resolve(this.noticeTimeAfter(generation));
-      };
-      this.waiters.add(wake);
-      signal.addEventListener('abort', wake, { once: true });
+      let waiting = this.waiters.get(signal);
+      if (!waiting) this.waiters.set(signal, (waiting = new Set()));
+      waiting.add(() => resolve(this.noticeTimeAfter(generation)));
+      if (this.watched.has(signal)) return;
+      this.watched.add(signal);
+      signal.addEventListener('abort', () => this.release(this.waiters.get(signal), signal), { once: true });
     });
+  }
+
+  /** Ends the waits of one signal (aborted), or of every one (a change). */
+  private release(waiting: Set<() => void> | undefined, signal: AbortSignal): void {
+    if (!waiting) return;
+    this.waiters.delete(signal);
+    for (const wake of waiting) wake();
   }
 
   /** Ends every stream with the reconnect event and stops listening; later subscribers are refused. */
@@ -208,7 +225,9 @@ export class StreamHub {
   private wake(committedAtMs?: number): void {
     this.generationCount += 1;
     if (committedAtMs !== undefined) this.lastNotice = { generation: this.generationCount, committedAtMs };
-    for (const waiter of [...this.waiters]) waiter();
+    const all = [...this.waiters];
+    this.waiters.clear();
+    for (const [signal, waiting] of all) this.release(waiting, signal);
   }
 
   private start(): void {

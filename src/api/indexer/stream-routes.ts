@@ -122,6 +122,15 @@ const kindOf = (row: EventRow): StreamKind =>
 
 /** Rendered items by row: rows read once for many subscribers (SharedReads) are rendered once. */
 const rendered = new WeakMap<EventRow, string>();
+/** Items' cursors by row, written once for the subscribers that share the row. */
+const cursorTexts = new WeakMap<EventRow, string>();
+
+/** The cursor of a row's item: the stream's position once it is sent. */
+function cursorTextOf(row: EventRow): string {
+  let text = cursorTexts.get(row);
+  if (text === undefined) cursorTexts.set(row, (text = formatStreamCursor(row)));
+  return text;
+}
 
 /** The item as /v0/events renders it; undefined when its update has no text in the encoding (the list answers 501). */
 function streamedJson(row: EventRow): string | undefined {
@@ -140,6 +149,8 @@ function streamedJson(row: EventRow): string | undefined {
 class EventReader {
   /** Update ids sent at the cursor's record time; 'through' until the first page resolves a resumed cursor. */
   private sent: Set<string> | 'all' | { through: string } = 'all';
+  /** What this reader's reads share besides their position (SharedReads' key), written once. */
+  private readonly readKind: string;
 
   constructor(
     private readonly db: Db,
@@ -150,6 +161,7 @@ class EventReader {
     private readonly filter: SubjectFilter | undefined,
   ) {
     if (cursor?.updateId !== undefined) this.sent = { through: cursor.updateId };
+    this.readKind = JSON.stringify([encoding, filter ?? null]);
   }
 
   /**
@@ -162,7 +174,7 @@ class EventReader {
     generation: number,
   ): Promise<{ rows: readonly EventRow[]; newest?: UpdatePosition }> {
     const at = from === undefined ? '' : `${from.migrationId}/${from.recordTime}/${from.updateId ?? ''}`;
-    const key = JSON.stringify([generation, this.encoding, at, limit, this.filter ?? null]);
+    const key = `${generation} ${limit} ${at} ${this.readKind}`;
     const filter = this.filter;
     return this.shared.read(key, async () =>
       filter
@@ -227,6 +239,9 @@ class EventReader {
   }
 }
 
+/** Why a subscription's waits are cut short; given, so that aborting builds no DOMException and its stack. */
+const CLOSED = 'the stream ended';
+
 type EndReason = 'slow_consumer' | 'history_gone' | 'encoding_unavailable' | 'failed';
 
 class EventsSubscription implements HubMember {
@@ -235,6 +250,9 @@ class EventsSubscription implements HubMember {
   private readonly aborted = new AbortController();
   /** The id of the last event written with one: a heartbeat carries the cursor when it has moved past left-out items. */
   private lastId: string | undefined;
+  /** This stream's metrics, their labels resolved once rather than for every item. */
+  private readonly itemsSent: ReturnType<Metrics['streamItemsSent']['labels']>;
+  private readonly deliveryLatency: ReturnType<Metrics['streamDeliveryLatency']['labels']>;
 
   constructor(
     private readonly transport: StreamTransport,
@@ -245,9 +263,11 @@ class EventsSubscription implements HubMember {
     /** With snapshot events: the last snapshot sent, or known to the client (undefined: none yet). */
     private snapshots: { after: StreamKey | undefined } | undefined,
   ) {
+    this.itemsSent = metrics.streamItemsSent.labels(this.stream);
+    this.deliveryLatency = metrics.streamDeliveryLatency.labels(this.stream);
     transport.onClose(() => {
       this.open = false;
-      this.aborted.abort();
+      this.aborted.abort(CLOSED);
     });
   }
 
@@ -339,7 +359,7 @@ class EventsSubscription implements HubMember {
     if (resume) this.transport.writeEvent(event, resume.id, { ...body, after: resume.after });
     else this.transport.writeEvent(event, cursor ?? undefined, { ...body, after: cursor });
     this.transport.end(event);
-    this.aborted.abort();
+    this.aborted.abort(CLOSED);
   }
 
   async run(db: Db, resumed: boolean): Promise<void> {
@@ -367,18 +387,18 @@ class EventsSubscription implements HubMember {
             break;
           }
           this.reader.advance(row);
-          this.lastId = this.cursorText()!;
+          this.lastId = cursorTextOf(row);
           out.push({ id: this.lastId, json, source: row });
         }
         // Not before the replicas this process reads from have them (a client may ask the API for them next).
         if (out.length > 0) {
-          await this.hub.replayed(this.aborted.signal);
+          if (this.hub.waitsForReplicas) await this.hub.replayed(this.aborted.signal);
           if (!this.open) return;
           this.transport.writeItems(out);
-          this.metrics.streamItemsSent.inc({ stream: this.stream }, out.length);
+          this.itemsSent.inc(out.length);
           if (committedAtMs !== undefined) {
             const seconds = Math.max(0, Date.now() - committedAtMs) / 1000;
-            for (let i = 0; i < out.length; i++) this.metrics.streamDeliveryLatency.observe({ stream: this.stream }, seconds);
+            for (let i = 0; i < out.length; i++) this.deliveryLatency.observe(seconds);
           }
         }
         // The updates the party, template or activity filter left out since: the cursor (and a heartbeat's id) moves past them.
@@ -391,10 +411,11 @@ class EventsSubscription implements HubMember {
             `protobuf_json is not available for update ${unavailable.updateId}: it was ingested without that encoding. Use compact_json.`,
           );
         }
-        if (!(await this.transport.drained(this.settings.maxBufferBytes, this.settings.slowConsumerMs))) {
+        const { maxBufferBytes, slowConsumerMs } = this.settings;
+        if (this.transport.buffered > maxBufferBytes && !(await this.transport.drained(maxBufferBytes, slowConsumerMs))) {
           return this.end(
             'slow_consumer',
-            `The connection took too little of the stream: more than ${Math.round(this.settings.maxBufferBytes / 1024)} KB stayed unsent for ${this.settings.slowConsumerMs} ms. Resume after the cursor given.`,
+            `The connection took too little of the stream: more than ${Math.round(maxBufferBytes / 1024)} KB stayed unsent for ${slowConsumerMs} ms. Resume after the cursor given.`,
           );
         }
         // Catching up: the next page at once; its items are not fresh from a commit.

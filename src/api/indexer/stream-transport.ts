@@ -86,6 +86,10 @@ export class SseTransport implements StreamTransport {
     const { res } = this;
     res.status(200);
     res.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+    // The stream ends only with its connection, so its body is delimited by the close (Node then says
+    // `Connection: close`) rather than cut into chunks: an item goes to the socket as one buffer, where
+    // chunked framing wrote four (the length, a line break, the item, a line break) for every subscriber.
+    res.useChunkedEncodingByDefault = false;
     res.flushHeaders();
     // EventSource waits this long before it reconnects after the stream ends.
     res.write('retry: 1000\n\n');
