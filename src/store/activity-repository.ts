@@ -2,7 +2,7 @@
  * The activity projection (20261126_080_activities.sql): a party's activities as keyset pages, and the
  * backfill's reads and writes for history stored before the projection existed.
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { formatDecimal, parseDecimal } from '../domain/decimal';
 import type { TransactionUpdate } from '../domain/items';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
@@ -90,13 +90,29 @@ export const listPartyActivities = repositoryOperation(
   async function listPartyActivities(db: Db, q: PartyActivityQuery): Promise<StoredActivity[]> {
     const conditions = [sql`party = ${q.party}`];
     if (q.kinds !== undefined) conditions.push(sql`kind = any(${[...q.kinds]}::text[])`);
-    if (q.from !== undefined) conditions.push(sql`record_time >= ${timestamp(q.from)}`);
-    if (q.to !== undefined) conditions.push(sql`record_time < ${timestamp(q.to)}`);
+    // The table is partitioned by (migration, record time): a bound on the record time alone prunes no
+    // partition and does not bound activities_by_party (the migration comes between), so each bound is
+    // also given per migration, as PostgreSQL prunes and seeks by it. Without them a time window or a
+    // later page read the party's whole history, or a probe of every month (history-read-cost.test.ts).
+    const inRange: RawBuilder<unknown>[] = [];
+    if (q.from !== undefined) inRange.push(sql`record_time >= ${timestamp(q.from)}`);
+    if (q.to !== undefined) inRange.push(sql`record_time < ${timestamp(q.to)}`);
+    if (inRange.length > 0) {
+      const { rows } = await sql<{ migration_id: string }>`select migration_id from migrations order by migration_id`.execute(db);
+      const range = sql.join(inRange, sql` and `);
+      const arms = rows.map((r) => sql`(migration_id = ${Number(r.migration_id)} and ${range})`);
+      conditions.push(arms.length === 0 ? sql`false` : sql`(${sql.join(arms, sql` or `)})`);
+    }
     const key = sql`(migration_id, record_time, update_id, node, kind, leg)`;
     if (q.after) {
       const a = q.after;
       const position = sql`(${a.migrationId}::bigint, ${timestamp(a.recordTime)}, ${a.updateId}::text, ${a.node}::int, ${a.kind}::text, ${a.leg}::smallint)`;
-      conditions.push(q.order === 'asc' ? sql`${key} > ${position}` : sql`${key} < ${position}`);
+      const [later, from] = q.order === 'asc' ? [sql`>`, sql`>=`] : [sql`<`, sql`<=`];
+      conditions.push(sql`${key} ${later} ${position}`);
+      // Implied by the position, in the terms partitions are pruned by.
+      conditions.push(
+        sql`(migration_id ${later} ${a.migrationId} or (migration_id = ${a.migrationId} and record_time ${from} ${timestamp(a.recordTime)}))`,
+      );
     }
     const direction = q.order === 'asc' ? sql`asc` : sql`desc`;
     const { rows } = await sql<ActivitySelect>`
@@ -104,8 +120,8 @@ export const listPartyActivities = repositoryOperation(
         counterparties, provider, featured, via, traffic, subject, detail, outcome, expires_at
       from activities
       where ${sql.join(conditions, sql` and `)}
-      order by party ${direction}, migration_id ${direction}, record_time ${direction}, update_id ${direction}, node ${direction},
-        kind ${direction}, leg ${direction}
+      order by migration_id ${direction}, record_time ${direction}, update_id ${direction}, node ${direction}, kind ${direction},
+        leg ${direction}
       limit ${q.limit}`.execute(db);
     return rows.map((r) => ({
       migrationId: r.migration_id,

@@ -22,7 +22,11 @@ import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 
 const ts = (t: Micros) => sql`${formatRecordTime(t)}::timestamptz`;
-/** record_time as text parseTimestamp reads, whatever the session's time zone. */
+/**
+ * record_time as text parseTimestamp reads, whatever the session's time zone. Selected under the column's
+ * own name, so a query orders by the table's column qualified: `order by record_time` would sort this
+ * text, reading every row up to the instant instead of the last one by the index.
+ */
 const UTC_TEXT = sql.raw(`to_char(record_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
 
 /**
@@ -83,9 +87,9 @@ export const partyBalanceAt = repositoryOperation(
   'partyBalanceAt',
   async function partyBalanceAt(db: Db, migrationId: number, party: string, at: Micros, round: bigint | undefined): Promise<BalanceAt> {
     const snap = await sql<{ record_time: string }>`
-      select ${UTC_TEXT} as record_time from holding_totals_snapshots
+      select ${UTC_TEXT} as record_time from holding_totals_snapshots s
       where migration_id = ${migrationId} and record_time <= ${ts(at)}
-      order by record_time desc limit 1`.execute(db);
+      order by s.record_time desc limit 1`.execute(db);
     const snapshot = snap.rows[0] === undefined ? undefined : fromPgTimestamp(snap.rows[0].record_time);
     const base =
       snapshot === undefined
@@ -163,9 +167,9 @@ export const supplyAt = repositoryOperation(
   'supplyAt',
   async function supplyAt(db: Db, migrationId: number, at: Micros): Promise<SupplyAt> {
     const snap = await sql<{ record_time: string; unlocked_amulet: string; locked_amulet: string }>`
-    select ${UTC_TEXT} as record_time, unlocked_amulet::text, locked_amulet::text from acs_snapshots
+    select ${UTC_TEXT} as record_time, unlocked_amulet::text, locked_amulet::text from acs_snapshots s
     where migration_id = ${migrationId} and record_time <= ${ts(at)}
-    order by record_time desc limit 1`.execute(db);
+    order by s.record_time desc limit 1`.execute(db);
     const s = snap.rows[0];
     const snapshot = s === undefined ? undefined : fromPgTimestamp(s.record_time);
     const since = snapshot === undefined ? sql`'-infinity'::timestamptz` : ts(snapshot);

@@ -3,10 +3,8 @@
  * style of test/integration/scan/read-cost.test.ts: each read of a two-day window touches about the same
  * number of buffers when the activities held around it span ten times as many months.
  */
-import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import { parseTimestamp } from '../../../src/domain/time';
 import { ensureHistoryPartitions } from '../../../src/store/partitions';
-import type { Database } from '../../../src/store/schema';
 import {
   activePartiesPerPeriod,
   dailyActivitySums,
@@ -14,20 +12,15 @@ import {
   rewardLeaders,
   volumeLeaders,
 } from '../../../src/store/series-repository';
+import { bufferCounter, type BufferCounter } from '../../support/database/buffer-count';
 import { useTestDatabase } from '../../support/database/database';
-
-interface Plan {
-  'Shared Hit Blocks': number;
-  'Shared Read Blocks': number;
-}
 
 const FROM = parseTimestamp('2025-03-10T00:00:00Z');
 const TO = parseTimestamp('2025-03-12T00:00:00Z');
 
 describe('the series and leaderboards do not grow with history', () => {
   const t = useTestDatabase();
-  let captured: CompiledQuery[] = [];
-  let db: Kysely<Database>;
+  let counter: BufferCounter;
 
   /** A month of activities, one every two minutes, of the kinds the reads sum, among 50 parties. */
   async function month(start: string): Promise<void> {
@@ -43,34 +36,20 @@ describe('the series and leaderboards do not grow with history', () => {
 
   beforeAll(async () => {
     await t.pool.query('insert into migrations (migration_id) values (0) on conflict do nothing');
-    db = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: t.pool }),
-      log: (e) => void (e.level === 'query' && captured.push(e.query)),
-    });
+    counter = bufferCounter(t.pool);
   });
 
-  async function blocks(run: () => Promise<unknown>): Promise<number> {
-    captured = [];
-    await run();
-    const q = captured[captured.length - 1]!;
-    const res = await t.pool.query<{ 'QUERY PLAN': [{ Plan: Plan }] }>(`explain (analyze, buffers, format json) ${q.sql}`, [
-      ...q.parameters,
-    ]);
-    const plan = res.rows[0]!['QUERY PLAN'][0].Plan;
-    return plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
-  }
-
   const reads = {
-    daily: () => dailyActivitySums(db, FROM, TO),
-    hourly: () => periodActivitySums(db, 'hour', FROM, TO),
-    active: () => activePartiesPerPeriod(db, 'hour', FROM, TO),
-    rewards: () => rewardLeaders(db, ['app_reward'], FROM, TO, 20),
-    volume: () => volumeLeaders(db, FROM, TO, 20),
+    daily: () => dailyActivitySums(counter.db, FROM, TO),
+    hourly: () => periodActivitySums(counter.db, 'hour', FROM, TO),
+    active: () => activePartiesPerPeriod(counter.db, 'hour', FROM, TO),
+    rewards: () => rewardLeaders(counter.db, ['app_reward'], FROM, TO, 20),
+    volume: () => volumeLeaders(counter.db, FROM, TO, 20),
   };
 
   async function costs(): Promise<Record<keyof typeof reads, number>> {
     const out = {} as Record<keyof typeof reads, number>;
-    for (const [k, run] of Object.entries(reads)) out[k as keyof typeof reads] = await blocks(run);
+    for (const [k, run] of Object.entries(reads)) out[k as keyof typeof reads] = await counter.lastQuery(run);
     return out;
   }
 

@@ -6,18 +6,12 @@
  * visible in snapshots (each archived contract lived across a snapshot
  * boundary), so the ACS indexes hold all of it.
  */
-import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import { parseTimestamp } from '../../../src/domain/time';
 import { acsPage } from '../../../src/store/acs-repository';
 import { holdingsPage, holdingsTotals } from '../../../src/store/holdings-repository';
-import type { Database } from '../../../src/store/schema';
 import { ensureHistoryPartitions } from '../../../src/store/partitions';
+import { bufferCounter, type BufferCounter } from '../../support/database/buffer-count';
 import { useTestDatabase } from '../../support/database/database';
-
-interface Plan {
-  'Shared Hit Blocks': number;
-  'Shared Read Blocks': number;
-}
 
 const T = '2025-03-01T00:00:00Z';
 const AT = parseTimestamp(T);
@@ -27,8 +21,8 @@ const OWNERS = 40;
 
 describe('read cost at the latest snapshot does not grow with history', () => {
   const t = useTestDatabase();
-  let captured: CompiledQuery[] = [];
-  let db: Kysely<Database>;
+  let counter: BufferCounter;
+  let db: BufferCounter['db'];
   let archivedRows = 0;
 
   /** `count` amulets of `owner`, with ids numbered from `from`; created and archived as given (SQL over i, 0 to count - 1). */
@@ -74,23 +68,11 @@ describe('read cost at the latest snapshot does not grow with history', () => {
        select 0, $1::timestamptz, count(*), 0, 0, max(created_at) from contracts where created_record_time <= $1::timestamptz`,
       [T],
     );
-    db = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: t.pool }),
-      log: (e) => void (e.level === 'query' && captured.push(e.query)),
-    });
+    counter = bufferCounter(t.pool);
+    db = counter.db;
   });
 
-  async function blocks(run: () => Promise<unknown>): Promise<number> {
-    captured = [];
-    await run();
-    const q = captured[captured.length - 1]!;
-    const res = await t.pool.query<{ 'QUERY PLAN': [{ Plan: Plan }] }>(
-      `explain (analyze, buffers, format json) ${q.sql}`,
-      q.parameters as unknown[],
-    );
-    const plan = res.rows[0]!['QUERY PLAN'][0].Plan;
-    return plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
-  }
+  const blocks = (run: () => Promise<unknown>) => counter.lastQuery(run);
 
   /** The ACS at T in creation order after `after`, read from the table itself. */
   async function reference(after: { createdAt: bigint; contractId: string } | undefined, limit: number): Promise<string[]> {

@@ -1,0 +1,119 @@
+/**
+ * The parsed-history reads at an instant cost what lies between the instant and the snapshot before it,
+ * and a party's activity page what it returns, not the history around them (issue #29 §3), in the style
+ * of test/integration/scan/read-cost.test.ts: supply at an instant, a party's balance at an instant, and
+ * pages of a party's activity (newest first, a kind in a window, after a position) touch about the same
+ * number of buffers when the history held around them spans ten times as many months. Each month has a
+ * snapshot every 3 hours (with the party's holding totals), amulets living 5 hours (so across snapshot
+ * boundaries), and activities every 2 minutes.
+ */
+import { parseTimestamp, type Micros } from '../../../src/domain/time';
+import { listPartyActivities, type ActivityPosition } from '../../../src/store/activity-repository';
+import { partyBalanceAt, supplyAt } from '../../../src/store/balance-repository';
+import { ensureHistoryPartitions } from '../../../src/store/partitions';
+import { bufferCounter, type BufferCounter } from '../../support/database/buffer-count';
+import { useTestDatabase } from '../../support/database/database';
+
+const PARTY = 'heavy::1220';
+const OTHER = 'other::1220';
+/** Between the snapshots of 12:00 and 15:00. */
+const AT = parseTimestamp('2025-03-10T13:30:00Z');
+const FROM = parseTimestamp('2025-03-10T00:00:00Z');
+const TO = parseTimestamp('2025-03-12T00:00:00Z');
+
+describe('the parsed-history reads do not grow with history', () => {
+  const t = useTestDatabase();
+  let counter: BufferCounter;
+  let middle: ActivityPosition;
+
+  /** A month of history from `start` (YYYY-MM-DD). */
+  async function month(start: string): Promise<void> {
+    await ensureHistoryPartitions(t.db, [{ migrationId: 0, recordTime: parseTimestamp(`${start}T00:00:00Z`) }]);
+    const minutes = `extract(epoch from ($1::timestamptz + interval '1 month' - $1::timestamptz))::int / 60`;
+    await t.pool.query(
+      `insert into activities (migration_id, record_time, update_id, node, kind, leg, party, round, amount, fees, holding_fees, burned, counterparties)
+       select 0, $1::timestamptz + i * interval '2 minutes', $1 || '-' || i, 0,
+         (array['transfer', 'app_reward', 'tap', 'ans_entry'])[1 + i % 4], 0, (array[$2, $3])[1 + i % 2], 1, 1, 0.1, 0.01, 0.2, '{}'
+       from generate_series(0, ${minutes} / 2 - 1) i`,
+      [start, PARTY, OTHER],
+    );
+    for (const owner of [PARTY, OTHER]) {
+      await t.pool.query(
+        `insert into contracts (migration_id, contract_id, template_id, package_name, qualified_name, create_arguments, created_at,
+           signatories, observers, created_record_time, archived_record_time, amulet_owner, amulet_initial_amount,
+           amulet_created_round, amulet_rate_per_round, amulet_locked)
+         select 0, $2 || '-' || $1 || '-' || lpad(i::text, 6, '0'), 'p:Splice.Amulet:Amulet', 'splice-amulet', 'Splice.Amulet:Amulet', '{}',
+           $1::timestamptz + i * interval '10 minutes', array['dso::1220', $2], array[]::text[],
+           $1::timestamptz + i * interval '10 minutes', $1::timestamptz + i * interval '10 minutes' + interval '5 hours',
+           $2, 100, 1, 0.001, i % 5 = 0
+         from generate_series(0, ${minutes} / 10 - 1) i`,
+        [start, owner],
+      );
+    }
+    const snapshots = `generate_series($1::timestamptz, $1::timestamptz + interval '1 month' - interval '3 hours', interval '3 hours') s`;
+    await t.pool.query(
+      `insert into acs_snapshots (migration_id, record_time, contract_count, unlocked_amulet, locked_amulet, max_created_at)
+       select 0, s, 60, 4800, 1200, s from ${snapshots}`,
+      [start],
+    );
+    await t.pool.query(`insert into holding_totals_snapshots (migration_id, record_time) select 0, s from ${snapshots}`, [start]);
+    await t.pool.query(
+      `insert into holding_totals (migration_id, owner, record_time, holdings, first_created_at, unlocked, locked,
+         unlocked_rate, locked_rate, unlocked_round_rate, locked_round_rate)
+       select 0, o, s, 30, s - interval '5 hours', 2400, 600, 0.024, 0.006, 0.024, 0.006
+       from ${snapshots} cross join unnest(array[$2, $3]) o`,
+      [start, PARTY, OTHER],
+    );
+    await t.pool.query('vacuum analyze activities, contracts, acs_snapshots, holding_totals_snapshots, holding_totals');
+  }
+
+  const reads = {
+    supply: () => counter.allQueries(() => supplyAt(counter.db, 0, AT)),
+    balance: () => counter.allQueries(() => partyBalanceAt(counter.db, 0, PARTY, AT, 10n)),
+    newest: () => counter.lastQuery(() => listPartyActivities(counter.db, { party: PARTY, order: 'desc', limit: 50 })),
+    window: () =>
+      counter.lastQuery(() =>
+        listPartyActivities(counter.db, { party: PARTY, kinds: ['tap'], from: FROM, to: TO, order: 'asc', limit: 50 }),
+      ),
+    after: () => counter.lastQuery(() => listPartyActivities(counter.db, { party: PARTY, order: 'asc', after: middle, limit: 50 })),
+  };
+
+  async function costs(): Promise<Record<keyof typeof reads, number>> {
+    const out = {} as Record<keyof typeof reads, number>;
+    for (const [k, read] of Object.entries(reads)) out[k as keyof typeof reads] = await read();
+    return out;
+  }
+
+  beforeAll(async () => {
+    await t.pool.query('insert into migrations (migration_id) values (0) on conflict do nothing');
+    counter = bufferCounter(t.pool);
+  });
+
+  it('supply and balance at an instant, and activity pages, touch the same buffers against a history ten times longer', async () => {
+    await month('2025-03-01');
+    // A position in the middle of the party's activities, as a page's last row gives it.
+    const page = await listPartyActivities(t.db, { party: PARTY, order: 'asc', from: FROM, limit: 1 });
+    middle = page[0]!;
+
+    // The reads return what their range holds: the 12:00 snapshot, its totals plus what changed since.
+    const supply = await supplyAt(t.db, 0, AT);
+    expect(supply.snapshot).toBe(parseTimestamp('2025-03-10T12:00:00Z'));
+    const balance = await partyBalanceAt(t.db, 0, PARTY, AT, 10n);
+    expect(balance.snapshot).toBe(parseTimestamp('2025-03-10T12:00:00Z'));
+    // A row of the party every 4 minutes, a tap every 8 (at 4 past): the window's first 50 taps.
+    const taps = await listPartyActivities(t.db, { party: PARTY, kinds: ['tap'], from: FROM, to: TO, order: 'asc', limit: 50 });
+    expect(taps.map((a) => [a.kind, a.recordTime - FROM])).toEqual(
+      Array.from({ length: 50 }, (_, i) => ['tap', (BigInt(i) * 8n + 4n) * 60_000_000n] as [string, Micros]),
+    );
+    const short = await costs();
+
+    for (const m of ['2024-09', '2024-10', '2024-11', '2024-12', '2025-01', '2025-02', '2025-04', '2025-05', '2025-06']) {
+      await month(`${m}-01`);
+    }
+    expect((await supplyAt(t.db, 0, AT)).snapshot).toBe(supply.snapshot);
+    const long = await costs();
+    for (const k of Object.keys(reads) as (keyof typeof reads)[]) {
+      expect({ read: k, short: short[k] > 0, blocks: long[k] <= short[k] * 1.5 + 10 }).toEqual({ read: k, short: true, blocks: true });
+    }
+  }, 600_000);
+});
