@@ -1,9 +1,21 @@
 /**
  * Invariants of the activity projection against the ACS snapshots (issue #29 §4), over a simulated
- * network of two migrations: between two consecutive announced snapshots of a migration, the change in
- * total supply (the snapshots' contracts, in initial amounts) equals what the projection says was minted
- * minus burned in between (GET /v0/network/supply's since_snapshot, read just before the second one).
- * The per-party holdings invariant is not written yet (see the branch report).
+ * network of two migrations, between every two consecutive announced snapshots of a migration
+ * (docs/ingestion.md, "Invariants"):
+ *
+ * - Supply: the change in total supply (the snapshots' contracts, in initial amounts) equals what the
+ *   projection says was minted minus burned in between (GET /v0/network/supply's since_snapshot, read
+ *   just before the second one).
+ * - Holdings, for every party that held amulet at a snapshot or had a balance change: its holdings at the
+ *   second snapshot minus those at the first equal the sum of its balance changes in between. Both sides
+ *   are in the Scan's terms, so that holding fees balance exactly: an amulet is its amount as of round
+ *   zero (initialAmount + createdAt x rate) and its rate per round, in units of 1e-10. Holdings are the
+ *   snapshots' Amulet and LockedAmulet contracts (POST /api/scan/v0/state/acs: the summaries cannot give
+ *   amounts as of round zero). Balance changes come from the projection through the API: the party's
+ *   activity says what and when, a transfer's change is its entry in the deprecated
+ *   POST /api/scan/v0/transactions, and the other kinds count as Scan's transaction log counted them.
+ *   The simulated network settles two-step transfers in a way Splice does not, with no balance change
+ *   anywhere: the test moves those locks itself, from the instruction's or allocation's rows.
  */
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
 import { formatDateTime, parseTimestamp } from '../../../src/domain/time';
@@ -25,16 +37,110 @@ interface Supply {
   since_snapshot: { minted: string; burned: string };
 }
 
+interface Snapshot {
+  migration: number;
+  time: bigint;
+}
+
+/** Amulet in the Scan's balance terms: the amount as of round zero, and the holding fee per round (units of 1e-10). */
+interface Balance {
+  asOfRoundZero: bigint;
+  ratePerRound: bigint;
+}
+
+interface ExpiringAmount {
+  initialAmount: string;
+  createdAt: { number: string };
+  ratePerRound: { rate: string };
+}
+
+interface AcsPage {
+  created_events: {
+    template_id: string;
+    create_arguments: { owner?: string; amount?: ExpiringAmount; amulet?: { owner: string; amount: ExpiringAmount } };
+  }[];
+  next_page_token?: string | null;
+}
+
+interface TransactionItem {
+  transaction_type: 'transfer' | 'mint' | 'devnet_tap' | 'abort_transfer_instruction';
+  event_id: string;
+  round?: number;
+  transfer?: {
+    balance_changes: { party: string; change_to_initial_amount_as_of_round_zero: string; change_to_holding_fees_rate: string }[];
+  };
+  mint?: { amulet_owner: string };
+  tap?: { amulet_owner: string };
+}
+
+interface ActivityRow {
+  migration_id: number;
+  record_time: string;
+  update_id: string;
+  event_id: string;
+  kind: string;
+  leg: number;
+  party: string;
+  round: number | null;
+  amount: string;
+  counterparties: string[];
+  subject: string | null;
+  outcome: string | null;
+}
+
+/** The kinds whose rows change no balance of their own: the transfers, taps and burns under or beside them do. */
+const NEUTRAL_KINDS = new Set([
+  // Inside a transfer: its balance changes count its locked outputs and the rewards it turned into amulet.
+  'lock',
+  'app_reward',
+  'validator_reward',
+  'sv_reward',
+  'validator_faucet',
+  'unclaimed_reward',
+  // The Scan sums locked and unlocked amulet, so releasing a lock to its owner changes nothing.
+  'unlock',
+  'owner_expire_lock',
+  // Context: the amulet moves under them are rows of their own.
+  'transfer_command',
+  'transfer_instruction',
+  'allocation',
+  'vote',
+  'vote_result',
+]);
+
+const zero = (): Balance => ({ asOfRoundZero: 0n, ratePerRound: 0n });
+function add(to: Map<string, Balance>, party: string, asOfRoundZero: bigint, ratePerRound: bigint): void {
+  const b = to.get(party) ?? zero();
+  to.set(party, { asOfRoundZero: b.asOfRoundZero + asOfRoundZero, ratePerRound: b.ratePerRound + ratePerRound });
+}
+
+/** A two-step transfer settled to its receiver: the lock leaves the sender, a new amulet reaches the receiver. */
+interface Settlement {
+  migration: number;
+  time: bigint;
+  sender: string;
+  receiver: string;
+  amount: bigint;
+  lockRound: bigint;
+  round: bigint;
+}
+
 describe('activity projection invariants', () => {
   const t = useTestDatabase();
-  const items = simulatedItems({ seed: 'invariants', updates: 800, migrations: 2, meanUpdateGapMs: 150_000, tickSeconds: 3600 });
-  let snapshots: { migration: number; time: bigint }[] = [];
+  const items = simulatedItems({ seed: 'invariants', updates: 1500, migrations: 2, meanUpdateGapMs: 150_000, tickSeconds: 3600 });
+  let snapshots: Snapshot[] = [];
   let api: TestApi;
   const supply = async (at: bigint) => {
     const res = await request(api.url, 'GET', `/api/indexer/v0/network/supply?at=${encodeURIComponent(formatDateTime(at))}`);
     expect(res.status).toBe(200);
     return res.json as Supply;
   };
+  /** Consecutive snapshots of the same migration. */
+  const pairs = () =>
+    snapshots.flatMap((b, i) => {
+      const a = snapshots[i - 1];
+      return a && a.migration === b.migration ? [[a, b] as const] : [];
+    });
 
   beforeAll(async () => {
     await ingestThroughWorker(t, items);
@@ -50,10 +156,7 @@ describe('activity projection invariants', () => {
 
   it('changes total supply between consecutive snapshots by minted minus burned', async () => {
     expect(new Set(snapshots.map((s) => s.migration)).size).toBe(2);
-    let pairs = 0;
-    for (const [i, b] of snapshots.entries()) {
-      const a = snapshots[i - 1];
-      if (!a || a.migration !== b.migration) continue;
+    for (const [a, b] of pairs()) {
       const atA = await supply(a.time);
       const beforeB = await supply(b.time - 1n);
       const atB = await supply(b.time);
@@ -68,8 +171,208 @@ describe('activity projection invariants', () => {
         at: atB.snapshot,
         change: flow,
       });
-      pairs += 1;
     }
-    expect(pairs).toBeGreaterThan(4);
+    expect(pairs().length).toBeGreaterThan(4);
+  });
+
+  /** Every owner's Amulet and LockedAmulet contracts at a snapshot, in balance terms; and the rates seen. */
+  async function holdingsAt(s: Snapshot): Promise<{ byOwner: Map<string, Balance>; rates: Set<bigint> }> {
+    const byOwner = new Map<string, Balance>();
+    const rates = new Set<bigint>();
+    let after: string | null = null;
+    do {
+      const res = await request(api.url, 'POST', '/api/scan/v0/state/acs', {
+        migration_id: s.migration,
+        record_time: formatDateTime(s.time),
+        page_size: 1000,
+        templates: ['splice-amulet:Splice.Amulet:Amulet', 'splice-amulet:Splice.Amulet:LockedAmulet'],
+        ...(after === null ? {} : { after }),
+      });
+      expect(res.status).toBe(200);
+      const page = res.json as AcsPage;
+      for (const c of page.created_events) {
+        const a = c.template_id.endsWith(':Splice.Amulet:LockedAmulet') ? c.create_arguments.amulet! : c.create_arguments;
+        const rate = units(a.amount!.ratePerRound.rate);
+        rates.add(rate);
+        add(byOwner, a.owner!, units(a.amount!.initialAmount) + BigInt(a.amount!.createdAt.number) * rate, rate);
+      }
+      after = page.next_page_token ?? null;
+    } while (after !== null);
+    return { byOwner, rates };
+  }
+
+  /** The deprecated transaction history, every page, by event id. */
+  async function transactions(): Promise<Map<string, TransactionItem>> {
+    const out = new Map<string, TransactionItem>();
+    let end: string | undefined;
+    for (;;) {
+      const res = await request(api.url, 'POST', '/api/scan/v0/transactions', {
+        page_size: 1000,
+        ...(end ? { page_end_event_id: end } : {}),
+      });
+      expect(res.status).toBe(200);
+      const page = (res.json as { transactions: TransactionItem[] }).transactions;
+      for (const item of page) out.set(item.event_id, item);
+      if (page.length < 1000) return out;
+      end = page[page.length - 1]!.event_id;
+    }
+  }
+
+  /** A party's whole activity, oldest first, every page. */
+  async function activityOf(party: string): Promise<ActivityRow[]> {
+    const out: ActivityRow[] = [];
+    let token: string | null = null;
+    do {
+      const q: string = `order=asc&page_size=1000${token === null ? '' : `&page_token=${encodeURIComponent(token)}`}`;
+      const res = await request(api.url, 'GET', `/api/indexer/v0/parties/${encodeURIComponent(party)}/activity?${q}`);
+      expect(res.status).toBe(200);
+      const page = res.json as { activities: ActivityRow[]; next_page_token: string | null };
+      out.push(...page.activities);
+      token = page.next_page_token;
+    } while (token !== null);
+    return out;
+  }
+
+  it("changes every party's holdings between consecutive snapshots by its balance changes, holding fees as the Scan counts them", async () => {
+    const holdings = new Map<Snapshot, Map<string, Balance>>();
+    const rates = new Set<bigint>();
+    for (const s of snapshots) {
+      const h = await holdingsAt(s);
+      holdings.set(s, h.byOwner);
+      h.rates.forEach((r) => rates.add(r));
+    }
+    // One holding fee per round across the network: the rate a tap's or a burn's amulet was created with.
+    expect(rates.size).toBe(1);
+    const rate = [...rates][0]!;
+    expect(rate).toBeGreaterThan(0n);
+
+    // Every party that held amulet at a snapshot or had a balance change, and the counterparties of its
+    // two-step transfers, each with its whole activity.
+    const history = await transactions();
+    const activity = new Map<string, ActivityRow[]>();
+    const pending = new Set<string>([...holdings.values()].flatMap((h) => [...h.keys()]));
+    for (const item of history.values()) {
+      for (const c of item.transfer?.balance_changes ?? []) pending.add(c.party);
+      if (item.tap) pending.add(item.tap.amulet_owner);
+      if (item.mint) pending.add(item.mint.amulet_owner);
+    }
+    while (pending.size > 0) {
+      const party = [...pending][0]!;
+      pending.delete(party);
+      const rows = await activityOf(party);
+      activity.set(party, rows);
+      for (const r of rows) {
+        if (r.kind !== 'transfer_instruction' && r.kind !== 'allocation') continue;
+        for (const p of r.counterparties) if (!activity.has(p)) pending.add(p);
+      }
+    }
+    const rows = [...activity.values()].flat();
+    const rowsOf = (updateId: string) => rows.filter((r) => r.update_id === updateId);
+    const at = (r: ActivityRow) => ({ migration: r.migration_id, time: parseTimestamp(r.record_time) });
+
+    // The simulated network's two-step settlements (see the header): each accepted instruction or
+    // executed allocation, with its sender and lock from the rows that created it (the same subject).
+    const offers = new Map(rows.filter((r) => r.outcome === 'created' && r.leg === 0 && r.subject !== null).map((r) => [r.subject!, r]));
+    const settlements: Settlement[] = [];
+    for (const r of rows) {
+      const settled =
+        (r.kind === 'transfer_instruction' && r.outcome === 'accepted') || (r.kind === 'allocation' && r.outcome === 'executed');
+      if (!settled || r.amount === '0.0000000000') continue;
+      const offer = offers.get(r.subject!);
+      // The lock: the output of the sender's own transfer under the offer. The receiver's amulet: the unlock's.
+      const locks = offer ? rowsOf(offer.update_id).filter((x) => x.kind === 'transfer' && x.leg === 0 && x.party === offer.party) : [];
+      const unlocks = rowsOf(r.update_id).filter((x) => x.kind === 'unlock');
+      expect({
+        settled: r.event_id,
+        receiver: offer?.counterparties,
+        locks: locks.length,
+        unlocks: unlocks.map((u) => ({ party: u.party, amount: u.amount })),
+      }).toEqual({ settled: r.event_id, receiver: [r.party], locks: 1, unlocks: [{ party: r.party, amount: offer?.amount }] });
+      settlements.push({
+        ...at(r),
+        sender: offer!.party,
+        receiver: r.party,
+        amount: units(r.amount),
+        lockRound: BigInt(locks[0]!.round!),
+        round: BigInt(unlocks[0]!.round!),
+      });
+    }
+
+    const unmodelled: ActivityRow[] = [];
+    const counted = { transfers: 0, taps: 0, burns: 0, settlements: 0 };
+    let changedParties = 0;
+    for (const [a, b] of pairs()) {
+      const within = (x: { migration: number; time: bigint }) => x.migration === b.migration && x.time > a.time && x.time <= b.time;
+      const changes = new Map<string, Balance>();
+      for (const [party, partyRows] of activity) {
+        for (const r of partyRows.filter((x) => within(at(x)))) {
+          if (r.kind === 'transfer') {
+            const item = history.get(`#${r.event_id}`);
+            const mine = item?.transfer?.balance_changes.filter((c) => c.party === party) ?? [];
+            expect({ event: r.event_id, party, changes: mine.length }).toEqual({ event: r.event_id, party, changes: 1 });
+            add(changes, party, units(mine[0]!.change_to_initial_amount_as_of_round_zero), units(mine[0]!.change_to_holding_fees_rate));
+            counted.transfers += 1;
+          } else if (r.kind === 'tap' || r.kind === 'mint') {
+            // The amulet it creates, in the round it names (Scan's log: a balance change of the new amulet).
+            add(changes, party, units(r.amount) + BigInt(r.round!) * rate, rate);
+            counted.taps += 1;
+          } else if (r.kind === 'ans_entry') {
+            // The DSO's row: it burns the fee amulet its payment transfer (same update) created for it.
+            if (r.leg === 0) continue;
+            const payment = rowsOf(r.update_id).filter((x) => x.kind === 'transfer' && x.party === party);
+            expect(payment.length).toBe(1);
+            add(changes, party, -(units(r.amount) + BigInt(payment[0]!.round!) * rate), -rate);
+            counted.burns += 1;
+          } else if (!NEUTRAL_KINDS.has(r.kind)) {
+            unmodelled.push(r);
+          }
+        }
+      }
+      for (const s of settlements.filter(within)) {
+        add(changes, s.sender, -(s.amount + s.lockRound * rate), -rate);
+        add(changes, s.receiver, s.amount + s.round * rate, rate);
+        counted.settlements += 1;
+      }
+
+      const before = holdings.get(a)!;
+      const after = holdings.get(b)!;
+      const parties = [...new Set([...before.keys(), ...after.keys(), ...changes.keys()])].sort();
+      const held = (p: string) => {
+        const x = before.get(p) ?? zero();
+        const y = after.get(p) ?? zero();
+        return { asOfRoundZero: y.asOfRoundZero - x.asOfRoundZero, ratePerRound: y.ratePerRound - x.ratePerRound };
+      };
+      const pair = `${formatDateTime(a.time)} .. ${formatDateTime(b.time)} (migration ${b.migration})`;
+      expect({ pair, holdings: Object.fromEntries(parties.map((p) => [p, held(p)])) }).toEqual({
+        pair,
+        holdings: Object.fromEntries(parties.map((p) => [p, changes.get(p) ?? zero()])),
+      });
+      changedParties += parties.filter((p) => held(p).asOfRoundZero !== 0n).length;
+    }
+    expect(unmodelled).toEqual([]);
+    // Enough of each kind of change to mean something.
+    expect(counted.transfers).toBeGreaterThan(100);
+    expect(counted.taps).toBeGreaterThan(10);
+    expect(counted.burns).toBeGreaterThan(0);
+    expect(counted.settlements).toBeGreaterThan(0);
+    expect(changedParties).toBeGreaterThan(100);
+    // Locks released both ways, two-step transfers settled, returned and reclaimed, ANS fees burned.
+    const outcomes = [...new Set(rows.map((r) => (r.outcome === null ? r.kind : `${r.kind} ${r.outcome}`)))].sort();
+    expect(outcomes).toEqual(
+      expect.arrayContaining([
+        'allocation cancelled',
+        'allocation executed',
+        'allocation withdrawn',
+        'ans_entry created',
+        'ans_entry renewed',
+        'lock',
+        'owner_expire_lock',
+        'tap',
+        'transfer_instruction accepted',
+        'transfer_instruction rejected',
+        'transfer_instruction withdrawn',
+        'unlock',
+      ]),
+    );
   });
 });
