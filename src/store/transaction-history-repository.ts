@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { formatDecimal, parseDecimal } from '../domain/decimal';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
+import { firstOfRanges, rangesAfter } from './keyset';
 import { repositoryOperation } from './query-operation';
 
 /** The kinds the Scan listed as transactions; the other activities (rewards, locks, traffic) were not. */
@@ -115,7 +116,8 @@ const keyOf = (r: { migration_id: number; record_time: string; update_id: string
 
 /**
  * A page of the history: the items strictly after (asc) or before (desc) `after`, from the start or the
- * end when undefined. One range of the activities' key for the items, one lookup for their transfers' legs.
+ * end when undefined. The ranges of the activities' key after it for the items (./keyset.ts), one lookup for
+ * their transfers' legs.
  */
 export const listTransactionHistory = repositoryOperation(
   'listTransactionHistory',
@@ -124,22 +126,24 @@ export const listTransactionHistory = repositoryOperation(
     q: { after?: TransactionPosition; order: 'asc' | 'desc'; limit: number },
   ): Promise<StoredTransaction[]> {
     const conditions = [sql`a.leg = 0`, sql`a.kind = any(${TRANSACTION_KINDS}::text[])`];
-    if (q.after) {
-      const p = q.after;
-      const key = sql`(a.migration_id, a.record_time, a.update_id, a.node)`;
-      const at = sql`(${p.migrationId}::bigint, ${timestamp(p.recordTime)}, ${p.updateId}::text, ${p.node}::int)`;
-      conditions.push(q.order === 'asc' ? sql`${key} > ${at}` : sql`${key} < ${at}`);
-    }
-    const dir = q.order === 'asc' ? sql`asc` : sql`desc`;
-    const { rows } = await sql<ItemSelect>`
-      select a.migration_id, a.record_time, a.update_id, a.node, a.kind, a.party, a.round, a.amount, a.holding_fees,
+    const p = q.after;
+    const ranges = rangesAfter(
+      { migration: sql`a.migration_id`, rest: sql`(a.record_time, a.update_id, a.node)` },
+      p && { migrationId: p.migrationId, rest: sql`(${timestamp(p.recordTime)}, ${p.updateId}::text, ${p.node}::int)` },
+      q.order,
+    );
+    const page = firstOfRanges(
+      ranges,
+      (range) => sql`select a.migration_id, a.record_time, a.update_id, a.node, a.kind, a.party, a.round, a.amount, a.holding_fees,
         a.input_amulet, a.change_amount, a.change_fee, a.sender_fee, a.self_amount, a.self_fee, a.self_rank,
         a.balance_change, a.holding_rate_change, u.synchronizer_id, u.effective_at
       from activities a
       join updates u on u.update_id = a.update_id and u.migration_id = a.migration_id and u.record_time = a.record_time
-      where ${sql.join(conditions, sql` and `)}
-      order by a.migration_id ${dir}, a.record_time ${dir}, a.update_id ${dir}, a.node ${dir}
-      limit ${q.limit}`.execute(db);
+      where ${sql.join([...conditions, range], sql` and `)}`,
+      { alias: 'a', columns: ['migration_id', 'record_time', 'update_id', 'node'], direction: q.order },
+      q.limit,
+    );
+    const { rows } = await sql<ItemSelect>`${page}`.execute(db);
 
     const transfers = rows.filter((r) => r.kind === 'transfer');
     const legs = new Map<string, LegSelect[]>();

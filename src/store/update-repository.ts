@@ -11,6 +11,7 @@ import type { Db } from './pool';
 import { decodePayloadPart } from './update-payload';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
+import { firstOfRanges, rangesAfter } from './keyset';
 import { repositoryOperation } from './query-operation';
 
 /** Record time of import updates, as a literal so the planner matches the partial indexes. */
@@ -90,18 +91,18 @@ function toStored(r: UpdateDbRow, encoding: DamlValueEncoding): StoredUpdate {
   };
 }
 
-/**
- * Strictly after (M, T): migration M after T, then every later migration from its beginning. The row
- * comparison is the index condition; the same bound spelt out per partition key column lets
- * PostgreSQL leave out the partitions before it.
- */
-function afterCursor(column: { migration: RawBuilder<unknown>; recordTime: RawBuilder<unknown> }, after: HistoryCursor | undefined) {
-  if (!after) return sql`true`;
-  const m = sql`${after.migrationId}::bigint`;
-  const t = sql`${formatRecordTime(after.recordTime)}::timestamptz`;
-  return sql`(${column.migration}, ${column.recordTime}) > (${m}, ${t})
-    and (${column.migration} > ${m} or (${column.migration} = ${m} and ${column.recordTime} > ${t}))`;
+/** Strictly after (M, T): migration M after T, then every later migration from its beginning (./keyset.ts). */
+function afterCursorRanges(
+  column: { migration: RawBuilder<unknown>; recordTime: RawBuilder<unknown> },
+  after: HistoryCursor | undefined,
+): RawBuilder<unknown>[] {
+  return rangesAfter(
+    { migration: column.migration, rest: column.recordTime },
+    after && { migrationId: after.migrationId, rest: sql`${formatRecordTime(after.recordTime)}::timestamptz` },
+  );
 }
+
+const UPDATE_ORDER = ['migration_id', 'record_time', 'synchronizer_id', 'update_id'] as const;
 
 /** A transaction by update id, import updates included; reassignments are not looked up by id (Scan's getUpdate). */
 export const findTransactionById = repositoryOperation(
@@ -136,12 +137,14 @@ export const listUpdates = repositoryOperation(
     limit: number,
     encoding: DamlValueEncoding,
   ): Promise<StoredUpdate[]> {
-    const { rows } = await sql<UpdateDbRow>`
-    select ${updateColumns} from updates u
-    where ${afterCursor({ migration: sql`u.migration_id`, recordTime: sql`u.record_time` }, after)}
-      and u.record_time > ${IMPORT_TIME}
-    order by u.migration_id, u.record_time, u.synchronizer_id, u.update_id
-    limit ${limit}`.execute(db);
+    const ranges = afterCursorRanges({ migration: sql`u.migration_id`, recordTime: sql`u.record_time` }, after);
+    const page = firstOfRanges(
+      ranges,
+      (range) => sql`select ${updateColumns} from updates u where ${range} and u.record_time > ${IMPORT_TIME}`,
+      { alias: 'u', columns: UPDATE_ORDER },
+      limit,
+    );
+    const { rows } = await sql<UpdateDbRow>`${page}`.execute(db);
     return rows.map((r) => toStored(r, encoding));
   },
 );
@@ -314,14 +317,16 @@ export const listEvents = repositoryOperation(
     const bound = lastUpdate
       ? sql`and (v.migration_id, v.record_time, v.domain_id, v.update_id) <= (${lastUpdate.migrationId}::bigint, ${formatRecordTime(lastUpdate.recordTime)}::timestamptz, ${lastUpdate.synchronizerId}, ${lastUpdate.updateId})`
       : sql``;
-    const verdictOnly = await sql<VerdictKeyRow>`
-    select v.update_id, v.migration_id, v.record_time, v.domain_id from verdicts v
-    where ${afterCursor({ migration: sql`v.migration_id`, recordTime: sql`v.record_time` }, after)}
-      and v.record_time > ${IMPORT_TIME} ${bound}
-      and not exists (select 1 from updates u
-        where u.update_id = v.update_id and u.migration_id = v.migration_id and u.record_time = v.record_time)
-    order by v.migration_id, v.record_time, v.domain_id, v.update_id
-    limit ${limit}`.execute(db);
+    const verdictPage = firstOfRanges(
+      afterCursorRanges({ migration: sql`v.migration_id`, recordTime: sql`v.record_time` }, after),
+      (range) => sql`select v.update_id, v.migration_id, v.record_time, v.domain_id from verdicts v
+        where ${range} and v.record_time > ${IMPORT_TIME} ${bound}
+          and not exists (select 1 from updates u
+            where u.update_id = v.update_id and u.migration_id = v.migration_id and u.record_time = v.record_time)`,
+      { alias: 'v', columns: ['migration_id', 'record_time', 'domain_id', 'update_id'] },
+      limit,
+    );
+    const verdictOnly = await sql<VerdictKeyRow>`${verdictPage}`.execute(db);
 
     type Entry = { key: EventKey; base: Omit<EventRow, 'verdictJson' | 'trafficJson' | 'appActivityJson'> };
     const entries: Entry[] = [
@@ -377,7 +382,6 @@ export const listEventsBySubject = repositoryOperation(
     filter: SubjectFilter,
   ): Promise<{ rows: EventRow[]; newest: UpdatePosition | undefined }> {
     const conditions = [
-      afterCursor({ migration: sql`s.migration_id`, recordTime: sql`s.record_time` }, after),
       ...(filter.parties.length > 0 ? [sql`s.parties && ${[...filter.parties]}::text[]`] : []),
       ...(filter.templates.length > 0 ? [sql`s.templates && ${[...filter.templates]}::text[]`] : []),
       // A probe of the activities' primary key (migration_id, record_time, update_id, ...) per update walked.
@@ -395,12 +399,13 @@ export const listEventsBySubject = repositoryOperation(
       select migration_id, record_time, synchronizer_id, update_id from updates
       where record_time > ${IMPORT_TIME}
       order by migration_id desc, record_time desc, synchronizer_id desc, update_id desc limit 1
-    ), matching as (
-      select s.migration_id, s.record_time, s.synchronizer_id, s.update_id from update_subjects s
-      where ${sql.join(conditions, sql` and `)}
-      order by s.migration_id, s.record_time, s.synchronizer_id, s.update_id
-      limit ${limit}
-    )
+    ), matching as (${firstOfRanges(
+      afterCursorRanges({ migration: sql`s.migration_id`, recordTime: sql`s.record_time` }, after),
+      (range) => sql`select s.migration_id, s.record_time, s.synchronizer_id, s.update_id from update_subjects s
+        where ${sql.join([range, ...conditions], sql` and `)}`,
+      { alias: 's', columns: UPDATE_ORDER },
+      limit,
+    )})
     select ${updateColumns}, n.migration_id as n_migration_id, n.record_time as n_record_time,
       n.synchronizer_id as n_synchronizer_id, n.update_id as n_update_id
     from newest n left join lateral (
