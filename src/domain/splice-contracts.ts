@@ -28,6 +28,7 @@ export const SPLICE = {
   unclaimedDevelopmentFundCoupon: { packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:UnclaimedDevelopmentFundCoupon' },
   amuletTransferInstruction: { packageName: 'splice-amulet', qualifiedName: 'Splice.AmuletTransferInstruction:AmuletTransferInstruction' },
   amuletAllocation: { packageName: 'splice-amulet', qualifiedName: 'Splice.AmuletAllocation:AmuletAllocation' },
+  amuletAllocationV2: { packageName: 'splice-amulet', qualifiedName: 'Splice.AmuletAllocationV2:AmuletAllocationV2' },
 } as const;
 
 export interface TemplateKey {

@@ -1,7 +1,9 @@
 /**
  * What the token-standard registry reads from Amulet's contracts (compact_json payloads): the
  * synchronizer AmuletRules names as active, and the locked amulet and deadline of a transfer
- * instruction or an allocation (Scan's ChoiceContextBuilder and its token-standard handlers).
+ * instruction or an allocation (Scan's ChoiceContextBuilder and its token-standard handlers); and
+ * the limits Scan sets on the size of the V2 allocations and settlements it serves factories for
+ * (its TokenStandardConfig.SettlementConfig).
  */
 import type { Json } from './json';
 import { member, PayloadShapeError, text } from './dso-state';
@@ -65,4 +67,47 @@ export function allocationLock(payload: Json): TwoStepTransfer & { executor: str
     expiresAt: parseTimestamp(text(T, payload, ['allocation', 'settlement', 'settleBefore'])),
     executor: text(T, payload, ['allocation', 'settlement', 'executor']),
   };
+}
+
+/**
+ * AmuletAllocationV2: its `lockedAmulet`, none when the authorizer's side is a net credit, and its
+ * `expiresAt` (the lock's expiry as well).
+ */
+export function allocationV2Lock(payload: Json): TwoStepTransfer | undefined {
+  const T = 'AmuletAllocationV2';
+  const lockedAmulet = member(T, payload, ['lockedAmulet']);
+  if (lockedAmulet === null || lockedAmulet === undefined) return undefined;
+  if (typeof lockedAmulet !== 'string') throw new PayloadShapeError(T, 'lockedAmulet', 'a contract id or null');
+  return { lockedAmulet, expiresAt: parseTimestamp(text(T, payload, ['expiresAt'])) };
+}
+
+/** Scan's limits on a V2 allocation or settlement: transfer legs, and distinct account owners. */
+export interface SettlementLimits {
+  maxLegs: number;
+  maxParties: number;
+}
+
+/** An account of token standard V2; `owner` is none for the registry's special accounts (mint, burn). */
+interface AccountV2 {
+  owner?: string | null;
+}
+
+/** SettlementFactory_SettleBatch: its transfer legs, and the distinct owners of their senders and receivers. */
+export function settleBatchSize(transferLegs: readonly { sender: AccountV2; receiver: AccountV2 }[]): { legs: number; parties: number } {
+  const owners = transferLegs.flatMap((leg) => [leg.sender.owner, leg.receiver.owner]);
+  return { legs: transferLegs.length, parties: new Set(owners.filter((o) => o != null)).size };
+}
+
+/** AllocationFactory_Allocate: the allocation's transfer-leg sides, and the distinct owners of their other sides (the authorizer is not counted). */
+export function allocateSize(transferLegSides: readonly { otherside: AccountV2 }[]): { legs: number; parties: number } {
+  const owners = transferLegSides.map((side) => side.otherside.owner);
+  return { legs: transferLegSides.length, parties: new Set(owners.filter((o) => o != null)).size };
+}
+
+/** Scan's refusal of a V2 allocation or settlement over the limits (legs first), or undefined; Scan words both as a "settle batch". */
+export function sizeRefusal(size: { legs: number; parties: number }, limits: SettlementLimits): string | undefined {
+  if (size.legs > limits.maxLegs) return `Too many transfer legs in the settle batch: ${size.legs}. Maximum allowed: ${limits.maxLegs}`;
+  if (size.parties > limits.maxParties)
+    return `Too many parties in the settle batch: ${size.parties}. Maximum allowed: ${limits.maxParties}`;
+  return undefined;
 }

@@ -301,6 +301,20 @@ export const knobs = {
     expects: 'a non-negative integer',
     schema: z.string().regex(/^\d+$/),
   },
+  REGISTRY_SETTLEMENT_MAX_LEGS: {
+    description:
+      "The most transfer legs a V2 allocation (allocation-instruction/v2/allocation-factory) or settlement (allocation/v2/settlement-factory) may have for the registry to serve its factory; more answer 400 (the Scan app's tokenStandardSettlement.maxLegs).",
+    default: '100',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  REGISTRY_SETTLEMENT_MAX_PARTIES: {
+    description:
+      "The most distinct account owners a V2 allocation's other sides or a settlement's senders and receivers may name for the registry to serve its factory; more answer 400 (the Scan app's tokenStandardSettlement.maxParties).",
+    default: '100',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
   LSU_TOPOLOGY_FREEZE_TIME: {
     description:
       'Next logical synchronizer upgrade served by /v0/lsu (the Scan app asks its participant for the announcement): when the topology freeze starts. Set all three LSU_* variables or none; none: {"lsu": null}.',
@@ -782,6 +796,8 @@ export interface Config {
     readonly svUser: string;
     readonly svPartyId: string | undefined;
     readonly initialRound: string;
+    /** Limits on the V2 allocations and settlements the registry serves factories for. */
+    readonly tokenStandardSettlement: { readonly maxLegs: number; readonly maxParties: number };
     readonly lsu:
       { readonly topologyFreezeTime: string; readonly upgradeTime: string; readonly successorSynchronizerId: string } | undefined;
     readonly rollForwardLsu:
@@ -985,6 +1001,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       svUser: get('SCAN_SV_USER'),
       svPartyId: get('SCAN_SV_PARTY_ID'),
       initialRound: get('SCAN_INITIAL_ROUND'),
+      tokenStandardSettlement: Object.freeze({
+        maxLegs: get('REGISTRY_SETTLEMENT_MAX_LEGS'),
+        maxParties: get('REGISTRY_SETTLEMENT_MAX_PARTIES'),
+      }),
       lsu: lsu(get),
       rollForwardLsu: rollForwardLsu(get),
     }),

@@ -3,7 +3,7 @@
  * amulet transfers, plus merges, locks, faucet taps, ANS requests, votes,
  * node reconfigurations, price votes, reassignments, transfer preapprovals,
  * external parties' transfer commands, token-standard transfer offers and
- * allocations, validator liveness records,
+ * allocations (and, when enabled, V2 trades), validator liveness records,
  * development fund coupons and the odd rejected submission.
  * Whales are picked far more often than other users, so their history of
  * archived amulets grows long while their live holdings stay few.
@@ -50,6 +50,8 @@ export class Activities {
       [() => net.licenses.recordLiveness(), 1],
       [() => net.licenses.fundDevelopment(), 1],
       [() => rejectedItem(net, this.users.pick(net.rng)), 1],
+      // Appended, so that without it the picker draws as it always did.
+      ...(net.settings.tokenStandardV2 ? ([[() => this.allocationV2(), 5]] as [Activity, number][]) : []),
     ];
     this.activities = new WeightedPicker(entries);
   }
@@ -99,6 +101,12 @@ export class Activities {
   private allocation(): CanonicalItem | undefined {
     const sender = this.users.pick(this.net.rng);
     return this.net.tokenStandard.allocate(sender, this.otherUser(sender));
+  }
+
+  /** Both sides of a token-standard V2 DvP trade (AmuletAllocationV2). */
+  private allocationV2(): CanonicalItem | undefined {
+    const sender = this.users.pick(this.net.rng);
+    return this.net.tokenStandard.tradeV2(sender, this.otherUser(sender));
   }
 
   /** A user with several amulets merges them into one. */

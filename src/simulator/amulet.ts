@@ -66,6 +66,8 @@ export interface TransferPlan {
 export interface TransferOutcome {
   /** Created outputs in the order of the spec: amulet or locked amulet contract ids. */
   readonly outputCids: readonly string[];
+  /** The sender's change amulet, if any. */
+  readonly changeCid: string | null;
 }
 
 const MAX_INPUTS = 8;
@@ -256,7 +258,7 @@ export class AmuletWallets {
     }
 
     node.result = this.transferResult(plan, usageFees, createdAmulets, changeCid);
-    return { outputCids };
+    return { outputCids, changeCid };
   }
 
   /** A user-submitted transfer as a root transaction; undefined when the sender cannot pay. */

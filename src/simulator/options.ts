@@ -34,6 +34,12 @@ export interface SimulatorOptions {
    * upgrade at this time to migration id last + 1 (`/v0/migrations/schedule`).
    */
   readonly scheduledUpgradeAt?: Micros;
+  /**
+   * Token-standard V2 DvP trades as well: each side allocates an AmuletAllocationV2, then the executor
+   * settles them (SettlementFactory_SettleBatch) or cancels them, the sender withdraws, or the lock is
+   * left to expire. Off by default: the streams of existing seeds stay the same, byte for byte.
+   */
+  readonly tokenStandardV2?: boolean;
 }
 
 export interface Settings {
@@ -48,6 +54,7 @@ export interface Settings {
   readonly validators: number;
   readonly parties: number;
   readonly scheduledUpgradeAt: Micros | undefined;
+  readonly tokenStandardV2: boolean;
 }
 
 export const DEFAULT_START_TIME = parseTimestamp('2025-01-01T00:00:00Z');
@@ -76,5 +83,6 @@ export function resolveOptions(o: SimulatorOptions): Settings {
     validators: Math.max(2, Math.ceil(parties / 25)),
     parties,
     scheduledUpgradeAt: o.scheduledUpgradeAt,
+    tokenStandardV2: o.tokenStandardV2 ?? false,
   };
 }

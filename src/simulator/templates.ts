@@ -52,6 +52,7 @@ export const TEMPLATES = {
   transferCommand: template('splice-amulet', 'Splice.ExternalPartyAmuletRules', 'TransferCommand'),
   amuletTransferInstruction: template('splice-amulet', 'Splice.AmuletTransferInstruction', 'AmuletTransferInstruction'),
   amuletAllocation: template('splice-amulet', 'Splice.AmuletAllocation', 'AmuletAllocation'),
+  amuletAllocationV2: template('splice-amulet', 'Splice.AmuletAllocationV2', 'AmuletAllocationV2'),
   validatorLicense: template('splice-amulet', 'Splice.ValidatorLicense', 'ValidatorLicense'),
   validatorLivenessActivityRecord: template('splice-amulet', 'Splice.ValidatorLicense', 'ValidatorLivenessActivityRecord'),
   unclaimedDevelopmentFundCoupon: template('splice-amulet', 'Splice.Amulet', 'UnclaimedDevelopmentFundCoupon'),

@@ -12,10 +12,19 @@
  *   The executor settles it (the amount goes to the receiver) or cancels it, or the sender
  *   withdraws it; some are left to expire in the same way.
  *
+ * - A V2 trade (only with the `tokenStandardV2` option): each side of a one-leg DvP allocates with the
+ *   V2 AllocationFactory_Allocate. The sender's AmuletAllocationV2 is backed by a LockedAmulet (held by
+ *   the DSO until the settlement deadline); the receiver's, a net credit, has none. The executor
+ *   settles both with SettlementFactory_SettleBatch (the lock is archived and the amount becomes the
+ *   receiver's amulet) or cancels both, or the sender withdraws its allocation; the rest are left, and
+ *   past the deadline the sender reclaims the lock while the allocations stay, stale.
+ *
  * Simplifications: the exercises on the factory and on the instruction or allocation carry no
- * interface id, settlement charges no fees, and no ExternalPartyConfigState exists.
+ * interface id, settlement charges no fees, no ExternalPartyConfigState exists (so the V2 choices'
+ * contexts hold no entry for it), and a lock is released with the LockedAmulet choices of the
+ * simulated package version.
  */
-import { V } from '../domain/daml-value';
+import { V, type DamlValue } from '../domain/daml-value';
 import { decimalOf, mulDecimal, type Decimal10 } from '../domain/decimal';
 import type { CanonicalItem } from '../domain/items';
 import type { Micros } from '../domain/time';
@@ -42,6 +51,14 @@ interface Lock {
   readonly expiresAt: Micros;
 }
 
+/** One side of a V2 trade: its AmuletAllocationV2, the leg's amount, and the lock behind it (the sender's only). */
+interface AllocationV2 {
+  readonly cid: string;
+  readonly authorizer: User;
+  readonly amount: Decimal10;
+  readonly lock: Lock | undefined;
+}
+
 const HOUR: Micros = 3_600_000_000n;
 const TRANSFER_WINDOW: Micros = 24n * HOUR;
 
@@ -49,6 +66,10 @@ const emptyMeta = () => V.record({ values: V.textMap([]) });
 const contextValues = (entries: [string, string][]) =>
   V.record({ values: V.textMap(entries.map(([k, cid]) => [k, V.variant('AV_ContractId', V.contractId(cid))] as const)) });
 const instrumentId = (dso: string) => V.record({ admin: V.party(dso), id: V.text('Amulet') });
+/** Splice.Api.Token.HoldingV2.Account: a basic account, the owner's default one. */
+const basicAccount = (owner: string) => V.record({ owner: V.some(V.party(owner)), provider: V.none(), id: V.text('') });
+/** The V2 choices' extra arguments: the registry's V2 contexts name only ExternalPartyConfigState, of which there is none. */
+const emptyExtraArgs = () => V.record({ context: V.record({ values: V.textMap([]) }), meta: emptyMeta() });
 
 type SettlingChoice =
   | 'TransferInstruction_Accept'
@@ -99,10 +120,23 @@ export class TokenStandard {
     });
   }
 
-  /** Emits the lock of a planned two-step transfer under the factory choice `node`. */
-  private lock(tx: TxBuilder, node: ExerciseNode, sender: User, plan: TransferPlan, expiresAt: Micros): Lock {
-    const cid = this.net.wallets.emit(tx, node, plan).outputCids[0] as string;
-    return { cid, owner: sender, amount: plan.spec.outputs[0]!.amount, createdRound: plan.round, expiresAt };
+  /** Emits the lock of a planned two-step transfer under the factory choice `node`; with the sender's change, if any. */
+  private lock(
+    tx: TxBuilder,
+    node: ExerciseNode,
+    sender: User,
+    plan: TransferPlan,
+    expiresAt: Micros,
+  ): Lock & { changeCid: string | null } {
+    const { outputCids, changeCid } = this.net.wallets.emit(tx, node, plan);
+    return {
+      cid: outputCids[0] as string,
+      owner: sender,
+      amount: plan.spec.outputs[0]!.amount,
+      createdRound: plan.round,
+      expiresAt,
+      changeCid,
+    };
   }
 
   /** A transfer of 5–30% of the sender's balance to itself, locked to the DSO until `expiresAt`; undefined when it cannot pay. */
@@ -253,7 +287,6 @@ export class TokenStandard {
    */
   private settle(cid: string, choice: SettlingChoice, actor: User, lock: Lock, recipient: User): CanonicalItem {
     const net = this.net;
-    const dso = net.who.dso;
     return net.submit(net.userSubmitter(actor), (tx) => {
       const round = net.rounds.current();
       const node = tx.exercise(
@@ -275,21 +308,254 @@ export class TokenStandard {
         [actor.party],
         true,
       );
-      const unlock = tx.exercise(node, lock.cid, 'LockedAmulet_Unlock', V.record({ openRoundCid: V.contractId(round.cid) }), [dso], true);
-      const moved = recipient.party !== lock.owner.party;
-      const createdRound = moved ? round.number : lock.createdRound;
-      const amuletCid = tx.create(
-        unlock,
-        TEMPLATES.amulet,
-        amuletRecord(dso, recipient.party, lock.amount, createdRound, FEES.holdingFeeRate),
-        [dso, recipient.party],
-      );
-      net.wallets.add({ cid: amuletCid, owner: recipient.party, amount: lock.amount, createdRound, away: false });
-      unlock.result = V.record({
-        amuletSum: V.record({ amulet: V.contractId(amuletCid), amuletPrice: V.numeric(AMULET_PRICE), round: roundValue(round.number) }),
-        meta: V.some(metadata({ 'tx-kind': 'unlock' })),
+      node.result = choiceResult(choice, this.unlock(tx, node, lock, recipient));
+    });
+  }
+
+  /** Unlocks `lock` under `parent`: its amount becomes an amulet of `recipient`, whose id is returned. */
+  private unlock(tx: TxBuilder, parent: ExerciseNode, lock: Lock, recipient: User): string {
+    const net = this.net;
+    const dso = net.who.dso;
+    const round = net.rounds.current();
+    const unlock = tx.exercise(parent, lock.cid, 'LockedAmulet_Unlock', V.record({ openRoundCid: V.contractId(round.cid) }), [dso], true);
+    const moved = recipient.party !== lock.owner.party;
+    const createdRound = moved ? round.number : lock.createdRound;
+    const amuletCid = tx.create(
+      unlock,
+      TEMPLATES.amulet,
+      amuletRecord(dso, recipient.party, lock.amount, createdRound, FEES.holdingFeeRate),
+      [dso, recipient.party],
+    );
+    net.wallets.add({ cid: amuletCid, owner: recipient.party, amount: lock.amount, createdRound, away: false });
+    unlock.result = V.record({
+      amuletSum: V.record({ amulet: V.contractId(amuletCid), amuletPrice: V.numeric(AMULET_PRICE), round: roundValue(round.number) }),
+      meta: V.some(metadata({ 'tx-kind': 'unlock' })),
+    });
+    return amuletCid;
+  }
+
+  /**
+   * Both sides of a one-leg DvP trade under token standard V2, settled by an app provider: the sender
+   * allocates now, locking the amount until the settlement deadline; the receiver allocates within half
+   * an hour; the trade's fate comes after both.
+   */
+  tradeV2(sender: User, receiver: User): CanonicalItem | undefined {
+    const net = this.net;
+    const dso = net.who.dso;
+    const executor = net.rng.pick(net.who.appProviders);
+    if (executor.party === sender.party || executor.party === receiver.party) return undefined;
+    const deadline = net.now + BigInt(net.rng.int(2, 8)) * HOUR;
+    const settlementId = `settlement-${++this.settlements}`;
+    // Amulet's lock context for an allocation (AmuletAllocation.mkAllocationLockContext).
+    const plan = this.planLock(sender, deadline, `allocation for settlement of ${settlementId}`);
+    if (!plan) return undefined;
+    const amount = plan.spec.outputs[0]!.amount;
+    const settlement = V.record({
+      executors: V.list([V.party(executor.party)]),
+      id: V.text(settlementId),
+      cid: V.none(),
+      meta: emptyMeta(),
+    });
+    const legId = V.text('leg-0');
+    // An allocation's expiry is its settlement deadline, which is well within Amulet's longest allocation TTL.
+    const specification = (authorizer: User, side: 'SenderSide' | 'ReceiverSide', other: User) =>
+      V.record({
+        admin: V.party(dso),
+        authorizer: basicAccount(authorizer.party),
+        transferLegSides: V.list([
+          V.record({
+            transferLegId: legId,
+            side: V.enum(side),
+            otherside: basicAccount(other.party),
+            amount: V.numeric(amount),
+            instrumentId: V.text('Amulet'),
+            meta: emptyMeta(),
+          }),
+        ]),
+        settlementDeadline: V.some(V.timestamp(deadline)),
+        nextIterationFunding: V.none(),
+        committed: V.bool(false),
+        meta: emptyMeta(),
       });
-      node.result = choiceResult(choice, amuletCid);
+    const sides: AllocationV2[] = [];
+    const item = this.allocateV2(
+      sender,
+      executor,
+      settlement,
+      specification(sender, 'SenderSide', receiver),
+      deadline,
+      amount,
+      sides,
+      plan,
+    );
+    const receiverIn = BigInt(net.rng.int(60, 1800)) * 1_000_000n;
+    net.after(receiverIn, () =>
+      this.allocateV2(receiver, executor, settlement, specification(receiver, 'ReceiverSide', sender), deadline, amount, sides),
+    );
+    const transferLeg = V.record({
+      transferLegId: legId,
+      sender: basicAccount(sender.party),
+      receiver: basicAccount(receiver.party),
+      amount: V.numeric(amount),
+      instrumentId: V.text('Amulet'),
+      meta: emptyMeta(),
+    });
+    const fate = net.rng.float();
+    const later = () => receiverIn + BigInt(net.rng.int(1, Number((deadline - net.now - receiverIn) / 1_000_000n) - 1)) * 1_000_000n;
+    if (fate < 0.45) net.after(later(), () => this.settleV2(executor, settlement, transferLeg, sides));
+    else if (fate < 0.6) net.after(later(), () => this.endV2('Allocation_Cancel', executor, sides));
+    else if (fate < 0.75) net.after(later(), () => this.endV2('Allocation_Withdraw', sender, sides.slice(0, 1)));
+    else net.at(deadline + BigInt(net.rng.int(1, 600)) * 1_000_000n, () => this.reclaim(sides[0]!.lock!));
+    return item;
+  }
+
+  /** One side of a V2 trade: the authorizer exercises the V2 AllocationFactory_Allocate; a plan funds the sender's side. */
+  private allocateV2(
+    authorizer: User,
+    executor: User,
+    settlement: DamlValue,
+    specification: DamlValue,
+    deadline: Micros,
+    amount: Decimal10,
+    sides: AllocationV2[],
+    plan?: TransferPlan,
+  ): CanonicalItem {
+    const net = this.net;
+    const dso = net.who.dso;
+    const requestedAt = net.now - 1_000_000n;
+    let allocation: AllocationV2 | undefined;
+    const item = net.submit(net.userSubmitter(authorizer), (tx) => {
+      const node = tx.exercise(
+        null,
+        net.gov.externalPartyAmuletRulesCid,
+        'AllocationFactory_Allocate',
+        V.record({
+          settlement,
+          allocation: specification,
+          requestedAt: V.timestamp(requestedAt),
+          inputHoldingCids: V.list((plan?.inputs ?? []).map((h) => V.contractId(h.cid))),
+          extraArgs: emptyExtraArgs(),
+          actors: V.list([V.party(authorizer.party)]),
+        }),
+        [authorizer.party],
+      );
+      const locked = plan && this.lock(tx, node, authorizer, plan, deadline);
+      const cid = tx.create(
+        node,
+        TEMPLATES.amuletAllocationV2,
+        V.record({
+          lockedAmulet: V.optional(locked ? V.contractId(locked.cid) : null),
+          settlement,
+          allocation: specification,
+          expiresAt: V.timestamp(deadline),
+          numIterations: V.int64(0),
+          createdAt: V.timestamp(requestedAt),
+        }),
+        [dso, authorizer.party],
+        [executor.party],
+      );
+      // Without funding, the inputs come back as the change: there are none.
+      const change = locked?.changeCid ? [V.contractId(locked.changeCid)] : [];
+      node.result = V.record({
+        output: V.variant('AllocationInstructionResult_Completed', V.record({ allocationCid: V.contractId(cid) })),
+        authorizerChangeCids: V.textMap([['Amulet', V.list(change)]]),
+        meta: emptyMeta(),
+      });
+      allocation = { cid, authorizer, amount, lock: locked };
+    });
+    sides.push(allocation!);
+    return item;
+  }
+
+  /**
+   * The executor settles a V2 trade (SettlementFactory_SettleBatch): each allocation is settled and
+   * archived; the sender's lock is archived, and the receiver's net credit becomes its amulet.
+   */
+  private settleV2(executor: User, settlement: DamlValue, transferLeg: DamlValue, sides: readonly AllocationV2[]): CanonicalItem {
+    const net = this.net;
+    const dso = net.who.dso;
+    return net.submit(net.userSubmitter(executor), (tx) => {
+      const batch = tx.exercise(
+        null,
+        net.gov.externalPartyAmuletRulesCid,
+        'SettlementFactory_SettleBatch',
+        V.record({
+          settlement,
+          transferLegs: V.list([transferLeg]),
+          allocations: V.list(
+            sides.map((a) =>
+              V.record({ allocationCid: V.contractId(a.cid), extraTransferLegSides: V.list([]), nextIterationFunding: V.none() }),
+            ),
+          ),
+          actors: V.list([V.party(executor.party)]),
+          extraArgs: emptyExtraArgs(),
+        }),
+        [executor.party],
+      );
+      const round = net.rounds.current().number;
+      const results = sides.map((a) => {
+        const acting = [dso, executor.party];
+        const node = tx.exercise(
+          batch,
+          a.cid,
+          'Allocation_Settle',
+          V.record({
+            actors: V.list(acting.map(V.party)),
+            extraTransferLegSides: V.list([]),
+            nextIterationFunding: V.none(),
+            extraArgs: emptyExtraArgs(),
+          }),
+          acting,
+        );
+        tx.archive(node, a.cid, [dso, a.authorizer.party]);
+        const paid: string[] = [];
+        if (a.lock) {
+          tx.archive(node, a.lock.cid, [dso, a.authorizer.party]);
+        } else {
+          const owner = a.authorizer.party;
+          const cid = tx.create(node, TEMPLATES.amulet, amuletRecord(dso, owner, a.amount, round, FEES.holdingFeeRate), [dso, owner]);
+          net.wallets.add({ cid, owner, amount: a.amount, createdRound: round, away: false });
+          paid.push(cid);
+        }
+        node.result = V.record({
+          output: V.variant('AllocationResult_Settled', V.record({ nextIterationAllocationCid: V.none() })),
+          authorizerHoldingCids: V.textMap(paid.length > 0 ? [['Amulet', V.list(paid.map(V.contractId))]] : []),
+          meta: emptyMeta(),
+        });
+        return node.result;
+      });
+      batch.result = V.record({ allocationSettleResults: V.list(results), meta: emptyMeta() });
+    });
+  }
+
+  /** The executor cancels, or the sender withdraws, V2 allocations: each is archived and its lock, if any, unlocked to its authorizer. */
+  private endV2(choice: 'Allocation_Cancel' | 'Allocation_Withdraw', actor: User, allocations: readonly AllocationV2[]): CanonicalItem {
+    const net = this.net;
+    const dso = net.who.dso;
+    return net.submit(net.userSubmitter(actor), (tx) => {
+      for (const a of allocations) {
+        const node = tx.exercise(
+          null,
+          a.cid,
+          choice,
+          V.record({
+            actors: V.list([V.party(actor.party)]),
+            // The V2 context: whether to expire the lock, which a lockless allocation does not have.
+            extraArgs: V.record({
+              context: V.record({ values: V.textMap([['expire-lock', V.variant('AV_Bool', V.bool(a.lock !== undefined))]]) }),
+              meta: emptyMeta(),
+            }),
+          }),
+          [actor.party],
+        );
+        tx.archive(node, a.cid, [dso, a.authorizer.party]);
+        const returned = a.lock ? [this.unlock(tx, node, a.lock, a.authorizer)] : [];
+        node.result = V.record({
+          output: V.variant(choice === 'Allocation_Cancel' ? 'AllocationResult_Cancelled' : 'AllocationResult_Withdrawn', V.emptyRecord()),
+          authorizerHoldingCids: V.textMap(returned.length > 0 ? [['Amulet', V.list(returned.map(V.contractId))]] : []),
+          meta: emptyMeta(),
+        });
+      }
     });
   }
 

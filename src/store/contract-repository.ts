@@ -361,6 +361,18 @@ export const findLiveContractById = repositoryOperation(
   },
 );
 
+/** The live contracts of a template among `contractIds`, in the order of the ids (each once; unknown, archived and other templates' ids left out). */
+export const findLiveContractsByIds = repositoryOperation(
+  'findLiveContractsByIds',
+  async function findLiveContractsByIds(db: Db, template: TemplateKey, contractIds: readonly string[]): Promise<StoredContract[]> {
+    const ids = [...new Set(contractIds)];
+    if (ids.length === 0) return [];
+    const rows = await liveOf(db, template).where('contract_id', 'in', ids).execute();
+    const byId = new Map(rows.map((row) => [row.contract_id, toStored(row)]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  },
+);
+
 /**
  * The create_arguments of the newest OpenMiningRound ingested for a round number, archived or not, in any
  * migration (the Scan app keeps one tx-log entry per OpenMiningRound create and reads the newest of the round).

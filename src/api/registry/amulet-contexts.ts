@@ -20,12 +20,13 @@ import type { StoredContract } from '../../domain/contract-json';
 import { latestUsableOpenRound, nextRoundOpening } from '../../domain/mining-rounds';
 import { SPLICE } from '../../domain/splice-contracts';
 import { formatInstant, type Micros } from '../../domain/time';
-import { activeSynchronizer, nextConfigChange, type TwoStepTransfer } from '../../domain/token-standard';
+import { activeSynchronizer, allocationLock, allocationV2Lock, nextConfigChange, type TwoStepTransfer } from '../../domain/token-standard';
 import { notFound } from '../../internal/errors';
 import {
   findFeaturedAppRight,
   findLiveContractById,
   findLiveContractOfParty,
+  findLiveContractsByIds,
   listLiveRounds,
   payloadOf,
 } from '../../store/contract-repository';
@@ -128,28 +129,77 @@ export async function tokenStandardContract(
   return contract;
 }
 
+/** A context of the registry's v2 operations: nothing from AmuletRules goes into it but the synchronizer it names as active. */
+async function v2Context(db: Db, config: Config): Promise<ChoiceContextBuilder> {
+  const now = await apiNow(db, config);
+  const rules = await rulesContract(db, SPLICE.amuletRules, notFound('No active AmuletRules contract'));
+  return new ChoiceContextBuilder(activeSynchronizer(payloadOf(rules), now));
+}
+
 /**
  * The two-step context of the registry's v2 operations, as the Scan that serves v2 builds it: neither
  * the amulet rules nor the open round go into it (AmuletRules still names the synchronizer), only
- * the locked amulet disclosed with expire-lock true; once the lock is gone, expire-lock false alone
- * (or the 404 when the choice moves the amulet).
+ * the locked amulet disclosed with expire-lock true; once the lock is gone, or when there is none
+ * (an AmuletAllocationV2 that is a net credit), expire-lock false alone (or the 404 when the choice
+ * moves the amulet).
  */
 export async function twoStepTransferContextV2(
   db: Db,
   config: Config,
   description: string,
-  lock: TwoStepTransfer,
+  lock: TwoStepTransfer | undefined,
   options: { requireLockedAmulet: boolean },
 ): Promise<ChoiceContextBuilder> {
-  const now = await apiNow(db, config);
-  const rules = await rulesContract(db, SPLICE.amuletRules, notFound('No active AmuletRules contract'));
-  const context = new ChoiceContextBuilder(activeSynchronizer(payloadOf(rules), now));
-  const locked = await findLiveContractById(db, SPLICE.lockedAmulet, lock.lockedAmulet);
+  const context = await v2Context(db, config);
+  const locked = lock && (await findLiveContractById(db, SPLICE.lockedAmulet, lock.lockedAmulet));
   if (!locked) {
     if (options.requireLockedAmulet) {
+      if (!lock) throw new Error(`${description} has no locked amulet to move`);
       throw notFound(`LockedAmulet '${lock.lockedAmulet}' not found for ${description}, which expires on ${formatInstant(lock.expiresAt)}`);
     }
     return context.addBool('expire-lock', false);
   }
   return context.disclose(SPLICE.lockedAmulet, locked).addBool('expire-lock', true);
+}
+
+/** The lock behind an allocation that v2 serves: an AmuletAllocationV2's, if it has one, else a v1 AmuletAllocation's; or Scan's 404. */
+export async function allocationV2OrV1Lock(db: Db, allocationId: string): Promise<TwoStepTransfer | undefined> {
+  const v2 = await findLiveContractById(db, SPLICE.amuletAllocationV2, allocationId);
+  if (v2) return allocationV2Lock(payloadOf(v2));
+  return allocationLock(payloadOf(await tokenStandardContract(db, SPLICE.amuletAllocation, allocationId)));
+}
+
+/**
+ * The v2 allocation factory (AllocationFactory_Allocate of AllocationInstructionV2), as the Scan that
+ * serves v2 answers it: the factory (ExternalPartyAmuletRules) disclosed, and no context entries
+ * (ExternalPartyConfigState, its one optional entry, has no source here).
+ */
+export async function allocationFactoryV2(db: Db, config: Config): Promise<{ factoryId: string; context: ChoiceContextBuilder }> {
+  const epar = await factory(db);
+  const context = await v2Context(db, config);
+  return { factoryId: epar.contractId, context: context.disclose(SPLICE.externalPartyAmuletRules, epar) };
+}
+
+/**
+ * The settlement factory (SettlementFactory_SettleBatch), as the Scan that serves v2 answers it: the
+ * factory (ExternalPartyAmuletRules) disclosed, then the live LockedAmulets behind the batch's
+ * allocations, each once: those of the AmuletAllocationV2s among them, then those of the v1
+ * AmuletAllocations. Allocations that are not live, or not Amulet's, add nothing.
+ */
+export async function settlementFactory(
+  db: Db,
+  config: Config,
+  allocationIds: readonly string[],
+): Promise<{ factoryId: string; context: ChoiceContextBuilder }> {
+  const context = await v2Context(db, config);
+  const epar = await factory(db);
+  const v2 = await findLiveContractsByIds(db, SPLICE.amuletAllocationV2, allocationIds);
+  const v1 = await findLiveContractsByIds(db, SPLICE.amuletAllocation, allocationIds);
+  const lockIds = [
+    ...v2.flatMap((c) => allocationV2Lock(payloadOf(c))?.lockedAmulet ?? []),
+    ...v1.map((c) => allocationLock(payloadOf(c)).lockedAmulet),
+  ];
+  context.disclose(SPLICE.externalPartyAmuletRules, epar);
+  for (const locked of await findLiveContractsByIds(db, SPLICE.lockedAmulet, lockIds)) context.disclose(SPLICE.lockedAmulet, locked);
+  return { factoryId: epar.contractId, context };
 }

@@ -26,6 +26,12 @@ const AMULET_APIS = {
   'splice-api-token-transfer-instruction-v1': 1,
   'splice-api-token-allocation-v1': 1,
   'splice-api-token-allocation-instruction-v1': 1,
+  // Token standard V2, whose registry operations are all served (registry-v2-routes.ts).
+  'splice-api-token-holding-v2': 1,
+  'splice-api-token-allocation-v2': 1,
+  'splice-api-token-allocation-instruction-v2': 1,
+  'splice-api-token-transfer-instruction-v2': 1,
+  'splice-api-token-transfer-events-v2': 1,
 };
 const AMULET_ID = 'Amulet';
 

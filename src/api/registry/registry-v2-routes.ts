@@ -3,26 +3,28 @@
  * allocation-instruction-v2.yaml and allocation-v2.yaml; Scan's v2 token-standard handlers):
  *   POST /transfer-instruction/v2/transfer-factory
  *   POST /transfer-instruction/v2/{transferInstructionId}/choice-contexts/accept | reject | withdraw
+ *   POST /allocation-instruction/v2/allocation-factory
  *   POST /allocation-instruction/v2/{allocationInstructionId}/choice-contexts/accept | withdraw
+ *   POST /allocation/v2/settlement-factory        (the specification's singular "allocation")
  *   POST /allocations/v2/{allocationId}/choice-contexts/withdraw | cancel
  * Their requests and answers have v1's shapes. The transfer factory's context is v1's; the two-step
- * contexts are the v2 ones (twoStepTransferContextV2). Amulet makes no allocation instructions, so
- * their choice contexts are a 400, as on Scan. Not served here: the v2 allocation and settlement
- * factories, whose answers depend on choice arguments (AllocationFactory_Allocate,
- * SettlementFactory_SettleBatch, AmuletAllocationV2) that the simulated network does not make.
+ * contexts are the v2 ones (twoStepTransferContextV2). The two V2 factories decode their choice
+ * arguments (a 400 when they are not an AllocationFactory_Allocate or SettlementFactory_SettleBatch, or
+ * are over the configured limits on legs and parties) and answer the factory disclosed, the settlement
+ * factory with the locked amulets of the batch's allocations after it. An allocation's choices are
+ * served for AmuletAllocationV2 and v1 AmuletAllocation contracts. Amulet makes no allocation
+ * instructions, so their choice contexts are a 400, as on Scan.
  */
 import { z } from 'zod';
-import { SPLICE } from '../../domain/splice-contracts';
-import { allocationLock } from '../../domain/token-standard';
+import { allocateSize, settleBatchSize, sizeRefusal } from '../../domain/token-standard';
 import { badRequest } from '../../internal/errors';
-import { payloadOf } from '../../store/contract-repository';
 import { sendJson } from '../json-response';
 import { operation, type OperationOf } from '../operation';
 import { parseInput } from '../validation';
-import { tokenStandardContract, twoStepTransferContextV2 } from './amulet-contexts';
-import { ChoiceContextRequest, FactoryRequest } from './registry-input';
+import { allocationFactoryV2, allocationV2OrV1Lock, settlementFactory, twoStepTransferContextV2 } from './amulet-contexts';
+import { allocateArgumentsV2, ChoiceContextRequest, FactoryRequest, settleBatchArguments } from './registry-input';
 import { choiceContextFailures, type RegistryServices } from './registry-operations';
-import { ChoiceContext, TransferFactoryWithChoiceContext } from './schemas';
+import { ChoiceContext, FactoryWithChoiceContext, TransferFactoryWithChoiceContext } from './schemas';
 import { instructionContextOperations, sendTransferFactory } from './transfer-instruction-routes';
 
 const party = z
@@ -80,6 +82,24 @@ export const registryV2Operations: readonly OperationOf<RegistryServices>[] = [
 
   ...instructionContextOperations('/transfer-instruction/v2', 'v2 ', twoStepTransferContextV2),
 
+  operation({
+    method: 'post',
+    path: '/allocation-instruction/v2/allocation-factory',
+    summary:
+      'The allocation factory (ExternalPartyAmuletRules) for the V2 AllocationFactory_Allocate, whose choice arguments are checked and held to the limits on legs and parties.',
+    // Parsed by the handler: a missing body counts as `{}`.
+    request: { body: FactoryRequest, bodyParsedBy: 'handler' },
+    responses: { '200': { description: 'OK', body: FactoryWithChoiceContext }, ...choiceContextFailures },
+    handle: async ({ db, config }: RegistryServices, _input, req, res) => {
+      const body = parseInput(FactoryRequest, req.body ?? {}, 'body');
+      const allocate = allocateArgumentsV2(body.choiceArguments);
+      const refusal = sizeRefusal(allocateSize(allocate.allocation.transferLegSides), config.scanApp.tokenStandardSettlement);
+      if (refusal !== undefined) throw badRequest(refusal);
+      const { factoryId, context } = await allocationFactoryV2(db, config);
+      sendJson(res, { factoryId, choiceContext: context.json(body.excludeDebugFields ?? false) });
+    },
+  }),
+
   ...(['accept', 'withdraw'] as const).map((choice) =>
     operation({
       method: 'post',
@@ -95,19 +115,37 @@ export const registryV2Operations: readonly OperationOf<RegistryServices>[] = [
     }),
   ),
 
+  operation({
+    method: 'post',
+    path: '/allocation/v2/settlement-factory',
+    summary:
+      'The settlement factory (ExternalPartyAmuletRules) for SettlementFactory_SettleBatch, with the live locked amulets of the AmuletAllocationV2 and AmuletAllocation contracts it settles disclosed.',
+    // Parsed by the handler: a missing body counts as `{}`.
+    request: { body: FactoryRequest, bodyParsedBy: 'handler' },
+    responses: { '200': { description: 'OK', body: FactoryWithChoiceContext }, ...choiceContextFailures },
+    handle: async ({ db, config }: RegistryServices, _input, req, res) => {
+      const body = parseInput(FactoryRequest, req.body ?? {}, 'body');
+      const batch = settleBatchArguments(body.choiceArguments);
+      const refusal = sizeRefusal(settleBatchSize(batch.transferLegs), config.scanApp.tokenStandardSettlement);
+      if (refusal !== undefined) throw badRequest(refusal);
+      const allocationIds = batch.allocations.map((a) => a.allocationCid);
+      const { factoryId, context } = await settlementFactory(db, config, allocationIds);
+      sendJson(res, { factoryId, choiceContext: context.json(body.excludeDebugFields ?? false) });
+    },
+  }),
+
   ...(['withdraw', 'cancel'] as const).map((choice) =>
     operation({
       method: 'post',
       path: `/allocations/v2/{allocationId}/choice-contexts/${choice}`,
-      summary: `The v2 choice context to ${choice} an AmuletAllocation.`,
+      summary: `The v2 choice context to ${choice} an AmuletAllocationV2 or an AmuletAllocation.`,
       // Parsed by the handler: a missing body counts as `{}`.
       request: { body: ChoiceContextRequest, bodyParsedBy: 'handler' },
       responses: { '200': { description: 'OK', body: ChoiceContext }, ...choiceContextFailures },
       handle: async ({ db, config }: RegistryServices, { params }, req, res) => {
         const body = parseInput(ChoiceContextRequest, req.body ?? {}, 'body');
         const id = params.allocationId!;
-        const allocation = await tokenStandardContract(db, SPLICE.amuletAllocation, id);
-        const lock = allocationLock(payloadOf(allocation));
+        const lock = await allocationV2OrV1Lock(db, id);
         const context = await twoStepTransferContextV2(db, config, `AmuletAllocation '${id}'`, lock, { requireLockedAmulet: false });
         sendJson(res, context.json(body.excludeDebugFields ?? false));
       },

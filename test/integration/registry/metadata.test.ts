@@ -50,6 +50,11 @@ describe('registry metadata (token standard)', () => {
       'splice-api-token-transfer-instruction-v1': 1,
       'splice-api-token-allocation-v1': 1,
       'splice-api-token-allocation-instruction-v1': 1,
+      'splice-api-token-holding-v2': 1,
+      'splice-api-token-allocation-v2': 1,
+      'splice-api-token-allocation-instruction-v2': 1,
+      'splice-api-token-transfer-instruction-v2': 1,
+      'splice-api-token-transfer-events-v2': 1,
     },
   };
   const roots = ['/registry/metadata/v1', '/api/validator/v0/scan-proxy/registry/metadata/v1'];

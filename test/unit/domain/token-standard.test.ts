@@ -1,10 +1,20 @@
 /**
  * The facts the registry reads from Amulet's contracts: the open round a factory uses, the active
- * synchronizer of AmuletRules' configuration schedule, and the locks of instructions and allocations.
+ * synchronizer of AmuletRules' configuration schedule, and the locks of instructions and allocations;
+ * and the size of a V2 allocation or settlement against Scan's limits.
  */
 import { latestUsableOpenRound, nextRoundOpening } from '../../../src/domain/mining-rounds';
 import { parseTimestamp } from '../../../src/domain/time';
-import { activeSynchronizer, allocationLock, nextConfigChange, transferInstructionLock } from '../../../src/domain/token-standard';
+import {
+  activeSynchronizer,
+  allocateSize,
+  allocationLock,
+  allocationV2Lock,
+  nextConfigChange,
+  settleBatchSize,
+  sizeRefusal,
+  transferInstructionLock,
+} from '../../../src/domain/token-standard';
 
 const round = (n: number, opensAt: string) => ({ payload: { round: { number: String(n) }, opensAt } });
 const at = (t: string) => parseTimestamp(t);
@@ -96,5 +106,44 @@ describe('locks of two-step transfers', () => {
     expect(
       allocationLock({ lockedAmulet: '00bb', allocation: { settlement: { settleBefore: '2025-01-02T00:00:00Z', executor: 'x::1' } } }),
     ).toEqual({ lockedAmulet: '00bb', expiresAt: at('2025-01-02T00:00:00Z'), executor: 'x::1' });
+  });
+
+  it('reads an AmuletAllocationV2, whose lock is optional, with its expiry', () => {
+    expect(allocationV2Lock({ lockedAmulet: '00cc', expiresAt: '2025-01-03T00:00:00Z' })).toEqual({
+      lockedAmulet: '00cc',
+      expiresAt: at('2025-01-03T00:00:00Z'),
+    });
+    expect(allocationV2Lock({ lockedAmulet: null, expiresAt: '2025-01-03T00:00:00Z' })).toBeUndefined();
+    expect(() => allocationV2Lock({ lockedAmulet: 7, expiresAt: '2025-01-03T00:00:00Z' })).toThrow(
+      'AmuletAllocationV2 payload: expected a contract id or null at lockedAmulet',
+    );
+  });
+});
+
+// Scan's TokenStandardConfig.SettlementConfig: legs, then distinct account owners (none for special accounts).
+describe('the size of a V2 settlement or allocation', () => {
+  const account = (owner: string | null) => ({ owner });
+  const leg = (sender: string | null, receiver: string | null) => ({ sender: account(sender), receiver: account(receiver) });
+
+  it("counts a settlement's legs and the distinct owners of their senders and receivers", () => {
+    expect(settleBatchSize([leg('a', 'b'), leg('c', 'a')])).toEqual({ legs: 2, parties: 3 });
+    expect(settleBatchSize([leg('a', 'b'), leg('c', 'd')])).toEqual({ legs: 2, parties: 4 });
+    expect(settleBatchSize([leg(null, 'b'), leg('b', null)])).toEqual({ legs: 2, parties: 1 });
+    expect(settleBatchSize([])).toEqual({ legs: 0, parties: 0 });
+  });
+
+  it("counts an allocation's leg sides and the distinct owners of their other sides, not the authorizer", () => {
+    expect(allocateSize([{ otherside: account('b') }, { otherside: account('c') }, { otherside: account('b') }])).toEqual({
+      legs: 3,
+      parties: 2,
+    });
+    expect(allocateSize([{ otherside: account(null) }])).toEqual({ legs: 1, parties: 0 });
+  });
+
+  it("refuses more legs, then more parties, than allowed, in Scan's words", () => {
+    const limits = { maxLegs: 2, maxParties: 3 };
+    expect(sizeRefusal({ legs: 2, parties: 3 }, limits)).toBeUndefined();
+    expect(sizeRefusal({ legs: 3, parties: 9 }, limits)).toBe('Too many transfer legs in the settle batch: 3. Maximum allowed: 2');
+    expect(sizeRefusal({ legs: 1, parties: 4 }, limits)).toBe('Too many parties in the settle batch: 4. Maximum allowed: 3');
   });
 });
