@@ -205,20 +205,27 @@ export const readUpdatesForBackfill = repositoryOperation(
     end: UpdateKey,
     limit: number,
   ): Promise<StoredTransaction[]> {
-    const from = position ?? { ...BEFORE_EVERYTHING, recordTime: 0n };
     const key = sql`(u.migration_id, u.record_time, u.synchronizer_id, u.update_id)`;
-    const { rows } = await sql<
-      StoredJsonColumns & { kind: string; migration_id: number; record_time: string; synchronizer_id: string; update_id: string }
-    >`
-      select u.migration_id, u.record_time, u.synchronizer_id, u.update_id, u.kind,
+    const page = firstOfRanges(
+      rangesAfter(
+        { migration: sql`u.migration_id`, rest: sql`(u.record_time, u.synchronizer_id, u.update_id)` },
+        position && {
+          migrationId: position.migrationId,
+          rest: sql`(${timestamp(position.recordTime)}, ${position.synchronizerId}::text, ${position.updateId}::text)`,
+        },
+      ),
+      (range) => sql`select u.migration_id, u.record_time, u.synchronizer_id, u.update_id, u.kind,
         case when u.kind = 'transaction' then u.payload end as payload, u.payload_compact_length,
         case when u.kind = 'transaction' then u.json_compact end as json_compact, null::text as json_protobuf
       from updates u
-      where u.record_time > '0001-01-01 00:00:00+00'
-        and ${key} > (${from.migrationId}::bigint, ${timestamp(from.recordTime)}, ${from.synchronizerId}::text, ${from.updateId}::text)
-        and ${key} <= (${end.migrationId}::bigint, ${timestamp(end.recordTime)}, ${end.synchronizerId}::text, ${end.updateId}::text)
-      order by u.migration_id, u.record_time, u.synchronizer_id, u.update_id
-      limit ${limit}`.execute(db);
+      where u.record_time > '0001-01-01 00:00:00+00' and ${range}
+        and ${key} <= (${end.migrationId}::bigint, ${timestamp(end.recordTime)}, ${end.synchronizerId}::text, ${end.updateId}::text)`,
+      { alias: 'u', columns: ['migration_id', 'record_time', 'synchronizer_id', 'update_id'] },
+      limit,
+    );
+    const { rows } = await sql<
+      StoredJsonColumns & { kind: string; migration_id: number; record_time: string; synchronizer_id: string; update_id: string }
+    >`${page}`.execute(db);
     return rows.map((r) => ({
       key: {
         migrationId: r.migration_id,

@@ -9,6 +9,7 @@ import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import type { SubjectRow } from './ingest-rows';
 import { backfillStateOf, type BackfillState } from './backfill-state';
 import type { Db } from './pool';
+import { firstOfRanges, rangesAfter } from './keyset';
 import { repositoryOperation } from './query-operation';
 import { storedJson, type StoredJsonColumns, type UpdatePosition } from './update-repository';
 
@@ -38,19 +39,25 @@ export const readUpdatesForSubjects = repositoryOperation(
     limit: number,
   ): Promise<StoredUpdateForIndex[]> {
     const key = sql`(u.migration_id, u.record_time, u.synchronizer_id, u.update_id)`;
-    const after = position
-      ? sql`and ${key} > (${position.migrationId}::bigint, ${timestamp(position.recordTime)}, ${position.synchronizerId}::text, ${position.updateId}::text)`
-      : sql``;
-    const { rows } = await sql<
-      StoredJsonColumns & { kind: string; migration_id: number; record_time: string; synchronizer_id: string; update_id: string }
-    >`
-      select u.migration_id, u.record_time, u.synchronizer_id, u.update_id, u.kind,
+    const page = firstOfRanges(
+      rangesAfter(
+        { migration: sql`u.migration_id`, rest: sql`(u.record_time, u.synchronizer_id, u.update_id)` },
+        position && {
+          migrationId: position.migrationId,
+          rest: sql`(${timestamp(position.recordTime)}, ${position.synchronizerId}::text, ${position.updateId}::text)`,
+        },
+      ),
+      (range) => sql`select u.migration_id, u.record_time, u.synchronizer_id, u.update_id, u.kind,
         u.payload, u.payload_compact_length, u.json_compact, null::text as json_protobuf
       from updates u
-      where u.record_time > '0001-01-01 00:00:00+00' ${after}
-        and ${key} <= (${end.migrationId}::bigint, ${timestamp(end.recordTime)}, ${end.synchronizerId}::text, ${end.updateId}::text)
-      order by u.migration_id, u.record_time, u.synchronizer_id, u.update_id
-      limit ${limit}`.execute(db);
+      where u.record_time > '0001-01-01 00:00:00+00' and ${range}
+        and ${key} <= (${end.migrationId}::bigint, ${timestamp(end.recordTime)}, ${end.synchronizerId}::text, ${end.updateId}::text)`,
+      { alias: 'u', columns: ['migration_id', 'record_time', 'synchronizer_id', 'update_id'] },
+      limit,
+    );
+    const { rows } = await sql<
+      StoredJsonColumns & { kind: string; migration_id: number; record_time: string; synchronizer_id: string; update_id: string }
+    >`${page}`.execute(db);
     return rows.map((r) => ({
       key: {
         migrationId: r.migration_id,
