@@ -11,7 +11,7 @@ import { backfillStateOf, type BackfillState } from './backfill-state';
 import type { Db } from './pool';
 import { firstOfRanges, rangesAfter } from './keyset';
 import { repositoryOperation } from './query-operation';
-import { storedJson, type StoredJsonColumns } from './update-repository';
+import { readUpdatesBetween } from './update-repository';
 
 /** An activity row's place in the network's order: the page token's position. */
 export interface ActivityPosition {
@@ -205,35 +205,10 @@ export const readUpdatesForBackfill = repositoryOperation(
     end: UpdateKey,
     limit: number,
   ): Promise<StoredTransaction[]> {
-    const key = sql`(u.migration_id, u.record_time, u.synchronizer_id, u.update_id)`;
-    const page = firstOfRanges(
-      rangesAfter(
-        { migration: sql`u.migration_id`, rest: sql`(u.record_time, u.synchronizer_id, u.update_id)` },
-        position && {
-          migrationId: position.migrationId,
-          rest: sql`(${timestamp(position.recordTime)}, ${position.synchronizerId}::text, ${position.updateId}::text)`,
-        },
-      ),
-      (range) => sql`select u.migration_id, u.record_time, u.synchronizer_id, u.update_id, u.kind,
-        case when u.kind = 'transaction' then u.payload end as payload, u.payload_compact_length,
-        case when u.kind = 'transaction' then u.json_compact end as json_compact, null::text as json_protobuf
-      from updates u
-      where u.record_time > '0001-01-01 00:00:00+00' and ${range}
-        and ${key} <= (${end.migrationId}::bigint, ${timestamp(end.recordTime)}, ${end.synchronizerId}::text, ${end.updateId}::text)`,
-      { alias: 'u', columns: ['migration_id', 'record_time', 'synchronizer_id', 'update_id'] },
-      limit,
-    );
-    const { rows } = await sql<
-      StoredJsonColumns & { kind: string; migration_id: number; record_time: string; synchronizer_id: string; update_id: string }
-    >`${page}`.execute(db);
+    const rows = await readUpdatesBetween(db, position, end, limit, true);
     return rows.map((r) => ({
-      key: {
-        migrationId: r.migration_id,
-        recordTime: fromPgTimestamp(r.record_time),
-        synchronizerId: r.synchronizer_id,
-        updateId: r.update_id,
-      },
-      transaction: r.kind === 'transaction' ? (JSON.parse(storedJson(r, 'compact_json')!) as TransactionUpdate) : undefined,
+      key: r.key,
+      transaction: r.compactJson === undefined ? undefined : (JSON.parse(r.compactJson) as TransactionUpdate),
     }));
   },
 );

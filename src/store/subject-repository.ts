@@ -5,13 +5,12 @@
  */
 import { sql } from 'kysely';
 import type { Update } from '../domain/items';
-import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
+import { formatRecordTime, type Micros } from '../domain/time';
 import type { SubjectRow } from './ingest-rows';
 import { backfillStateOf, type BackfillState } from './backfill-state';
 import type { Db } from './pool';
-import { firstOfRanges, rangesAfter } from './keyset';
 import { repositoryOperation } from './query-operation';
-import { storedJson, type StoredJsonColumns, type UpdatePosition } from './update-repository';
+import { readUpdatesBetween, type UpdatePosition } from './update-repository';
 
 const timestamp = (t: Micros) => sql`${formatRecordTime(t)}::timestamptz`;
 
@@ -38,35 +37,8 @@ export const readUpdatesForSubjects = repositoryOperation(
     end: UpdatePosition,
     limit: number,
   ): Promise<StoredUpdateForIndex[]> {
-    const key = sql`(u.migration_id, u.record_time, u.synchronizer_id, u.update_id)`;
-    const page = firstOfRanges(
-      rangesAfter(
-        { migration: sql`u.migration_id`, rest: sql`(u.record_time, u.synchronizer_id, u.update_id)` },
-        position && {
-          migrationId: position.migrationId,
-          rest: sql`(${timestamp(position.recordTime)}, ${position.synchronizerId}::text, ${position.updateId}::text)`,
-        },
-      ),
-      (range) => sql`select u.migration_id, u.record_time, u.synchronizer_id, u.update_id, u.kind,
-        u.payload, u.payload_compact_length, u.json_compact, null::text as json_protobuf
-      from updates u
-      where u.record_time > '0001-01-01 00:00:00+00' and ${range}
-        and ${key} <= (${end.migrationId}::bigint, ${timestamp(end.recordTime)}, ${end.synchronizerId}::text, ${end.updateId}::text)`,
-      { alias: 'u', columns: ['migration_id', 'record_time', 'synchronizer_id', 'update_id'] },
-      limit,
-    );
-    const { rows } = await sql<
-      StoredJsonColumns & { kind: string; migration_id: number; record_time: string; synchronizer_id: string; update_id: string }
-    >`${page}`.execute(db);
-    return rows.map((r) => ({
-      key: {
-        migrationId: r.migration_id,
-        recordTime: fromPgTimestamp(r.record_time),
-        synchronizerId: r.synchronizer_id,
-        updateId: r.update_id,
-      },
-      update: JSON.parse(storedJson(r, 'compact_json')!) as Update,
-    }));
+    const rows = await readUpdatesBetween(db, position, end, limit, false);
+    return rows.map((r) => ({ key: r.key, update: JSON.parse(r.compactJson!) as Update }));
   },
 );
 

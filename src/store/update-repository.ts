@@ -149,6 +149,63 @@ export const listUpdates = repositoryOperation(
   },
 );
 
+/** A stored update's compact JSON and key, as the backfills read them (readUpdatesBetween). */
+export interface StoredUpdateText {
+  key: UpdatePosition;
+  kind: string;
+  /** The compact JSON; undefined for a reassignment when only transactions were asked for. */
+  compactJson: string | undefined;
+}
+
+/**
+ * The live updates after `position` (from the start without one) up to `end` (inclusive), in the stream's
+ * order, `limit` at a time, as the backfills of the projections walk the history: the ranges after the
+ * position (./keyset.ts), each bounded by `end`. With `transactionsOnly`, a reassignment's payload is
+ * not read.
+ */
+export const readUpdatesBetween = repositoryOperation(
+  'readUpdatesBetween',
+  async function readUpdatesBetween(
+    db: Db,
+    position: UpdatePosition | undefined,
+    end: UpdatePosition,
+    limit: number,
+    transactionsOnly: boolean,
+  ): Promise<StoredUpdateText[]> {
+    const at = (p: UpdatePosition) => sql`${formatRecordTime(p.recordTime)}::timestamptz, ${p.synchronizerId}::text, ${p.updateId}::text`;
+    const stored = transactionsOnly
+      ? sql`case when u.kind = 'transaction' then u.payload end as payload, u.payload_compact_length,
+          case when u.kind = 'transaction' then u.json_compact end as json_compact`
+      : sql`u.payload, u.payload_compact_length, u.json_compact`;
+    const page = firstOfRanges(
+      rangesAfter(
+        { migration: sql`u.migration_id`, rest: sql`(u.record_time, u.synchronizer_id, u.update_id)` },
+        position && { migrationId: position.migrationId, rest: sql`(${at(position)})` },
+      ),
+      (range) => sql`select u.migration_id, u.record_time, u.synchronizer_id, u.update_id, u.kind, ${stored},
+          null::text as json_protobuf
+        from updates u
+        where u.record_time > ${IMPORT_TIME} and ${range}
+          and (u.migration_id, u.record_time, u.synchronizer_id, u.update_id) <= (${end.migrationId}::bigint, ${at(end)})`,
+      { alias: 'u', columns: UPDATE_ORDER },
+      limit,
+    );
+    const { rows } = await sql<
+      StoredJsonColumns & { kind: string; migration_id: number; record_time: string; synchronizer_id: string; update_id: string }
+    >`${page}`.execute(db);
+    return rows.map((r) => ({
+      key: {
+        migrationId: r.migration_id,
+        recordTime: fromPgTimestamp(r.record_time),
+        synchronizerId: r.synchronizer_id,
+        updateId: r.update_id,
+      },
+      kind: r.kind,
+      compactJson: transactionsOnly && r.kind !== 'transaction' ? undefined : storedJson(r, 'compact_json')!,
+    }));
+  },
+);
+
 /** Import updates of one migration with update id > afterUpdateId, by update id. */
 /** Which updates `/v0/backfilling/updates-before` lists: one migration and synchronizer, record times in [atOrAfter, before). */
 export interface UpdatesBeforeQuery {
