@@ -4,7 +4,9 @@
  * simulator's items by a walk of their trees written for this test (taps, and each transfer's outputs,
  * summary fees and the burn the simulator records in its result's `burned` metadata); the derivation in
  * src/domain is not called. The simulator claims no rewards, so reward claims are added as rows of the
- * projection, and the expected figures add the same rows.
+ * projection, and the expected figures add the same rows. A series period's supply is expected to be what
+ * GET /v0/network/supply answers at the period's last microsecond, asked separately for each period (its
+ * own figures are checked against a model of the items in balances.test.ts).
  *
  * A second part checks the plans: on a history of several months, a short range reads an index range of
  * the activities' key in the range's partition only, never a sequential scan.
