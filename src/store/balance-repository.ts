@@ -15,11 +15,13 @@
  */
 import { sql } from 'kysely';
 import { parseDecimal, type Decimal10 } from '../domain/decimal';
+import { migrationAtInstant } from '../domain/migration-at-instant';
 import { SPLICE } from '../domain/splice-contracts';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import { HOLDING_FEE_SQL, holdingsTotals } from './holdings-repository';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
+import { migrationSpans } from './snapshot-repository';
 
 const ts = (t: Micros) => sql`${formatRecordTime(t)}::timestamptz`;
 /**
@@ -29,18 +31,9 @@ const ts = (t: Micros) => sql`${formatRecordTime(t)}::timestamptz`;
  */
 const UTC_TEXT = sql.raw(`to_char(record_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
 
-/**
- * The migration whose ledger an instant reads: the newest one whose first update is at or before it
- * (after a migration ended and before the next began, the ended one's final state). Undefined: before
- * every migration.
- */
+/** The migration whose ledger an instant reads (migrationAtInstant); undefined before every migration. */
 export const migrationAt = repositoryOperation('migrationAt', async function migrationAt(db: Db, at: Micros): Promise<number | undefined> {
-  const { rows } = await sql<{ migration_id: string }>`
-    select migration_id::text from migration_synchronizers
-    group by migration_id
-    having min(min_record_time) <= ${ts(at)}
-    order by migration_id desc limit 1`.execute(db);
-  return rows[0] === undefined ? undefined : Number(rows[0].migration_id);
+  return migrationAtInstant(await migrationSpans(db), at);
 });
 
 /**
@@ -208,5 +201,155 @@ export const supplyAt = repositoryOperation(
       mintedSinceSnapshot: parseDecimal(f.minted),
       burnedSinceSnapshot: parseDecimal(f.burned),
     };
+  },
+);
+
+/** One instant whose holdings supplyAtEach reads, in the migration it reads (migrationAt). */
+export interface SupplyPoint {
+  migrationId: number;
+  at: Micros;
+}
+
+export interface HoldingsSupply {
+  /** The snapshot the figures start from (undefined: none at or before the instant). */
+  snapshot: Micros | undefined;
+  /** supplyAt's unlocked and locked: initial amounts of the holdings active at the instant. */
+  unlocked: Decimal10;
+  locked: Decimal10;
+}
+
+/**
+ * supplyAt's holdings at many instants (a series' period ends), in the order given, without a round of
+ * queries per instant. Per migration: one index range of its snapshots, from the newest at or before
+ * the earliest instant to the latest; then one statement that reads, in each window (snapshot, instant]
+ * (overlapping windows merged, so an hourly series reads each change once), the holdings created
+ * (+ at their creation) and archived (- at their archive), by the indexes supplyAt uses: a holding some
+ * snapshot saw is archived by contracts_holdings_by_archive, one created and archived inside a slot
+ * (which that index leaves out) by its creation row. Each change is bucketed between the consecutive
+ * snapshots and instants (width_bucket), and an instant's figure is its snapshot's plus the buckets of
+ * its window. An instant on a snapshot reads it alone.
+ *
+ * This equals supplyAt's created-and-still-active minus visible-and-taken-out because a snapshot is on a
+ * slot boundary (snapshot-schedule.ts): a holding archived in (S, T] that S did not see was created after S.
+ * Its cost is the snapshots and the changes in the windows, never the history before them.
+ */
+export const supplyAtEach = repositoryOperation(
+  'supplyAtEach',
+  async function supplyAtEach(db: Db, points: readonly SupplyPoint[]): Promise<HoldingsSupply[]> {
+    const out: HoldingsSupply[] = new Array<HoldingsSupply>(points.length);
+    const byMigration = new Map<number, number[]>();
+    for (const [i, p] of points.entries()) {
+      const list = byMigration.get(p.migrationId);
+      if (list) list.push(i);
+      else byMigration.set(p.migrationId, [i]);
+    }
+    for (const [migrationId, indexes] of byMigration) {
+      const ats = indexes.map((i) => points[i]!.at);
+      const earliest = ats.reduce((a, b) => (b < a ? b : a));
+      const latest = ats.reduce((a, b) => (b > a ? b : a));
+      const snaps = (
+        await sql<{ record_time: string; unlocked_amulet: string; locked_amulet: string }>`
+        select ${UTC_TEXT} as record_time, unlocked_amulet::text, locked_amulet::text from acs_snapshots s
+        where s.migration_id = ${migrationId} and s.record_time <= ${ts(latest)}
+          and s.record_time >= coalesce((
+            select p.record_time from acs_snapshots p
+            where p.migration_id = ${migrationId} and p.record_time <= ${ts(earliest)}
+            order by p.record_time desc limit 1), '-infinity')
+        order by s.record_time`.execute(db)
+      ).rows.map((r) => ({
+        time: fromPgTimestamp(r.record_time),
+        unlocked: parseDecimal(r.unlocked_amulet),
+        locked: parseDecimal(r.locked_amulet),
+      }));
+      // Each instant's snapshot: the newest at or before it.
+      const snapOf = (at: Micros) => {
+        let lo = 0;
+        let hi = snaps.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (snaps[mid]!.time <= at) lo = mid + 1;
+          else hi = mid;
+        }
+        return lo === 0 ? undefined : snaps[lo - 1];
+      };
+      const windows = indexes.map((i) => ({ i, snap: snapOf(points[i]!.at), at: points[i]!.at }));
+      const open = windows.filter((w) => w.snap === undefined || w.snap.time < w.at);
+      // The cut points: a change at t falls in bucket #{cuts < t}, and (S, T] is buckets pos(S) .. pos(T) - 1.
+      const cuts = [...new Set(open.flatMap((w) => (w.snap === undefined ? [w.at] : [w.snap.time, w.at])))].sort((a, b) =>
+        a < b ? -1 : a > b ? 1 : 0,
+      );
+      const pos = new Map(cuts.map((c, k) => [c, k + 1]));
+      const prefixUnlocked: Decimal10[] = new Array<Decimal10>(cuts.length + 2).fill(0n);
+      const prefixLocked: Decimal10[] = new Array<Decimal10>(cuts.length + 2).fill(0n);
+      if (open.length > 0) {
+        // The windows (lo, hi], merged where they overlap or touch (an hourly series' (S, S' - 1µs] and (S', …]
+        // too: a change at S' lies in no instant's window and so in none of their buckets); lo undefined: from
+        // the migration's beginning.
+        const sorted = [...open].sort((a, b) => {
+          const la = a.snap?.time;
+          const lb = b.snap?.time;
+          return la === lb ? 0 : la === undefined ? -1 : lb === undefined ? 1 : la < lb ? -1 : 1;
+        });
+        const merged: { lo: Micros | undefined; hi: Micros }[] = [];
+        for (const w of sorted) {
+          const last = merged.at(-1);
+          if (last !== undefined && (w.snap === undefined || last.hi + 1n >= w.snap.time)) {
+            if (w.at > last.hi) last.hi = w.at;
+          } else {
+            merged.push({ lo: w.snap?.time, hi: w.at });
+          }
+        }
+        const los = merged.map((w) => (w.lo === undefined ? '-infinity' : formatRecordTime(w.lo)));
+        const his = merged.map((w) => formatRecordTime(w.hi));
+        const lowest = merged[0]!.lo === undefined ? sql`'-infinity'::timestamptz` : ts(merged[0]!.lo);
+        const highest = ts(merged.reduce((a, w) => (w.hi > a ? w.hi : a), merged[0]!.hi));
+        // #{cuts < t} = #{cut + 1µs <= t}: width_bucket's count of the thresholds at or below t.
+        const thresholds = cuts.map((c) => formatRecordTime(c + 1n));
+        const { rows } = await sql<{ b: number; unlocked: string; locked: string }>`
+          select width_bucket(x.t, ${thresholds}::timestamptz[]) as b,
+            coalesce(sum(x.amount) filter (where x.locked is false), 0)::text as unlocked,
+            coalesce(sum(x.amount) filter (where x.locked is true), 0)::text as locked
+          from unnest(${los}::timestamptz[], ${his}::timestamptz[]) as w(lo, hi)
+          cross join lateral (
+            select e.t, e.amount, c.amulet_locked as locked
+            from contracts c
+            cross join lateral (values
+              (c.created_record_time, c.amulet_initial_amount),
+              (case when c.archived_record_time <= acs_slot(c.created_record_time) then c.archived_record_time end, -c.amulet_initial_amount)
+            ) e(t, amount)
+            where c.migration_id = ${migrationId} and c.amulet_owner is not null
+              and c.created_record_time > w.lo and c.created_record_time <= w.hi
+              and c.archived_record_time > w.lo and c.archived_record_time > ${lowest}
+              and e.t is not null
+            union all
+            select c.archived_record_time, -c.amulet_initial_amount, c.amulet_locked
+            from contracts c
+            where c.migration_id = ${migrationId} and c.amulet_owner is not null
+              and c.archived_record_time < 'infinity' and c.archived_record_time > c.created_slot
+              and acs_slot(c.archived_record_time) > w.lo and acs_slot(c.archived_record_time) <= acs_slot(w.hi)
+              and c.archived_record_time > w.lo and c.archived_record_time <= w.hi
+              and c.archived_record_time > ${lowest} and c.archived_record_time <= ${highest}) x
+          group by 1`.execute(db);
+        for (const r of rows) {
+          const b = Number(r.b);
+          prefixUnlocked[b + 1] = parseDecimal(r.unlocked);
+          prefixLocked[b + 1] = parseDecimal(r.locked);
+        }
+        for (let k = 1; k < prefixUnlocked.length; k++) {
+          prefixUnlocked[k]! += prefixUnlocked[k - 1]!;
+          prefixLocked[k]! += prefixLocked[k - 1]!;
+        }
+      }
+      for (const w of windows) {
+        const from = w.snap === undefined ? 0 : (pos.get(w.snap.time) ?? 0);
+        const to = w.snap !== undefined && w.snap.time === w.at ? from : pos.get(w.at)!;
+        out[w.i] = {
+          snapshot: w.snap?.time,
+          unlocked: (w.snap?.unlocked ?? 0n) + prefixUnlocked[to]! - prefixUnlocked[from]!,
+          locked: (w.snap?.locked ?? 0n) + prefixLocked[to]! - prefixLocked[from]!,
+        };
+      }
+    }
+    return out;
   },
 );

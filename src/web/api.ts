@@ -9,7 +9,7 @@ import type {
   ActivityPage,
   DailyMintBurn as DailyMintBurnSchema,
   HourlyUpdates,
-  NetworkSupply as NetworkSupplySchema,
+  NetworkSeries as NetworkSeriesSchema,
   PartyDailyBalances as PartyDailyBalancesSchema,
   RewardLeaderboard as RewardLeaderboardSchema,
   SnapshotsPage,
@@ -217,7 +217,7 @@ export type DailyMintBurn = z.input<typeof DailyMintBurnSchema>;
 export type RewardLeaderboard = z.input<typeof RewardLeaderboardSchema>;
 export type Reward = RewardLeaderboard['reward'];
 export type PartyDailyBalances = z.input<typeof PartyDailyBalancesSchema>;
-export type NetworkSupply = z.input<typeof NetworkSupplySchema>;
+export type NetworkSeries = z.input<typeof NetworkSeriesSchema>;
 
 /** Which of a party's activities: kinds (all when empty) and a record-time range (instants, either open). */
 export interface ActivityFilter {
@@ -321,7 +321,9 @@ export const api = {
   /** Days as YYYY-MM-DD; `to` is the day after the last one. */
   partyDailyBalances: (party: string, from: string, to: string) =>
     get<PartyDailyBalances>(`${INDEXER}/parties/${q(party)}/balances/daily?from=${q(from)}&to=${q(to)}`),
-  networkSupply: (at: string) => get<NetworkSupply>(`${INDEXER}/network/supply?at=${q(at)}`),
+  /** Instants on the interval's boundaries; `to` is the end of the last period. */
+  networkSeries: (interval: 'day' | 'hour', from: string, to: string) =>
+    get<NetworkSeries>(`${INDEXER}/network/series?interval=${interval}&from=${q(from)}&to=${q(to)}`),
   rewardLeaderboard: (reward: Reward, from: string, to: string, limit: number) =>
     get<RewardLeaderboard>(`${INDEXER}/leaderboards/rewards?reward=${reward}&from=${q(from)}&to=${q(to)}&limit=${limit}`),
 };

@@ -78,7 +78,7 @@ export const ActivityPage = z.object({
 });
 
 // The series' answers are declared beside their routes; the web UI takes every answer type from this file.
-export type { DailyMintBurn, RewardLeaderboard } from './series-schemas';
+export type { DailyMintBurn, NetworkSeries, RewardLeaderboard } from './series-schemas';
 /** A party's holdings at one instant, in the figures of the Scan's holdings summary (balance-routes.ts). */
 const BalanceFigures = {
   migration_id: int64('The migration whose ledger the instant reads (the newest begun by then); null before any.').nullable(),

@@ -2,18 +2,24 @@
  * Network time series and reward leaderboards from the activity projection (docs/ingestion.md,
  * "Activities"), mounted at /api/indexer:
  *   GET /v0/network/daily-mint-burn   per UTC day: minted by kind, burned by kind, transfers and volume
- *   GET /v0/network/series            the same per UTC day or hour, with ANS fees burned and active parties
+ *   GET /v0/network/series            the same per UTC day or hour, with ANS fees burned, active parties and
+ *                                     the supply at each period's end
  *   GET /v0/leaderboards/rewards      the parties that claimed the most of a reward over a window
  *   GET /v0/leaderboards/volume       the parties with the largest transfer volume over a window
  * Both are SQL aggregations over a record-time range of the activities (src/store/series-repository.ts),
- * so a range's cost is its activities: ranges are bounded to MAX_DAYS days.
+ * so a range's cost is its activities: ranges are bounded to MAX_DAYS days. The series' supply is read for
+ * all its period ends at once (supplyAtEach in src/store/balance-repository.ts): the snapshots in the
+ * range and the holdings that changed in it.
  * Errors are the Scan API's `{"error": "..."}`, from the application's error handler.
  */
 import { z } from 'zod';
 import { formatDecimal, parseDecimal, type Decimal10 } from '../../domain/decimal';
+import { migrationAtInstant } from '../../domain/migration-at-instant';
 import { formatDateTime, parseTimestamp, type Micros } from '../../domain/time';
 import { badRequest } from '../../internal/errors';
+import { supplyAtEach, type HoldingsSupply, type SupplyPoint } from '../../store/balance-repository';
 import { activePartiesPerPeriod, dailyActivitySums, periodActivitySums, rewardLeaders, volumeLeaders } from '../../store/series-repository';
+import { migrationSpans } from '../../store/snapshot-repository';
 import type { Db } from '../../store/pool';
 import { sendJson } from '../json-response';
 import { operation, type OperationOf } from '../operation';
@@ -235,11 +241,25 @@ const SeriesQuery = z.object({
   ),
 });
 
+/** A period end's supply, as GET /v0/network/supply gives it there; null before every migration. */
+function supplyFigures(at: Micros, s: (HoldingsSupply & { migrationId: number }) | undefined): SeriesSupply {
+  if (s === undefined) return null;
+  return {
+    at: formatDateTime(at),
+    migration_id: s.migrationId,
+    snapshot: s.snapshot === undefined ? null : formatDateTime(s.snapshot),
+    unlocked: formatDecimal(s.unlocked),
+    locked: formatDecimal(s.locked),
+    total: formatDecimal(s.unlocked + s.locked),
+  };
+}
+type SeriesSupply = z.input<typeof NetworkSeries>['periods'][number]['supply'];
+
 const networkSeries = operation({
   method: 'get',
   path: '/v0/network/series',
   summary:
-    'Per UTC day or hour of record time, across migrations: Amulet minted by kind, burned by kind (fees, holding fees, traffic, ANS entry fees), transfers and their volume, and the distinct parties with an activity.',
+    "Per UTC day or hour of record time, across migrations: Amulet minted by kind, burned by kind (fees, holding fees, traffic, ANS entry fees), transfers and their volume, the distinct parties with an activity, and the supply at the period's end (its last microsecond) as /v0/network/supply gives it.",
   request: { query: SeriesQuery },
   responses: {
     '200': { description: 'OK', body: NetworkSeries },
@@ -264,6 +284,16 @@ const networkSeries = operation({
     }
     const sums = await periodActivitySums(db, query.interval, from, to);
     const active = await activePartiesPerPeriod(db, query.interval, from, to);
+    // Supply at each period's last microsecond (as the daily balances' day end), in the migration
+    // GET /v0/network/supply would read there: one read for every period end (supplyAtEach).
+    const starts = await migrationSpans(db);
+    const held: SupplyPoint[] = [];
+    for (let t = from; t < to; t += step) {
+      const migrationId = migrationAtInstant(starts, t + step - 1n);
+      if (migrationId !== undefined) held.push({ migrationId, at: t + step - 1n });
+    }
+    const supplies = await supplyAtEach(db, held);
+    const supplyOf = new Map(held.map((p, i) => [p.at, { migrationId: p.migrationId, ...supplies[i]! }]));
     type Sums = (typeof sums)[number];
     const byPeriod = new Map<string, Map<string, Sums>>();
     for (const s of sums) {
@@ -302,6 +332,7 @@ const networkSeries = operation({
         transfers: kinds?.get('transfer')?.count ?? 0,
         transfer_volume: formatDecimal(figure('transfer', 'amount')),
         active_parties: active.get(key) ?? 0,
+        supply: supplyFigures(t + step - 1n, supplyOf.get(t + step - 1n)),
       });
     }
     sendJson(res, {

@@ -99,6 +99,19 @@ export const NetworkSeries = z.object({
         transfers: int64('Transfers (AmuletRules_Transfer exercises).'),
         transfer_volume: decimal('Amulet the transfers sent to parties other than their senders.'),
         active_parties: int64('Distinct parties with an activity of any kind in the period.'),
+        supply: z
+          .object({
+            at: dateTime("The period's end: its last microsecond."),
+            migration_id: int64('The migration whose ledger the instant reads (the newest begun by then).'),
+            snapshot: dateTime('The ACS snapshot the figures start from (the newest at or before the instant); null: none.').nullable(),
+            unlocked: decimal('Initial amounts of every Amulet active at the instant (before holding fees).'),
+            locked: decimal('Initial amounts of every LockedAmulet active at the instant (before holding fees).'),
+            total: decimal('unlocked + locked.'),
+          })
+          .nullable()
+          .describe(
+            "The amulet supply at the period's end, as GET /api/indexer/v0/network/supply answers it at that instant; null when the instant is before every migration.",
+          ),
       }),
     )
     .describe('One entry per period of the range, oldest first, periods without activity included (zeros).'),

@@ -1,9 +1,9 @@
 /**
- * The amulet supply at the end of each UTC day of a chosen range: one /api/indexer/v0/network/supply
- * per day, at its last microsecond (the API has no daily series of it), a chart and its table.
+ * The amulet supply at the end of each UTC day of a chosen range (its last microsecond): the `supply` of
+ * each day of one /api/indexer/v0/network/series?interval=day answer, a chart and its table.
  */
 import { useMemo, useState } from 'preact/hooks';
-import { api, type NetworkSupply } from '../api';
+import { api, type NetworkSeries } from '../api';
 import { TimeChart } from '../chart';
 import { Section, Show, Table, useLoad } from '../components';
 import { useLedgerDay } from '../days';
@@ -11,28 +11,25 @@ import { DayRangeForm, type DayRange } from '../day-range';
 import { addDays, amount } from '../format';
 
 const DEFAULT_DAYS = 30;
-/** One request a day: a longer range is refused here rather than sent as hundreds of requests. */
+/** The longest range the series answers by day. */
 const MAX_DAYS = 92;
-/** Requests in flight at once, so that a range does not crowd out the page's other reads. */
-const PARALLEL = 4;
 
-interface SupplyDay extends NetworkSupply {
-  day: string;
-}
+type Supply = NonNullable<NetworkSeries['periods'][number]['supply']>;
+type SupplyDay = Pick<Supply, 'unlocked' | 'locked' | 'total' | 'snapshot'> & { day: string };
+
+/** A day that ends before every migration holds no amulet, as /network/supply answers there. */
+const NONE = { unlocked: '0.0000000000', locked: '0.0000000000', total: '0.0000000000', snapshot: null };
 
 const daysOf = (range: DayRange) => Math.round((Date.parse(range.last) - Date.parse(range.first)) / 86_400_000) + 1;
 
 async function supplyPerDay(range: DayRange): Promise<SupplyDay[]> {
   const count = daysOf(range);
   if (!(count >= 1 && count <= MAX_DAYS)) throw new Error(`Choose from 1 to ${MAX_DAYS} days, the first not after the last.`);
-  const days = Array.from({ length: count }, (_, i) => addDays(range.first, i));
-  const out: SupplyDay[] = [];
-  for (let i = 0; i < days.length; i += PARALLEL) {
-    const batch = days.slice(i, i + PARALLEL);
-    const answers = await Promise.all(batch.map((day) => api.networkSupply(`${day}T23:59:59.999999Z`)));
-    answers.forEach((a, j) => out.push({ ...a, day: batch[j]! }));
-  }
-  return out;
+  const series = await api.networkSeries('day', `${range.first}T00:00:00Z`, `${addDays(range.last, 1)}T00:00:00Z`);
+  return series.periods.map((p) => {
+    const s = p.supply ?? NONE;
+    return { day: p.start.slice(0, 10), unlocked: s.unlocked, locked: s.locked, total: s.total, snapshot: s.snapshot };
+  });
 }
 
 export function SupplyDaysSection() {

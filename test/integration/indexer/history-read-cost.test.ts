@@ -1,7 +1,8 @@
 /**
  * The parsed-history reads at an instant cost what lies between the instant and the snapshot before it,
  * and a party's activity page what it returns, not the history around them (issue #29 §3), in the style
- * of test/integration/scan/read-cost.test.ts: supply at an instant, a party's balance at an instant, and
+ * of test/integration/scan/read-cost.test.ts: supply at an instant, supply at each period end of a
+ * series (hourly and daily over two days), a party's balance at an instant, and
  * pages of a party's activity (newest first, a kind in a window, after a position) touch about the same
  * number of buffers when the history held around them spans ten times as many months. Each month has a
  * snapshot every 3 hours (with the party's holding totals), amulets living 5 hours (so across snapshot
@@ -9,7 +10,7 @@
  */
 import { parseTimestamp, type Micros } from '../../../src/domain/time';
 import { listPartyActivities, type ActivityPosition } from '../../../src/store/activity-repository';
-import { partyBalanceAt, supplyAt } from '../../../src/store/balance-repository';
+import { partyBalanceAt, supplyAt, supplyAtEach, type SupplyPoint } from '../../../src/store/balance-repository';
 import { ensureHistoryPartitions } from '../../../src/store/partitions';
 import { bufferCounter, type BufferCounter } from '../../support/database/buffer-count';
 import { useTestDatabase } from '../../support/database/database';
@@ -20,6 +21,11 @@ const OTHER = 'other::1220';
 const AT = parseTimestamp('2025-03-10T13:30:00Z');
 const FROM = parseTimestamp('2025-03-10T00:00:00Z');
 const TO = parseTimestamp('2025-03-12T00:00:00Z');
+/** The period ends (last microseconds) of a series over [FROM, TO): 48 hours, or 2 days. */
+const endsEvery = (step: Micros): SupplyPoint[] =>
+  Array.from({ length: Number((TO - FROM) / step) }, (_, k) => ({ migrationId: 0, at: FROM + BigInt(k + 1) * step - 1n }));
+const HOUR_ENDS = endsEvery(3_600_000_000n);
+const DAY_ENDS = endsEvery(86_400_000_000n);
 
 describe('the parsed-history reads do not grow with history', () => {
   const t = useTestDatabase();
@@ -69,6 +75,8 @@ describe('the parsed-history reads do not grow with history', () => {
 
   const reads = {
     supply: () => counter.allQueries(() => supplyAt(counter.db, 0, AT)),
+    hourlySupply: () => counter.allQueries(() => supplyAtEach(counter.db, HOUR_ENDS)),
+    dailySupply: () => counter.allQueries(() => supplyAtEach(counter.db, DAY_ENDS)),
     balance: () => counter.allQueries(() => partyBalanceAt(counter.db, 0, PARTY, AT, 10n)),
     newest: () => counter.lastQuery(() => listPartyActivities(counter.db, { party: PARTY, order: 'desc', limit: 50 })),
     window: () =>
@@ -89,7 +97,7 @@ describe('the parsed-history reads do not grow with history', () => {
     counter = bufferCounter(t.pool);
   });
 
-  it('supply and balance at an instant, and activity pages, touch the same buffers against a history ten times longer', async () => {
+  it("supply at an instant and at a series' period ends, balance at an instant, and activity pages, touch the same buffers against a history ten times longer", async () => {
     await month('2025-03-01');
     // A position in the middle of the party's activities, as a page's last row gives it.
     const page = await listPartyActivities(t.db, { party: PARTY, order: 'asc', from: FROM, limit: 1 });
@@ -100,6 +108,18 @@ describe('the parsed-history reads do not grow with history', () => {
     expect(supply.snapshot).toBe(parseTimestamp('2025-03-10T12:00:00Z'));
     const balance = await partyBalanceAt(t.db, 0, PARTY, AT, 10n);
     expect(balance.snapshot).toBe(parseTimestamp('2025-03-10T12:00:00Z'));
+    // The series' supply at each period end is supplyAt's there (instants on snapshots and between them too).
+    const onSnapshots = [0n, 1n, 10_800_000_000n, 10_800_000_001n].map((d) => ({ migrationId: 0, at: FROM + d }));
+    const hourly = await supplyAtEach(t.db, HOUR_ENDS);
+    for (const points of [HOUR_ENDS, DAY_ENDS, onSnapshots]) {
+      const each = await supplyAtEach(t.db, points);
+      const one = [];
+      for (const p of points) {
+        const s = await supplyAt(t.db, 0, p.at);
+        one.push({ snapshot: s.snapshot, unlocked: s.unlocked, locked: s.locked });
+      }
+      expect(each).toEqual(one);
+    }
     // A row of the party every 4 minutes, a tap every 8 (at 4 past): the window's first 50 taps.
     const taps = await listPartyActivities(t.db, { party: PARTY, kinds: ['tap'], from: FROM, to: TO, order: 'asc', limit: 50 });
     expect(taps.map((a) => [a.kind, a.recordTime - FROM])).toEqual(
@@ -111,6 +131,7 @@ describe('the parsed-history reads do not grow with history', () => {
       await month(`${m}-01`);
     }
     expect((await supplyAt(t.db, 0, AT)).snapshot).toBe(supply.snapshot);
+    expect(await supplyAtEach(t.db, HOUR_ENDS)).toEqual(hourly);
     const long = await costs();
     for (const k of Object.keys(reads) as (keyof typeof reads)[]) {
       expect({ read: k, short: short[k] > 0, blocks: long[k] <= short[k] * 1.5 + 10 }).toEqual({ read: k, short: true, blocks: true });

@@ -4,14 +4,17 @@
  * simulator's items by a walk of their trees written for this test (taps, and each transfer's outputs,
  * summary fees and the burn the simulator records in its result's `burned` metadata); the derivation in
  * src/domain is not called. The simulator claims no rewards, so reward claims are added as rows of the
- * projection, and the expected figures add the same rows.
+ * projection, and the expected figures add the same rows. A series period's supply is expected to be what
+ * GET /v0/network/supply answers at the period's last microsecond, asked separately for each period (its
+ * own figures are checked against a model of the items in balances.test.ts).
  *
  * A second part checks the plans: on a history of several months, a short range reads an index range of
  * the activities' key in the range's partition only, never a sequential scan.
  */
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import type { CanonicalItem, CreatedEvent, ExercisedEvent, TransactionUpdate } from '../../../src/domain/items';
-import { parseTimestamp } from '../../../src/domain/time';
+import { formatDateTime, parseTimestamp } from '../../../src/domain/time';
+import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
 import { ensureHistoryPartitions } from '../../../src/store/partitions';
 import type { Database } from '../../../src/store/schema';
 import {
@@ -142,6 +145,8 @@ describe('network time series and reward leaderboards', () => {
 
   beforeAll(async () => {
     await ingestThroughWorker(t, items);
+    // The ACS snapshots, which the supply at a period's end starts from.
+    await catchUpSnapshots(t.db);
     for (const [i, c] of claims.entries()) {
       await t.pool.query(
         `insert into activities (migration_id, record_time, update_id, node, kind, leg, party, round, amount, fees, counterparties)
@@ -259,7 +264,26 @@ describe('network time series and reward leaderboards', () => {
     fee: `${i + 1}.25`,
   }));
 
-  /** The expected series: the daily model keyed by day or hour, the ANS fees, and the active parties. */
+  /**
+   * The supply at a period's end (its last microsecond) as GET /v0/network/supply answers it there, without
+   * the flows since the snapshot; null before every migration.
+   */
+  async function supplyAtEnd(end: bigint) {
+    const res = await get(`/v0/network/supply?at=${encodeURIComponent(formatDateTime(end))}`);
+    expect(res.status).toBe(200);
+    const { since_snapshot: _flows, ...figures } = res.json as {
+      at: string;
+      migration_id: number | null;
+      snapshot: string | null;
+      unlocked: string;
+      locked: string;
+      total: string;
+      since_snapshot: unknown;
+    };
+    return figures.migration_id === null ? null : figures;
+  }
+
+  /** The expected series: the daily model keyed by day or hour, the ANS fees, the active parties and the supply. */
   async function expectedSeries(interval: 'day' | 'hour', from: string, to: string) {
     const keyLength = interval === 'day' ? 10 : 13;
     const step = interval === 'day' ? 86_400_000 : 3_600_000;
@@ -313,6 +337,7 @@ describe('network time series and reward leaderboards', () => {
         transfers: f.transfers,
         transfer_volume: text(f.volume),
         active_parties: parties.get(k)?.size ?? 0,
+        supply: await supplyAtEnd(parseTimestamp(start) + BigInt(step) * 1000n - 1n),
       });
     }
     return { interval, from, to, periods };
@@ -324,6 +349,10 @@ describe('network time series and reward leaderboards', () => {
     const res = await get(`/v0/network/series?interval=day&from=${from}&to=${to}`);
     const expected = await expectedSeries('day', from, to);
     expect(expected.periods.some((p) => p.burned.ans !== '0.0000000000' && p.active_parties > 3)).toBe(true);
+    // The first day ends before the first migration; later days end in either migration, on no snapshot.
+    expect(expected.periods[0]!.supply).toBeNull();
+    expect(new Set(expected.periods.map((p) => p.supply?.migration_id ?? null))).toEqual(new Set([null, 0, 1]));
+    expect(new Set(expected.periods.map((p) => p.supply?.total)).size).toBeGreaterThan(3);
     expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: expected });
   });
 
@@ -334,6 +363,20 @@ describe('network time series and reward leaderboards', () => {
     const expected = await expectedSeries('hour', from, to);
     expect(expected.periods.length).toBe(48);
     expect(expected.periods.filter((p) => p.transfers > 0).length).toBeGreaterThan(20);
+    // The hours cross from migration 0 into 1, the first hours of 1 before its first snapshot.
+    expect(new Set(expected.periods.map((p) => p.supply?.migration_id))).toEqual(new Set([0, 1]));
+    expect(expected.periods.some((p) => p.supply?.migration_id === 1 && p.supply.snapshot === null)).toBe(true);
+    expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: expected });
+  });
+
+  it("gives the supply at each hour's end from before the first migration", async () => {
+    const from = `${dayAfter(firstDay, -1)}T18:00:00Z`;
+    const to = `${dayAfter(firstDay)}T00:00:00Z`;
+    const res = await get(`/v0/network/series?interval=hour&from=${from}&to=${to}`);
+    const expected = await expectedSeries('hour', from, to);
+    expect(expected.periods[0]!.supply).toBeNull();
+    expect(expected.periods.some((p) => p.supply?.migration_id === 0 && p.supply.snapshot === null)).toBe(true);
+    expect(expected.periods.some((p) => p.supply?.migration_id === 0 && p.supply.snapshot !== null)).toBe(true);
     expect({ status: res.status, body: res.json }).toEqual({ status: 200, body: expected });
   });
 
