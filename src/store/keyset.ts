@@ -25,8 +25,10 @@ export interface KeyColumns {
 
 export interface KeyPosition {
   migrationId: number;
-  /** The rest of the key's values, as a row matching KeyColumns.rest. */
+  /** The rest of the key's values, as a row matching KeyColumns.rest (or `restColumns`). */
   rest: RawBuilder<unknown>;
+  /** The columns `rest` is compared with, when fewer than KeyColumns.rest (a prefix of them). */
+  restColumns?: RawBuilder<unknown>;
 }
 
 /** The ranges strictly after (asc) or before (desc) a position: one range of everything without one. */
@@ -35,6 +37,25 @@ export function rangesAfter(columns: KeyColumns, position: KeyPosition | undefin
   const m = sql`${position.migrationId}::bigint`;
   const beyond = direction === 'asc' ? sql`>` : sql`<`;
   return [sql`${columns.migration} = ${m} and ${columns.rest} ${beyond} ${position.rest}`, sql`${columns.migration} ${beyond} ${m}`];
+}
+
+/**
+ * The ranges strictly after `after` and at or before `upTo`, in ascending order. The end, too, is given
+ * per migration: a row comparison led by the migration id as an index condition made PostgreSQL start
+ * the scan at the migration's first row, not at the position (12,620 buffers for a page of verdicts at
+ * 1,000,000 updates, against 14).
+ */
+export function rangesBetween(columns: KeyColumns, after: KeyPosition | undefined, upTo: KeyPosition): RawBuilder<unknown>[] {
+  const end = sql`${upTo.migrationId}::bigint`;
+  const notBeyondEnd = sql`${columns.migration} <= ${end} and (${columns.migration} < ${end} or ${columns.rest} <= ${upTo.rest})`;
+  if (!after) return [notBeyondEnd];
+  if (after.migrationId > upTo.migrationId) return [];
+  const m = sql`${after.migrationId}::bigint`;
+  const inMigration = sql`${columns.migration} = ${m} and ${after.restColumns ?? columns.rest} > ${after.rest}`;
+  return [
+    after.migrationId === upTo.migrationId ? sql`${inMigration} and ${columns.rest} <= ${upTo.rest}` : inMigration,
+    sql`${columns.migration} > ${m} and ${notBeyondEnd}`,
+  ];
 }
 
 /**
@@ -50,6 +71,7 @@ export function firstOfRanges(
   const direction = order.direction ?? 'asc';
   const by = (qualifier: string) => sql.raw(order.columns.map((c) => `${qualifier}${c} ${direction}`).join(', '));
   const inner = ranges.map((range) => sql`(${select(range)} order by ${by(order.alias ? `${order.alias}.` : '')} limit ${limit})`);
+  if (inner.length === 0) return sql`${select(sql`false`)} limit 0`;
   if (inner.length === 1) return inner[0]!;
   return sql`select * from (${sql.join(inner, sql` union all `)}) ranges order by ${by('')} limit ${limit}`;
 }

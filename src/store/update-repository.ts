@@ -11,7 +11,7 @@ import type { Db } from './pool';
 import { decodePayloadPart } from './update-payload';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
-import { firstOfRanges, rangesAfter } from './keyset';
+import { firstOfRanges, rangesAfter, rangesBetween } from './keyset';
 import { repositoryOperation } from './query-operation';
 
 /** Record time of import updates, as a literal so the planner matches the partial indexes. */
@@ -178,15 +178,15 @@ export const readUpdatesBetween = repositoryOperation(
           case when u.kind = 'transaction' then u.json_compact end as json_compact`
       : sql`u.payload, u.payload_compact_length, u.json_compact`;
     const page = firstOfRanges(
-      rangesAfter(
+      rangesBetween(
         { migration: sql`u.migration_id`, rest: sql`(u.record_time, u.synchronizer_id, u.update_id)` },
         position && { migrationId: position.migrationId, rest: sql`(${at(position)})` },
+        { migrationId: end.migrationId, rest: sql`(${at(end)})` },
       ),
       (range) => sql`select u.migration_id, u.record_time, u.synchronizer_id, u.update_id, u.kind, ${stored},
           null::text as json_protobuf
         from updates u
-        where u.record_time > ${IMPORT_TIME} and ${range}
-          and (u.migration_id, u.record_time, u.synchronizer_id, u.update_id) <= (${end.migrationId}::bigint, ${at(end)})`,
+        where u.record_time > ${IMPORT_TIME} and ${range}`,
       { alias: 'u', columns: UPDATE_ORDER },
       limit,
     );
@@ -371,13 +371,25 @@ export const listEvents = repositoryOperation(
     const updates = await listUpdates(db, after, limit, encoding);
     // Verdict-only events past a full page of updates cannot be in this page: bound the verdict walk there.
     const lastUpdate = updates.length === limit ? updates[updates.length - 1] : undefined;
-    const bound = lastUpdate
-      ? sql`and (v.migration_id, v.record_time, v.domain_id, v.update_id) <= (${lastUpdate.migrationId}::bigint, ${formatRecordTime(lastUpdate.recordTime)}::timestamptz, ${lastUpdate.synchronizerId}, ${lastUpdate.updateId})`
-      : sql``;
+    const verdictKey = { migration: sql`v.migration_id`, rest: sql`(v.record_time, v.domain_id, v.update_id)` };
+    const verdictRanges = lastUpdate
+      ? rangesBetween(
+          verdictKey,
+          after && {
+            migrationId: after.migrationId,
+            rest: sql`${formatRecordTime(after.recordTime)}::timestamptz`,
+            restColumns: sql`v.record_time`,
+          },
+          {
+            migrationId: lastUpdate.migrationId,
+            rest: sql`(${formatRecordTime(lastUpdate.recordTime)}::timestamptz, ${lastUpdate.synchronizerId}::text, ${lastUpdate.updateId}::text)`,
+          },
+        )
+      : afterCursorRanges({ migration: sql`v.migration_id`, recordTime: sql`v.record_time` }, after);
     const verdictPage = firstOfRanges(
-      afterCursorRanges({ migration: sql`v.migration_id`, recordTime: sql`v.record_time` }, after),
+      verdictRanges,
       (range) => sql`select v.update_id, v.migration_id, v.record_time, v.domain_id from verdicts v
-        where ${range} and v.record_time > ${IMPORT_TIME} ${bound}
+        where ${range} and v.record_time > ${IMPORT_TIME}
           and not exists (select 1 from updates u
             where u.update_id = v.update_id and u.migration_id = v.migration_id and u.record_time = v.record_time)`,
       { alias: 'v', columns: ['migration_id', 'record_time', 'domain_id', 'update_id'] },
