@@ -74,7 +74,7 @@ describe('zstdDecompressFrames', () => {
   it('refuses a frame whose blocks are corrupt', () => {
     const frame = Buffer.from(cliFrame(Buffer.from('{"k":"v"}\n'.repeat(5000)), '--check'));
     // Flip a byte of the checksum: the headers still parse, the content check fails.
-    frame[frame.length - 1] ^= 0xff;
+    frame.writeUInt8(frame.readUInt8(frame.length - 1) ^ 0xff, frame.length - 1);
     expect(() => decompressAll(frame)).toThrow(/^zstd frame at byte 0 does not decompress: /);
   });
 });
