@@ -15,9 +15,10 @@ import type { Source } from './ingest/source';
 import { createLedgerSource } from './ingest/sources/ledger-source';
 import { createAttestedScanSource } from './ingest/sources/attested-scan-source';
 import { createScanSource } from './ingest/sources/scan-source';
+import { createBulkSource } from './ingest/sources/bulk-source';
 import { createBlobMirror } from './ingest/blob-mirror';
 import { createSimulatorSource } from './ingest/sources/simulator-source';
-import { ConfigError, scanSourceThreshold, type Config } from './internal/config';
+import { ConfigError, isScanMirror, scanSourceThreshold, type Config } from './internal/config';
 import type { Logger } from './internal/logger';
 import { createMetrics, type Metrics } from './internal/metrics';
 import { lowerThreadPriority } from './internal/priority';
@@ -77,7 +78,7 @@ export async function openMigratedDatabase(
 
 /** The configured ingestion source; a missing setting is a ConfigError naming it. */
 export function createConfiguredSource(config: Config, logger: Logger, metrics?: Metrics): Source {
-  const http = (source: 'scan' | 'ledger') => ({
+  const http = (source: 'scan' | 'bulk' | 'ledger') => ({
     observe: (upstream: string, outcome: RequestOutcome) => metrics?.sourceRequest(source, upstream, outcome),
   });
   switch (config.source) {
@@ -117,6 +118,30 @@ export function createConfiguredSource(config: Config, logger: Logger, metrics?:
         http: http('scan'),
       });
     }
+    case 'bulk': {
+      const { urls } = config.scanSource;
+      if (urls.length === 0) throw new ConfigError('Invalid configuration: SOURCE=bulk needs SCAN_SOURCE_URLS.');
+      if (scanSourceThreshold(config) > 1) {
+        throw new ConfigError(
+          'Invalid configuration: SOURCE=bulk reads the bulk objects of one upstream (the first of SCAN_SOURCE_URLS) and does not attest them: set SCAN_SOURCE_THRESHOLD=1, or use SOURCE=scan for attested mirroring.',
+        );
+      }
+      return createBulkSource({
+        url: urls[0]!,
+        events: createScanSource({
+          urls,
+          pollIntervalMs: config.scanSource.pollMs,
+          stopAtEnd: config.ingest.stopAtEnd,
+          logger,
+          http: http('scan'),
+        }),
+        pageSize: config.bulkSource.pageSize,
+        pollIntervalMs: config.scanSource.pollMs,
+        downloadTimeoutMs: config.bulkSource.downloadTimeoutMs,
+        logger,
+        http: http('bulk'),
+      });
+    }
     case 'ledger': {
       const { url, party, token } = config.ledgerSource;
       if (!url || !party) throw new ConfigError('Invalid configuration: SOURCE=ledger needs LEDGER_SOURCE_URL and LEDGER_SOURCE_PARTY.');
@@ -152,7 +177,7 @@ export function startWorker(
   const controller = new AbortController();
   if (shutdown.signal.aborted) controller.abort();
   shutdown.signal.addEventListener('abort', () => controller.abort(), { once: true });
-  const blobMirror = config.source === 'scan' ? startBlobMirror(database, controller.signal, context) : undefined;
+  const blobMirror = isScanMirror(config) ? startBlobMirror(database, controller.signal, context) : undefined;
   const ingested = runWorkerThroughOutages(
     {
       db: database.db,

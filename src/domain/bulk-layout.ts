@@ -87,3 +87,111 @@ function sortedJson(value: unknown): string {
     .map((k) => `${JSON.stringify(k)}:${sortedJson(record[k])}`);
   return `{${members.join(',')}}`;
 }
+
+/*
+ * Reading a line back. A line's keys are sorted, so the order in which /v2/updates and /v0/events
+ * serve an update's members (the canonical item's, src/domain/items.ts) is rebuilt from these lists.
+ * Daml values (create_arguments, choice_argument, exercise_result) keep the sorted order: a record's
+ * field order is its type's, which the line does not carry (docs/bulk-history.md, "SOURCE=bulk").
+ */
+const TRANSACTION_KEYS = [
+  'update_id',
+  'migration_id',
+  'workflow_id',
+  'record_time',
+  'synchronizer_id',
+  'effective_at',
+  'root_event_ids',
+  'events_by_id',
+  'external_transaction_hash',
+];
+const REASSIGNMENT_KEYS = ['update_id', 'offset', 'record_time', 'event'];
+const CREATED_KEYS = [
+  'event_type',
+  'event_id',
+  'contract_id',
+  'template_id',
+  'package_name',
+  'create_arguments',
+  'created_at',
+  'signatories',
+  'observers',
+];
+const EXERCISED_KEYS = [
+  'event_type',
+  'event_id',
+  'contract_id',
+  'template_id',
+  'package_name',
+  'choice',
+  'choice_argument',
+  'child_event_ids',
+  'exercise_result',
+  'consuming',
+  'acting_parties',
+  'interface_id',
+];
+const ASSIGN_KEYS = [
+  'submitter',
+  'source_synchronizer',
+  'target_synchronizer',
+  'migration_id',
+  'unassign_id',
+  'created_event',
+  'reassignment_counter',
+];
+const UNASSIGN_KEYS = [
+  'submitter',
+  'source_synchronizer',
+  'migration_id',
+  'target_synchronizer',
+  'unassign_id',
+  'reassignment_counter',
+  'contract_id',
+];
+
+type JsonRecord = Record<string, unknown>;
+const isRecord = (v: unknown): v is JsonRecord => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** `o` with the keys of `order` first, in that order, then any others as they came; `nested` rebuilds members. */
+function ordered(o: JsonRecord, order: readonly string[], nested: Record<string, (v: unknown) => unknown> = {}): JsonRecord {
+  const out: JsonRecord = {};
+  const put = (k: string) => {
+    const rebuild = nested[k];
+    out[k] = rebuild ? rebuild(o[k]) : o[k];
+  };
+  for (const k of order) if (k in o) put(k);
+  for (const k of Object.keys(o)) if (!(k in out)) put(k);
+  return out;
+}
+
+const createdEvent = (e: unknown): unknown => (isRecord(e) ? ordered(e, CREATED_KEYS) : e);
+
+function treeEvent(e: unknown): unknown {
+  if (!isRecord(e)) return e;
+  return e.event_type === 'exercised_event' ? ordered(e, EXERCISED_KEYS) : createdEvent(e);
+}
+
+function reassignmentEvent(e: unknown): unknown {
+  if (!isRecord(e)) return e;
+  return 'created_event' in e ? ordered(e, ASSIGN_KEYS, { created_event: createdEvent }) : ordered(e, UNASSIGN_KEYS);
+}
+
+/**
+ * The update of a bulk line (bulkLine's inverse, as far as the line allows): its members in the order
+ * the update history serves them. Top-level nulls that bulkLine dropped are not put back: no member
+ * of a canonical update is null at the top level (an absent external hash is omitted). Throws
+ * SyntaxError when the line is not JSON; a line that is not an object is returned as parsed, for the
+ * caller's shape check to name.
+ */
+export function updateFromBulkLine(line: string): unknown {
+  const parsed = JSON.parse(line) as unknown;
+  if (!isRecord(parsed)) return parsed;
+  if ('events_by_id' in parsed) {
+    return ordered(parsed, TRANSACTION_KEYS, {
+      events_by_id: (events) =>
+        isRecord(events) ? Object.fromEntries(Object.entries(events).map(([id, e]) => [id, treeEvent(e)])) : events,
+    });
+  }
+  return ordered(parsed, REASSIGNMENT_KEYS, { event: reassignmentEvent });
+}

@@ -52,6 +52,8 @@ export interface JsonRequest {
   body?: unknown;
   /** Called before every attempt, so a token provider can hand out a fresh token. */
   headers?: () => Promise<Record<string, string>> | Record<string, string>;
+  /** This request's limit instead of the client's (large downloads). */
+  timeoutMs?: number;
 }
 
 export interface HttpClient {
@@ -63,6 +65,8 @@ export interface HttpClient {
    * is the caller's and rejects at once.
    */
   text<T>(request: JsonRequest, signal: AbortSignal, read: (text: string) => T): Promise<T>;
+  /** The body of a 2xx answer as bytes (bulk storage objects); retried as `json` is, but for parsing. */
+  bytes(request: JsonRequest, signal: AbortSignal): Promise<Buffer>;
 }
 
 /** A status that retrying will not fix (400, 401, 404, …). */
@@ -137,13 +141,25 @@ export function createHttpClient(logger: Logger, options: HttpClientOptions = {}
   /** The answer read, or the error `read` threw on it that is not a SyntaxError. */
   type Read<T> = { value: T } | { rejected: unknown };
 
-  async function attempt<T>(request: JsonRequest, signal: AbortSignal, read: (text: string) => T): Promise<Read<T>> {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const headers: Record<string, string> = { accept: 'application/json', ...(await request.headers?.()) };
+  /** How a body is read: as text for `read`, or as bytes. */
+  type As<B> = B extends string ? 'text' : 'bytes';
+
+  async function attempt<B extends string | Buffer, T>(
+    request: JsonRequest,
+    signal: AbortSignal,
+    as: As<B>,
+    read: (body: B) => T,
+  ): Promise<Read<T>> {
+    const limit = request.timeoutMs ?? timeoutMs;
+    const timeout = AbortSignal.timeout(limit);
+    const headers: Record<string, string> = {
+      accept: as === 'text' ? 'application/json' : 'application/octet-stream',
+      ...(await request.headers?.()),
+    };
     if (request.body !== undefined) headers['content-type'] = 'application/json';
     let status: number;
     let retryAfter: string | null;
-    let text: string;
+    let body: B;
     try {
       const response = await fetch(request.url, {
         method: request.method,
@@ -154,20 +170,23 @@ export function createHttpClient(logger: Logger, options: HttpClientOptions = {}
       status = response.status;
       retryAfter = response.headers.get('retry-after');
       // The body is read under the same timeout: a server that stalls mid-body is a hanging request too.
-      text = await response.text();
+      // A 2xx body is read as asked; an error's as text, to quote it.
+      const ok = status >= 200 && status < 300;
+      body = (ok && as === 'bytes' ? Buffer.from(await response.arrayBuffer()) : await response.text()) as B;
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      if (timeout.aborted) throw new TransientFailure(`timed out after ${timeoutMs} ms`, undefined);
+      if (timeout.aborted) throw new TransientFailure(`timed out after ${limit} ms`, undefined);
       throw new TransientFailure(describe(err), undefined);
     }
     if (status >= 200 && status < 300) {
       try {
-        return { value: read(text) };
+        return { value: read(body) };
       } catch (err) {
-        if (err instanceof SyntaxError) throw new TransientFailure(`unparseable body (${text.length} characters)`, status);
+        if (err instanceof SyntaxError) throw new TransientFailure(`unparseable body (${body.length} characters)`, status);
         return { rejected: err };
       }
     }
+    const text = body as string;
     if (isTransientStatus(status)) {
       const excerpt = text.length > 200 ? `${text.slice(0, 200)}…` : text;
       throw new TransientFailure(`HTTP ${status}: ${excerpt}`, status, parseRetryAfter(retryAfter));
@@ -175,7 +194,12 @@ export function createHttpClient(logger: Logger, options: HttpClientOptions = {}
     throw new HttpStatusError(request.method, request.url, status, text);
   }
 
-  async function text<T>(request: JsonRequest, signal: AbortSignal, read: (text: string) => T): Promise<T> {
+  async function send<B extends string | Buffer, T>(
+    request: JsonRequest,
+    signal: AbortSignal,
+    as: As<B>,
+    read: (body: B) => T,
+  ): Promise<T> {
     // Attempts that count towards the limit; 503s do not while waitWhileUnavailable holds.
     let counted = 0;
     // Consecutive failures, which set the backoff ceiling.
@@ -184,7 +208,7 @@ export function createHttpClient(logger: Logger, options: HttpClientOptions = {}
     for (;;) {
       let answer: Read<T>;
       try {
-        answer = await attempt(request, signal, read);
+        answer = await attempt(request, signal, as, read);
       } catch (err) {
         if (signal.aborted) throw err;
         if (!(err instanceof TransientFailure)) {
@@ -216,7 +240,8 @@ export function createHttpClient(logger: Logger, options: HttpClientOptions = {}
   }
 
   return {
-    json: (request, signal) => text(request, signal, (body) => JSON.parse(body) as unknown),
-    text,
+    json: (request, signal) => send<string, unknown>(request, signal, 'text', (body) => JSON.parse(body) as unknown),
+    text: (request, signal, read) => send(request, signal, 'text', read),
+    bytes: (request, signal) => send<Buffer, Buffer>(request, signal, 'bytes', (body) => body),
   };
 }

@@ -354,10 +354,11 @@ export const knobs = {
     schema: optionalString,
   },
   SOURCE: {
-    description: 'Where the ingestion worker reads from: the built-in simulated network, upstream Scan instances, or a Canton participant.',
+    description:
+      "Where the ingestion worker reads from: the built-in simulated network, upstream Scan instances (scan: their /v0/events; bulk: the first one's bulk storage objects, then /v0/events), or a Canton participant.",
     default: 'simulator',
-    expects: 'one of simulator, scan, ledger',
-    schema: z.enum(['simulator', 'scan', 'ledger']),
+    expects: 'one of simulator, scan, bulk, ledger',
+    schema: z.enum(['simulator', 'scan', 'bulk', 'ledger']),
   },
   SIMULATOR_SEED: {
     description: 'Seed of the simulated network; the same seed gives the same network.',
@@ -393,7 +394,7 @@ export const knobs = {
   },
   SCAN_SOURCE_URLS: {
     description:
-      'Comma-separated base URLs of upstream Scan instances of one network (SOURCE=scan): tried in turn, or read side by side with attestation (SCAN_SOURCE_THRESHOLD).',
+      'Comma-separated base URLs of upstream Scan instances of one network (SOURCE=scan or bulk): tried in turn, or read side by side with attestation (SCAN_SOURCE_THRESHOLD). SOURCE=bulk reads the bulk objects of the first only.',
     default: '',
     expects: 'a comma-separated list of http(s) URLs',
     schema: csv.pipe(z.array(z.url({ protocol: /^https?$/ }))),
@@ -406,22 +407,36 @@ export const knobs = {
     schema: z.union([z.literal('').transform(() => undefined), positiveInt]),
   },
   SCAN_SOURCE_POLL_MS: {
-    description: 'How long the scan source waits after reaching the upstream end before asking again.',
+    description:
+      'How long the scan source waits after reaching the upstream end before asking again; the bulk source waits as long while the upstream has no checksums for its objects yet.',
     default: '5000',
     expects: 'an integer of at least 1',
     schema: positiveInt,
   },
   SCAN_SOURCE_BLOB_INTERVAL_MS: {
     description:
-      "How often a mirror (SOURCE=scan) copies created-event blobs from the upstream's contract endpoints (the update streams carry none).",
+      "How often a mirror (SOURCE=scan or bulk) copies created-event blobs from the upstream's contract endpoints (the update streams carry none).",
     default: '30000',
     expects: 'an integer of at least 1',
     schema: positiveInt,
   },
   SCAN_SOURCE_ANSWER_TIMEOUT_MS: {
     description:
-      'How long a mirror (SOURCE=scan) waits for its upstreams when it forwards an operation the indexer cannot answer itself (traffic status, participant ids, BFT sequencers, the active synchronizer serial).',
+      'How long a mirror (SOURCE=scan or bulk) waits for its upstreams when it forwards an operation the indexer cannot answer itself (traffic status, participant ids, BFT sequencers, the active synchronizer serial).',
     default: '10000',
+    expects: 'an integer of at least 1',
+    schema: positiveInt,
+  },
+  BULK_SOURCE_PAGE_SIZE: {
+    description:
+      'SOURCE=bulk: object refs asked for per page of POST /v0/history/bulk/updates (whole segments only, so at least the objects of the largest segment).',
+    default: '1000',
+    expects: 'an integer from 1 to 1000',
+    schema: positiveInt.max(1000),
+  },
+  BULK_SOURCE_DOWNLOAD_TIMEOUT_MS: {
+    description: 'SOURCE=bulk: how long the download of one bulk object (up to 128 MiB in Splice) may take before it is tried again.',
+    default: '600000',
     expects: 'an integer of at least 1',
     schema: positiveInt,
   },
@@ -445,7 +460,7 @@ export const knobs = {
     secret: true,
   },
   INGEST_STOP_AT_END: {
-    description: 'Stop the scan or ledger source at the upstream end instead of polling for more (one-off backfills).',
+    description: 'Stop the scan, bulk or ledger source at the upstream end instead of polling for more (one-off backfills).',
     default: 'false',
     expects: 'true or false',
     schema: bool,
@@ -819,6 +834,7 @@ export interface Config {
     readonly blobIntervalMs: number;
     readonly answerTimeoutMs: number;
   };
+  readonly bulkSource: { readonly pageSize: number; readonly downloadTimeoutMs: number };
   readonly ledgerSource: { readonly url: string | undefined; readonly party: string | undefined; readonly token: string | undefined };
   readonly ingest: {
     readonly batchSize: number;
@@ -1023,6 +1039,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       blobIntervalMs: get('SCAN_SOURCE_BLOB_INTERVAL_MS'),
       answerTimeoutMs: get('SCAN_SOURCE_ANSWER_TIMEOUT_MS'),
     }),
+    bulkSource: Object.freeze({ pageSize: get('BULK_SOURCE_PAGE_SIZE'), downloadTimeoutMs: get('BULK_SOURCE_DOWNLOAD_TIMEOUT_MS') }),
     ledgerSource: Object.freeze({ url: get('LEDGER_SOURCE_URL'), party: get('LEDGER_SOURCE_PARTY'), token: get('LEDGER_SOURCE_TOKEN') }),
     ingest: Object.freeze({
       batchSize: get('INGEST_BATCH_SIZE'),
@@ -1064,6 +1081,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authDisabled: get('LEDGER_AUTH_DISABLED'),
     }),
   });
+}
+
+/** Whether the indexer mirrors upstream Scans (SOURCE=scan or bulk): it then asks them what it cannot know itself. */
+export function isScanMirror(config: Pick<Config, 'source'>): boolean {
+  return config.source === 'scan' || config.source === 'bulk';
 }
 
 /** The attestation threshold of the scan source: as configured, else f+1 of N upstreams with f = floor((N-1)/3). */

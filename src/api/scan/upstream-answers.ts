@@ -11,7 +11,7 @@
  *   to reach `k`: 503 naming each failure.
  */
 import type { z } from 'zod';
-import { scanSourceThreshold, type Config } from '../../internal/config';
+import { isScanMirror, scanSourceThreshold, type Config } from '../../internal/config';
 import { ErrorResponse } from '../schema-kit';
 
 /** What the mirror answers: the agreed upstream answer, or its own 502/503. */
@@ -75,7 +75,7 @@ const failures = (outcomes: Outcome[]) => outcomes.flatMap((o) => (o.ok ? [] : [
 
 /** The upstream answers of a mirror, or undefined when this indexer is no mirror (the operations then answer 501). */
 export function upstreamAnswersOf(config: Pick<Config, 'source' | 'scanSource'>): UpstreamAnswers | undefined {
-  if (config.source !== 'scan' || config.scanSource.urls.length === 0) return undefined;
+  if (!isScanMirror(config) || config.scanSource.urls.length === 0) return undefined;
   const urls = config.scanSource.urls;
   const threshold = scanSourceThreshold(config);
   const timeoutMs = config.scanSource.answerTimeoutMs;

@@ -1,6 +1,7 @@
 /**
- * Which source the configuration makes for SOURCE=scan: the failover source at threshold 1, the
- * attested one above, and a configuration error for a threshold no quorum could ever meet.
+ * Which source the configuration makes for SOURCE=scan (the failover source at threshold 1, the
+ * attested one above, and a configuration error for a threshold no quorum could ever meet) and for
+ * SOURCE=bulk (one upstream's objects, never attested).
  */
 import { ConfigError, loadConfig } from '../../../src/internal/config';
 import { createLogger } from '../../../src/internal/logger';
@@ -22,5 +23,26 @@ describe('the configured scan source', () => {
     expect(source({ SCAN_SOURCE_URLS: urls(1) }).stream).toBe('scan');
     expect(source({ SCAN_SOURCE_URLS: urls(4) }).stream).toBe('scan');
     expect(source({ SCAN_SOURCE_URLS: urls(4), SCAN_SOURCE_THRESHOLD: '1' }).stream).toBe('scan');
+  });
+});
+
+describe('the configured bulk source', () => {
+  const bulk = (env: Record<string, string>) => createConfiguredSource(loadConfig({ SOURCE: 'bulk', ...env }), logger);
+
+  it('needs URLs, reads the objects of one of them without attestation, and keeps its own checkpoint', () => {
+    expect(() => bulk({})).toThrow(new ConfigError('Invalid configuration: SOURCE=bulk needs SCAN_SOURCE_URLS.'));
+    // Four URLs attest with 2 of them by default: the objects of one upstream cannot be.
+    expect(() => bulk({ SCAN_SOURCE_URLS: urls(4) })).toThrow(
+      new ConfigError(
+        'Invalid configuration: SOURCE=bulk reads the bulk objects of one upstream (the first of SCAN_SOURCE_URLS) and does not attest them: set SCAN_SOURCE_THRESHOLD=1, or use SOURCE=scan for attested mirroring.',
+      ),
+    );
+    expect(bulk({ SCAN_SOURCE_URLS: urls(4), SCAN_SOURCE_THRESHOLD: '1' }).stream).toBe('bulk');
+    expect(bulk({ SCAN_SOURCE_URLS: urls(1) }).stream).toBe('bulk');
+  });
+
+  it('takes page sizes of 1 to 1000 objects', () => {
+    expect(() => loadConfig({ SOURCE: 'bulk', BULK_SOURCE_PAGE_SIZE: '1001' })).toThrow(/BULK_SOURCE_PAGE_SIZE/);
+    expect(loadConfig({ SOURCE: 'bulk', BULK_SOURCE_PAGE_SIZE: '7' }).bulkSource).toEqual({ pageSize: 7, downloadTimeoutMs: 600_000 });
   });
 });

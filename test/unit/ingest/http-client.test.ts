@@ -88,6 +88,25 @@ describe('http client', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('downloads bytes as served, retrying a cut-off body or a request past its own limit, and quotes an error body', async () => {
+    const expected = Buffer.from(JSON.stringify({ ok: true, echo: null }));
+    const bytes = (timeoutMs?: number) =>
+      client().bytes({ method: 'GET', url: `${server.url}/object`, ...(timeoutMs && { timeoutMs }) }, new AbortController().signal);
+    server.faults = ['cut', null];
+    expect((await bytes()).equals(expected)).toBe(true);
+    expect(server.requests.map((r) => r.headers.accept)).toEqual(['application/octet-stream', 'application/octet-stream']);
+    // The request's own limit, not the client's 200 ms: given up after three hanging attempts of 20 ms.
+    server.faults = ['hang', 'hang', 'hang'];
+    const started = Date.now();
+    const error = await bytes(20).catch((e: unknown) => e);
+    expect((error as Error).message).toBe(`GET ${server.url}/object: failed 3 times, last: timed out after 20 ms`);
+    expect(Date.now() - started).toBeLessThan(600);
+    server.faults = [{ status: 404, body: { error: 'No bulk storage object with key k' } }];
+    const notFound = await bytes().catch((e: unknown) => e);
+    expect(notFound).toBeInstanceOf(HttpStatusError);
+    expect((notFound as HttpStatusError).bodyText).toBe('{"error":"No bulk storage object with key k"}');
+  });
+
   it('reports every attempt by upstream origin: ok, retried, failed', async () => {
     const seen: string[] = [];
     const observe = (upstream: string, outcome: string) => seen.push(`${upstream} ${outcome}`);
