@@ -13,7 +13,7 @@ import { explainWriterStatements } from '../../../src/store/ingest-repository';
 import type { ArchiveRow, ReassignmentRow } from '../../../src/store/ingest-rows';
 import { ensureHistoryPartitions } from '../../../src/store/partitions';
 import type { Database } from '../../../src/store/schema';
-import { listUpdates } from '../../../src/store/update-repository';
+import { listEvents, listUpdates } from '../../../src/store/update-repository';
 import { bufferCounter } from '../../support/database/buffer-count';
 import { useTestDatabase } from '../../support/database/database';
 
@@ -262,6 +262,26 @@ describe('partitioned history', () => {
       const early = await blocks('2023-01-01T00:10:00Z');
       const late = await blocks('2023-01-28T20:00:00Z');
       expect({ early, late, bounded: early <= late * 2 + 20 }).toEqual({ early, late, bounded: true });
+
+      // A /v0/events page reads the page's verdicts too, up to its last update: bounded above by a row
+      // comparison led by the migration id, that scan began at the migration's first verdict.
+      await t.pool.query(
+        `insert into verdicts (update_id, migration_id, record_time, domain_id, finalization_time, submitting_parties,
+           submitting_participant_uid, verdict_result, mediator_group, root_views, json)
+         select update_id, migration_id, record_time, synchronizer_id, record_time, '{}', 'participant::1220',
+           'VERDICT_RESULT_ACCEPTED', 0, '{}', '{}'
+         from updates`,
+      );
+      await t.pool.query('analyze verdicts');
+      const eventBlocks = (after: string) =>
+        counter.allQueries(async () =>
+          expect(await listEvents(counter.db, { migrationId: 0, recordTime: parseTimestamp(after) }, 100, 'compact_json')).toHaveLength(
+            100,
+          ),
+        );
+      const eventsEarly = await eventBlocks('2023-01-01T00:10:00Z');
+      const eventsLate = await eventBlocks('2023-01-28T20:00:00Z');
+      expect({ eventsEarly, eventsLate, bounded: eventsEarly <= eventsLate * 2 + 20 }).toEqual({ eventsEarly, eventsLate, bounded: true });
     }, 300_000);
   });
 });
