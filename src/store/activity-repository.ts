@@ -2,14 +2,14 @@
  * The activity projection (20261126_080_activities.sql): a party's activities as keyset pages, and the
  * backfill's reads and writes for history stored before the projection existed.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import { formatDecimal, parseDecimal } from '../domain/decimal';
 import type { TransactionUpdate } from '../domain/items';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import { ACTIVITY_COLUMNS, type ActivityRow } from './ingest-rows';
 import { backfillStateOf, type BackfillState } from './backfill-state';
 import type { Db } from './pool';
-import { firstOfRanges, rangesAfter } from './keyset';
+import { firstOfRanges, rangesAfter, timeRangePerMigration } from './keyset';
 import { repositoryOperation } from './query-operation';
 import { readUpdatesBetween } from './update-repository';
 
@@ -91,19 +91,9 @@ export const listPartyActivities = repositoryOperation(
   async function listPartyActivities(db: Db, q: PartyActivityQuery): Promise<StoredActivity[]> {
     const conditions = [sql`party = ${q.party}`];
     if (q.kinds !== undefined) conditions.push(sql`kind = any(${[...q.kinds]}::text[])`);
-    // The table is partitioned by (migration, record time): a bound on the record time alone prunes no
-    // partition and does not bound activities_by_party (the migration comes between), so each bound is
-    // also given per migration, as PostgreSQL prunes and seeks by it. Without them a time window read the
+    // With a time range, per migration (./keyset.ts): on the record time alone, a window read the
     // party's whole history (history-read-cost.test.ts).
-    const inRange: RawBuilder<unknown>[] = [];
-    if (q.from !== undefined) inRange.push(sql`record_time >= ${timestamp(q.from)}`);
-    if (q.to !== undefined) inRange.push(sql`record_time < ${timestamp(q.to)}`);
-    if (inRange.length > 0) {
-      const { rows } = await sql<{ migration_id: string }>`select migration_id from migrations order by migration_id`.execute(db);
-      const range = sql.join(inRange, sql` and `);
-      const arms = rows.map((r) => sql`(migration_id = ${Number(r.migration_id)} and ${range})`);
-      conditions.push(arms.length === 0 ? sql`false` : sql`(${sql.join(arms, sql` or `)})`);
-    }
+    if (q.from !== undefined || q.to !== undefined) conditions.push((await timeRangePerMigration(db, q.from, q.to)) ?? sql`false`);
     const ranges = rangesAfter(
       { migration: sql`migration_id`, rest: sql`(record_time, update_id, node, kind, leg)` },
       q.after && {

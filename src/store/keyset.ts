@@ -13,6 +13,8 @@
  * are left out.
  */
 import { sql, type RawBuilder } from 'kysely';
+import { formatRecordTime, type Micros } from '../domain/time';
+import type { Db } from './pool';
 
 export type Direction = 'asc' | 'desc';
 
@@ -74,4 +76,27 @@ export function firstOfRanges(
   if (inner.length === 0) return sql`${select(sql`false`)} limit 0`;
   if (inner.length === 1) return inner[0]!;
   return sql`select * from (${sql.join(inner, sql` union all `)}) ranges order by ${by('')} limit ${limit}`;
+}
+
+/**
+ * The record-time range [from, to) (either end open when undefined) in each migration held, as
+ * PostgreSQL prunes partitions and seeks indexes led by the migration id: a bound on the record time
+ * alone does neither. Undefined when no migration is held.
+ */
+export async function timeRangePerMigration(
+  db: Db,
+  from: Micros | undefined,
+  to: Micros | undefined,
+): Promise<RawBuilder<unknown> | undefined> {
+  const { rows } = await sql<{ migration_id: string }>`select migration_id from migrations order by migration_id`.execute(db);
+  if (rows.length === 0) return undefined;
+  const bounds = [
+    ...(from === undefined ? [] : [sql`record_time >= ${formatRecordTime(from)}::timestamptz`]),
+    ...(to === undefined ? [] : [sql`record_time < ${formatRecordTime(to)}::timestamptz`]),
+  ];
+  const range = bounds.length === 0 ? sql`true` : sql.join(bounds, sql` and `);
+  return sql`(${sql.join(
+    rows.map((r) => sql`(migration_id = ${Number(r.migration_id)}::bigint and ${range})`),
+    sql` or `,
+  )})`;
 }

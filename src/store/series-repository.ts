@@ -7,11 +7,10 @@
  * is the activities of the range, never the whole history.
  */
 import { sql } from 'kysely';
-import { formatRecordTime, type Micros } from '../domain/time';
+import type { Micros } from '../domain/time';
 import type { Db } from './pool';
+import { timeRangePerMigration } from './keyset';
 import { repositoryOperation } from './query-operation';
-
-const timestamp = (t: Micros) => sql`${formatRecordTime(t)}::timestamptz`;
 
 /** One UTC day's sums for one kind of activity (leg 0 only: one row per activity). Decimals as text. */
 export interface DailyKindSums {
@@ -26,17 +25,6 @@ export interface DailyKindSums {
 
 /** The kinds whose leg-0 rows the daily sums read: what mints and what burns. */
 const DAILY_KINDS = ['mint', 'tap', 'app_reward', 'validator_reward', 'sv_reward', 'validator_faucet', 'transfer', 'traffic_purchase'];
-
-/** The record-time range [from, to) in each migration held; undefined when none is held. */
-async function rangePerMigration(db: Db, from: Micros, to: Micros) {
-  const { rows } = await sql<{ migration_id: number }>`select migration_id from migrations order by migration_id`.execute(db);
-  if (rows.length === 0) return undefined;
-  const range = sql`record_time >= ${timestamp(from)} and record_time < ${timestamp(to)}`;
-  return sql`(${sql.join(
-    rows.map((r) => sql`(migration_id = ${Number(r.migration_id)}::bigint and ${range})`),
-    sql` or `,
-  )})`;
-}
 
 /**
  * Per UTC day of record time in [from, to) and kind, the count and sums of the activities (leg 0) that
@@ -65,7 +53,7 @@ export interface RewardLeader {
 export const rewardLeaders = repositoryOperation(
   'rewardLeaders',
   async function rewardLeaders(db: Db, kinds: readonly string[], from: Micros, to: Micros, limit: number): Promise<RewardLeader[]> {
-    const range = await rangePerMigration(db, from, to);
+    const range = await timeRangePerMigration(db, from, to);
     if (range === undefined) return [];
     const { rows } = await sql<{ party: string; amount: string; n: string }>`
       select party, sum(amount)::text as amount, count(*)::text as n
@@ -95,7 +83,7 @@ export interface VolumeLeader {
 export const volumeLeaders = repositoryOperation(
   'volumeLeaders',
   async function volumeLeaders(db: Db, from: Micros, to: Micros, limit: number): Promise<VolumeLeader[]> {
-    const range = await rangePerMigration(db, from, to);
+    const range = await timeRangePerMigration(db, from, to);
     if (range === undefined) return [];
     const { rows } = await sql<{ party: string; sent: string; received: string; n: string }>`
       select party,
@@ -131,7 +119,7 @@ const periodOf = (interval: 'day' | 'hour') =>
 export const periodActivitySums = repositoryOperation(
   'periodActivitySums',
   async function periodActivitySums(db: Db, interval: 'day' | 'hour', from: Micros, to: Micros): Promise<PeriodKindSums[]> {
-    const range = await rangePerMigration(db, from, to);
+    const range = await timeRangePerMigration(db, from, to);
     if (range === undefined) return [];
     const { rows } = await sql<{ period: string; kind: string; n: string; amount: string; burned: string; holding_fees: string }>`
       select ${periodOf(interval)} as period, kind, count(*)::text as n,
@@ -156,7 +144,7 @@ export const periodActivitySums = repositoryOperation(
 export const activePartiesPerPeriod = repositoryOperation(
   'activePartiesPerPeriod',
   async function activePartiesPerPeriod(db: Db, interval: 'day' | 'hour', from: Micros, to: Micros): Promise<Map<string, number>> {
-    const range = await rangePerMigration(db, from, to);
+    const range = await timeRangePerMigration(db, from, to);
     if (range === undefined) return new Map();
     const { rows } = await sql<{ period: string; n: string }>`
       select ${periodOf(interval)} as period, count(distinct party)::text as n
