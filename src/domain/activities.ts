@@ -112,31 +112,75 @@ export type TransferDetails = Map<Activity, TransferDetail>;
 
 type Obj = Record<string, Json>;
 
-function obj(value: Json | undefined, what: string): Obj {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${what} must be a record`);
+/**
+ * Where a value sits, for errors: `what`, its `#` replaced by `at` when given. Built only when an error
+ * is thrown, since the writer reads every transfer's fields and almost none fails.
+ */
+type At = number | string | undefined;
+const label = (what: string, at: At): string => (at === undefined ? what : what.replace('#', String(at)));
+
+function obj(value: Json | undefined, what: string, at?: At): Obj {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${label(what, at)} must be a record`);
   return value;
 }
 
-function text(value: Json | undefined, what: string): string {
-  if (typeof value !== 'string') throw new Error(`${what} must be text`);
+function text(value: Json | undefined, what: string, at?: At): string {
+  if (typeof value !== 'string') throw new Error(`${label(what, at)} must be text`);
   return value;
 }
 
-function decimal(value: Json | undefined, what: string): Decimal10 {
+function decimal(value: Json | undefined, what: string, at?: At): Decimal10 {
+  const digits = text(value, what, at);
   try {
-    return parseDecimal(text(value, what));
+    return parseDecimal(digits);
   } catch (err) {
-    throw new Error(`${what}: ${(err as Error).message}`, { cause: err });
+    throw new Error(`${label(what, at)}: ${(err as Error).message}`, { cause: err });
   }
 }
 
-function list(value: Json | undefined, what: string): Json[] {
-  if (!Array.isArray(value)) throw new Error(`${what} must be a list`);
+function list(value: Json | undefined, what: string, at?: At): Json[] {
+  if (!Array.isArray(value)) throw new Error(`${label(what, at)} must be a list`);
   return value;
 }
 
+/**
+ * An activity with every field, the kind-specific ones null: every activity has the one object shape,
+ * which keeps the planner's code that reads them monomorphic. Callers then set what their kind has.
+ */
+function activity(
+  node: number,
+  kind: ActivityKind,
+  leg: number,
+  party: string,
+  round: bigint | null,
+  amount: Decimal10,
+  fees: Decimal10,
+  via: string | null,
+): Activity {
+  return {
+    node,
+    kind,
+    leg,
+    party,
+    round,
+    amount,
+    fees,
+    holdingFees: null,
+    burned: null,
+    counterparties: [],
+    provider: null,
+    featured: null,
+    via,
+    traffic: null,
+    subject: null,
+    detail: null,
+    outcome: null,
+    expiresAt: null,
+  };
+}
+
 function roundOf(value: Json | undefined, what: string): bigint {
-  const n = text(obj(value, what).number, `${what}.number`);
+  const n = text(obj(value, what).number, '#.number', what);
   if (!/^\d+$/.test(n)) throw new Error(`${what}.number must be a non-negative integer`);
   return BigInt(n);
 }
@@ -174,7 +218,7 @@ function summaryOf(value: Json | undefined): Summary {
     inputUnclaimedActivityRecordAmount:
       unclaimed === undefined || unclaimed === null ? 0n : decimal(unclaimed, 'summary.inputUnclaimedActivityRecordAmount'),
     holdingFees: decimal(s.holdingFees, 'summary.holdingFees'),
-    outputFees: list(s.outputFees, 'summary.outputFees').map((f, i) => decimal(f, `summary.outputFees[${i}]`)),
+    outputFees: list(s.outputFees, 'summary.outputFees').map((f, i) => decimal(f, 'summary.outputFees[#]', i)),
     senderChangeFee: decimal(s.senderChangeFee, 'summary.senderChangeFee'),
   };
 }
@@ -183,19 +227,22 @@ function summaryOf(value: Json | undefined): Summary {
 function balanceChangesOf(value: Json | undefined): Summary['balanceChanges'] {
   const out: Summary['balanceChanges'] = new Map();
   if (value === undefined || value === null) return out;
-  const entries: [Json, Json][] = Array.isArray(value)
-    ? value.map((pair, i) => {
-        const p = list(pair, `summary.balanceChanges[${i}]`);
-        return [p[0] ?? null, p[1] ?? null];
-      })
-    : Object.entries(obj(value, 'summary.balanceChanges'));
-  for (const [key, change] of entries) {
+  const add = (key: Json, change: Json) => {
     const party = text(key, 'summary.balanceChanges key');
-    const c = obj(change, `summary.balanceChanges[${party}]`);
+    const c = obj(change, 'summary.balanceChanges[#]', party);
     out.set(party, {
       initialAmountAsOfRoundZero: decimal(c.changeToInitialAmountAsOfRoundZero, 'changeToInitialAmountAsOfRoundZero'),
       holdingFeesRate: decimal(c.changeToHoldingFeesRate, 'changeToHoldingFeesRate'),
     });
+  };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const p = list(value[i], 'summary.balanceChanges[#]', i);
+      add(p[0] ?? null, p[1] ?? null);
+    }
+  } else {
+    const o = obj(value, 'summary.balanceChanges');
+    for (const key in o) add(key, o[key]!);
   }
   return out;
 }
@@ -211,6 +258,9 @@ const ONE = 10_000_000_000n;
 
 /** A fee's share by ratio, at Daml's ten decimals (half to even, as the Scan app rounds). */
 function share(fee: Decimal10, ratio: Decimal10): Decimal10 {
+  // The usual ratios, 0 and 1, without bigint division: exact all the same.
+  if (ratio === 0n || fee === 0n) return 0n;
+  if (ratio === ONE) return fee;
   const scaled = fee * ratio;
   const unit = 10_000_000_000n;
   const q = scaled / unit;
@@ -220,31 +270,16 @@ function share(fee: Decimal10, ratio: Decimal10): Decimal10 {
   return q;
 }
 
-/** The columns of the kinds beyond Amulet's own, empty. */
-const NO_SUBJECT = { subject: null, detail: null, outcome: null, expiresAt: null };
-
-const NONE = {
-  holdingFees: null,
-  burned: null,
-  counterparties: [] as string[],
-  provider: null,
-  featured: null,
-  traffic: null,
-  ...NO_SUBJECT,
-};
-
-/** The reward claims of a transfer's summary, by the party whose inputs they were. */
-function rewardClaims(node: number, party: string, round: bigint, s: Summary, via: string | null): Activity[] {
-  const claims: [ActivityKind, Decimal10][] = [
-    ['app_reward', s.inputAppRewardAmount],
-    ['validator_reward', s.inputValidatorRewardAmount],
-    ['sv_reward', s.inputSvRewardAmount],
-    ['validator_faucet', s.inputValidatorFaucetAmount],
-    ['unclaimed_reward', s.inputUnclaimedActivityRecordAmount],
-  ];
-  return claims
-    .filter(([, amount]) => amount > 0n)
-    .map(([kind, amount]) => ({ ...NONE, node, kind, leg: 0, party, round, amount, fees: 0n, via }));
+/** Adds the reward claims of a transfer's summary, by the party whose inputs they were, to `out`. */
+function addRewardClaims(out: Activity[], node: number, party: string, round: bigint, s: Summary, via: string | null): void {
+  const claim = (kind: ActivityKind, amount: Decimal10) => {
+    if (amount > 0n) out.push(activity(node, kind, 0, party, round, amount, 0n, via));
+  };
+  claim('app_reward', s.inputAppRewardAmount);
+  claim('validator_reward', s.inputValidatorRewardAmount);
+  claim('sv_reward', s.inputSvRewardAmount);
+  claim('validator_faucet', s.inputValidatorFaucetAmount);
+  claim('unclaimed_reward', s.inputUnclaimedActivityRecordAmount);
 }
 
 interface Output {
@@ -255,13 +290,13 @@ interface Output {
 }
 
 function outputOf(value: Json, i: number): Output {
-  const o = obj(value, `outputs[${i}]`);
-  const lock = o.lock === null || o.lock === undefined ? null : obj(o.lock, `outputs[${i}].lock`);
+  const o = obj(value, 'outputs[#]', i);
+  const lock = o.lock === null || o.lock === undefined ? null : obj(o.lock, 'outputs[#].lock', i);
   return {
-    receiver: text(o.receiver, `outputs[${i}].receiver`),
-    amount: decimal(o.amount, `outputs[${i}].amount`),
-    receiverFeeRatio: o.receiverFeeRatio === undefined ? 0n : decimal(o.receiverFeeRatio, `outputs[${i}].receiverFeeRatio`),
-    lockHolders: lock === null ? null : list(lock.holders, `outputs[${i}].lock.holders`).map((h, j) => text(h, `lock.holders[${j}]`)),
+    receiver: text(o.receiver, 'outputs[#].receiver', i),
+    amount: decimal(o.amount, 'outputs[#].amount', i),
+    receiverFeeRatio: o.receiverFeeRatio === undefined ? 0n : decimal(o.receiverFeeRatio, 'outputs[#].receiverFeeRatio', i),
+    lockHolders: lock === null ? null : list(lock.holders, 'outputs[#].lock.holders', i).map((h, j) => text(h, 'lock.holders[#]', j)),
   };
 }
 
@@ -286,7 +321,8 @@ function transferActivities(node: number, e: ExercisedEvent, via: string | null,
   const receivers = new Map<string, { amount: Decimal10; fees: Decimal10 }>();
   const distinctReceivers = new Set<string>();
   let self: { amount: Decimal10; fee: Decimal10; rank: number } | null = null;
-  outputs.forEach((o, i) => {
+  for (let i = 0; i < outputs.length; i++) {
+    const o = outputs[i]!;
     const fee = summary.outputFees[i]!;
     const receiverFee = share(fee, o.receiverFeeRatio);
     senderFees += fee - receiverFee;
@@ -294,34 +330,35 @@ function transferActivities(node: number, e: ExercisedEvent, via: string | null,
     distinctReceivers.add(o.receiver);
     if (o.receiver === sender) {
       senderFees += receiverFee;
-      const before: { amount: Decimal10; fee: Decimal10; rank: number } | null = self;
-      self = {
-        amount: (before?.amount ?? 0n) + o.amount,
-        fee: (before?.fee ?? 0n) + receiverFee,
-        rank: before?.rank ?? distinctReceivers.size - 1,
-      };
-      return;
+      if (self === null) self = { amount: o.amount, fee: receiverFee, rank: distinctReceivers.size - 1 };
+      else {
+        self.amount += o.amount;
+        self.fee += receiverFee;
+      }
+      continue;
     }
     sent += o.amount;
-    const r = receivers.get(o.receiver) ?? { amount: 0n, fees: 0n };
-    receivers.set(o.receiver, { amount: r.amount + o.amount, fees: r.fees + receiverFee });
-  });
-  const common = { node, kind: 'transfer' as const, round, provider, featured, via, traffic: null, ...NO_SUBJECT };
-  const rows: Activity[] = [
-    {
-      ...common,
-      leg: 0,
-      party: sender,
-      amount: sent,
-      fees: senderFees,
-      holdingFees: summary.holdingFees,
-      burned: transferBurn(summary),
-      counterparties: [...receivers.keys()],
-    },
-  ];
+    const r = receivers.get(o.receiver);
+    if (r === undefined) receivers.set(o.receiver, { amount: o.amount, fees: receiverFee });
+    else {
+      r.amount += o.amount;
+      r.fees += receiverFee;
+    }
+  }
+  const head = activity(node, 'transfer', 0, sender, round, sent, senderFees, via);
+  head.holdingFees = summary.holdingFees;
+  head.burned = transferBurn(summary);
+  head.counterparties = [...receivers.keys()];
+  head.provider = provider;
+  head.featured = featured;
+  const rows: Activity[] = [head];
   let leg = 1;
   for (const [party, r] of receivers) {
-    rows.push({ ...common, leg: leg++, party, amount: r.amount, fees: r.fees, holdingFees: null, burned: null, counterparties: [sender] });
+    const row = activity(node, 'transfer', leg++, party, round, r.amount, r.fees, via);
+    row.counterparties = [sender];
+    row.provider = provider;
+    row.featured = featured;
+    rows.push(row);
   }
   if (details) {
     const senderDetail = {
@@ -331,26 +368,20 @@ function transferActivities(node: number, e: ExercisedEvent, via: string | null,
       senderFee: scanSenderFee,
       self,
     };
-    rows.forEach((row, i) =>
-      details.set(row, { balanceChange: summary.balanceChanges.get(row.party) ?? null, sender: i === 0 ? senderDetail : null }),
-    );
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      details.set(row, { balanceChange: summary.balanceChanges.get(row.party) ?? null, sender: i === 0 ? senderDetail : null });
+    }
   }
-  outputs.forEach((o, i) => {
-    if (o.lockHolders === null) return;
-    rows.push({
-      ...NONE,
-      node,
-      kind: 'lock',
-      leg: i,
-      party: o.receiver,
-      round,
-      amount: o.amount,
-      fees: 0n,
-      counterparties: o.lockHolders,
-      via,
-    });
-  });
-  return [...rows, ...rewardClaims(node, sender, round, summary, via)];
+  for (let i = 0; i < outputs.length; i++) {
+    const o = outputs[i]!;
+    if (o.lockHolders === null) continue;
+    const lock = activity(node, 'lock', i, o.receiver, round, o.amount, 0n, via);
+    lock.counterparties = o.lockHolders;
+    rows.push(lock);
+  }
+  addRewardClaims(rows, node, sender, round, summary, via);
+  return rows;
 }
 
 /** The amulet an AmuletCreateSummary names, created in this transaction. */
@@ -376,7 +407,7 @@ function amuletCreation(
   via: string | null,
 ): Activity {
   const a = createdAmulet(e.exercise_result, created);
-  return { ...NONE, node, kind, leg: 0, party: a.owner, round: a.round, amount: a.amount, fees: 0n, via };
+  return activity(node, kind, 0, a.owner, a.round, a.amount, 0n, via);
 }
 
 /** AmuletRules_BuyMemberTraffic: the provider pays for traffic; the summary's rewards are its claims. */
@@ -391,23 +422,13 @@ function trafficPurchase(node: number, e: ExercisedEvent, via: string | null): A
   const paid = decimal(result.amuletPaid, 'amuletPaid');
   let outputFees = 0n;
   for (const f of summary.outputFees) outputFees += f;
-  return [
-    {
-      ...NONE,
-      node,
-      kind: 'traffic_purchase',
-      leg: 0,
-      party: provider,
-      round,
-      amount: paid,
-      fees: outputFees + summary.senderChangeFee,
-      holdingFees: summary.holdingFees,
-      burned: paid + transferBurn(summary),
-      via,
-      traffic: BigInt(trafficAmount),
-    },
-    ...rewardClaims(node, provider, round, summary, via),
-  ];
+  const purchase = activity(node, 'traffic_purchase', 0, provider, round, paid, outputFees + summary.senderChangeFee, via);
+  purchase.holdingFees = summary.holdingFees;
+  purchase.burned = paid + transferBurn(summary);
+  purchase.traffic = BigInt(trafficAmount);
+  const rows = [purchase];
+  addRewardClaims(rows, node, provider, round, summary, via);
+  return rows;
 }
 
 const nodeOf = (eventId: string): number => Number(eventId.slice(eventId.lastIndexOf(':') + 1));
@@ -434,21 +455,34 @@ function subtree(tree: Tree, e: ExercisedEvent): (CreatedEvent | ExercisedEvent)
 }
 
 function timeOf(value: Json | undefined, what: string): Micros {
+  const time = text(value, what);
   try {
-    return parseTimestamp(text(value, what));
+    return parseTimestamp(time);
   } catch (err) {
     throw new Error(`${what}: ${(err as Error).message}`, { cause: err });
   }
 }
+
+/** What the kinds beyond Amulet's own add to their rows (rowsOf). */
+type Extra = Partial<Pick<Activity, 'provider' | 'subject' | 'detail' | 'outcome' | 'expiresAt'>>;
 
 function rowsOf(
   node: number,
   kind: ActivityKind,
   via: string | null,
   legs: { party: string; amount: Decimal10; counterparties: string[] }[],
-  extra: Partial<Activity>,
+  extra: Extra,
 ): Activity[] {
-  return legs.map((l, leg) => ({ ...NONE, node, kind, leg, round: null, fees: 0n, via, ...extra, ...l }));
+  return legs.map((l, leg) => {
+    const row = activity(node, kind, leg, l.party, null, l.amount, 0n, via);
+    row.counterparties = l.counterparties;
+    if (extra.provider !== undefined) row.provider = extra.provider;
+    if (extra.subject !== undefined) row.subject = extra.subject;
+    if (extra.detail !== undefined) row.detail = extra.detail;
+    if (extra.outcome !== undefined) row.outcome = extra.outcome;
+    if (extra.expiresAt !== undefined) row.expiresAt = extra.expiresAt;
+    return row;
+  });
 }
 
 /**
@@ -459,8 +493,8 @@ function rowsOf(
  * its own transfer row.
  */
 function ansEntry(node: number, e: ExercisedEvent, tree: Tree, via: string | null, outcome: 'created' | 'renewed'): Activity[] {
-  const arg = obj(e.choice_argument, `${e.choice} argument`);
-  const cid = text(obj(e.exercise_result, `${e.choice} result`).entryCid, 'entryCid');
+  const arg = obj(e.choice_argument, '# argument', e.choice);
+  const cid = text(obj(e.exercise_result, '# result', e.choice).entryCid, 'entryCid');
   const entry = tree.created.get(cid);
   if (!entry) throw new Error(`AnsEntry ${cid} is not created in the transaction`);
   const entryArgs = obj(entry.create_arguments, 'AnsEntry');
@@ -481,7 +515,7 @@ function ansEntry(node: number, e: ExercisedEvent, tree: Tree, via: string | nul
   const dso = text(entryArgs.dso, 'AnsEntry.dso');
   const extra = { subject: text(entryArgs.name, 'AnsEntry.name'), outcome, expiresAt: timeOf(entryArgs.expiresAt, 'AnsEntry.expiresAt') };
   // The DSO's row: it received the fee (its transfer row) and burned it, so its history shows both.
-  return rowsOf(
+  const rows = rowsOf(
     node,
     'ans_entry',
     via,
@@ -490,7 +524,9 @@ function ansEntry(node: number, e: ExercisedEvent, tree: Tree, via: string | nul
       { party: dso, amount: burned, counterparties: [user] },
     ],
     extra,
-  ).map((row) => (row.leg === 0 ? { ...row, burned } : row));
+  );
+  rows[0]!.burned = burned;
+  return rows;
 }
 
 const TRANSFER_COMMAND_OUTCOMES: Record<string, string> = {
@@ -507,7 +543,7 @@ const TRANSFER_COMMAND_OUTCOMES: Record<string, string> = {
  */
 function transferCommand(node: number, e: ExercisedEvent, via: string | null): Activity[] {
   if (e.choice === 'ExternalPartyAmuletRules_CreateTransferCommand') {
-    const arg = obj(e.choice_argument, `${e.choice} argument`);
+    const arg = obj(e.choice_argument, '# argument', e.choice);
     const sender = text(arg.sender, 'sender');
     const receiver = text(arg.receiver, 'receiver');
     const amount = decimal(arg.amount, 'amount');
@@ -521,13 +557,13 @@ function transferCommand(node: number, e: ExercisedEvent, via: string | null): A
       ],
       {
         provider: text(arg.delegate, 'delegate'),
-        subject: text(obj(e.exercise_result, `${e.choice} result`).transferCommandCid, 'transferCommandCid'),
+        subject: text(obj(e.exercise_result, '# result', e.choice).transferCommandCid, 'transferCommandCid'),
         outcome: 'created',
         expiresAt: timeOf(arg.expiresAt, 'expiresAt'),
       },
     );
   }
-  const result = obj(e.exercise_result, `${e.choice} result`);
+  const result = obj(e.exercise_result, '# result', e.choice);
   const sender = text(result.sender, 'sender');
   let outcome = TRANSFER_COMMAND_OUTCOMES[e.choice]!;
   let detail: string | null = null;
@@ -556,13 +592,13 @@ function transferCommand(node: number, e: ExercisedEvent, via: string | null): A
  * and its settlement id as detail.
  */
 function twoStepCreated(node: number, e: ExercisedEvent, via: string | null): Activity[] {
-  const arg = obj(e.choice_argument, `${e.choice} argument`);
-  const output = obj(obj(e.exercise_result, `${e.choice} result`).output, 'output');
+  const arg = obj(e.choice_argument, '# argument', e.choice);
+  const output = obj(obj(e.exercise_result, '# result', e.choice).output, 'output');
   const allocation = e.choice === 'AllocationFactory_Allocate';
   if (output.tag !== (allocation ? 'AllocationInstructionResult_Completed' : 'TransferInstructionResult_Pending')) return [];
   const value = obj(output.value, 'output.value');
   let leg: Obj;
-  let extra: Partial<Activity>;
+  let extra: Extra;
   if (allocation) {
     const spec = obj(arg.allocation, 'allocation');
     const settlement = obj(spec.settlement, 'allocation.settlement');
@@ -607,7 +643,8 @@ const SETTLING: Record<string, [ActivityKind, string]> = {
 /** The contract ids of a list of holdings in a result; absent is none. */
 function holdingList(value: Json | undefined, what: string): string[] {
   if (value === undefined || value === null) return [];
-  return list(value, what).map((c, i) => text(c, `${what}[${i}]`));
+  const each = `${what}[#]`;
+  return list(value, what).map((c, i) => text(c, each, i));
 }
 
 /**
@@ -618,7 +655,7 @@ function holdingList(value: Json | undefined, what: string): string[] {
  */
 function twoStepSettled(node: number, e: ExercisedEvent, tree: Tree, via: string | null): Activity[] {
   const [kind, outcome] = SETTLING[e.choice]!;
-  const result = obj(e.exercise_result, `${e.choice} result`);
+  const result = obj(e.exercise_result, '# result', e.choice);
   const output = result.output === undefined ? {} : obj(result.output, 'output');
   const outputValue = output.value === undefined || output.value === null ? {} : obj(output.value, 'output.value');
   const cids = [
@@ -662,12 +699,12 @@ function requestId(request: Obj, cid: string): string {
 /** The Votes of a request's votes (a Daml map, as pairs or an object), in its order. */
 function voteValues(votes: Json | undefined): Obj[] {
   if (votes === undefined || votes === null) return [];
-  const values = Array.isArray(votes) ? votes.map((p, i) => list(p, `votes[${i}]`)[1] ?? null) : Object.values(obj(votes, 'votes'));
-  return values.map((v, i) => obj(v, `votes[${i}]`));
+  const values = Array.isArray(votes) ? votes.map((p, i) => list(p, 'votes[#]', i)[1] ?? null) : Object.values(obj(votes, 'votes'));
+  return values.map((v, i) => obj(v, 'votes[#]', i));
 }
 
 /** The SV parties of a request's votes, in its order. */
-const votersOf = (votes: Json | undefined): string[] => voteValues(votes).map((v, i) => text(v.sv, `votes[${i}].sv`));
+const votersOf = (votes: Json | undefined): string[] => voteValues(votes).map((v, i) => text(v.sv, 'votes[#].sv', i));
 
 /**
  * A ballot: DsoRules_CastVote (the voter's), or DsoRules_RequestVote (the requester's own, which the
@@ -676,7 +713,7 @@ const votersOf = (votes: Json | undefined): string[] => voteValues(votes).map((v
  * as outcome (accept or reject). Scan's log did not keep ballots.
  */
 function ballots(node: number, e: ExercisedEvent, tree: Tree, via: string | null): Activity[] {
-  const cid = text(obj(e.exercise_result, `${e.choice} result`).voteRequest, 'voteRequest');
+  const cid = text(obj(e.exercise_result, '# result', e.choice).voteRequest, 'voteRequest');
   const request = tree.created.get(cid);
   if (!request) throw new Error(`VoteRequest ${cid} is not created in the transaction`);
   const args = obj(request.create_arguments, 'VoteRequest');
@@ -693,21 +730,11 @@ function ballots(node: number, e: ExercisedEvent, tree: Tree, via: string | null
   const detail = actionNameOf(args.action);
   return cast.map((ballot, leg) => {
     if (typeof ballot.accept !== 'boolean') throw new Error('vote.accept must be a boolean');
-    const voter = text(ballot.sv, 'vote.sv');
-    return {
-      ...NONE,
-      node,
-      kind: 'vote' as const,
-      leg,
-      party: voter,
-      round: null,
-      amount: 0n,
-      fees: 0n,
-      via,
-      subject: id,
-      detail,
-      outcome: ballot.accept ? 'accept' : 'reject',
-    };
+    const row = activity(node, 'vote', leg, text(ballot.sv, 'vote.sv'), null, 0n, 0n, via);
+    row.subject = id;
+    row.detail = detail;
+    row.outcome = ballot.accept ? 'accept' : 'reject';
+    return row;
   });
 }
 

@@ -15,7 +15,7 @@ import { CLOSE_VOTE_REQUEST, voteResultFacts } from '../domain/vote-results';
 import { TRANSFER_COMMAND_CHOICES, transferCommandEvent } from '../domain/transfer-commands';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, startOfHour, startOfMonth, type Micros } from '../domain/time';
-import { AppendedRows, activityRows, type AcsDeltaRow } from '../store/ingest-rows';
+import { AppendedRows, activityValues, type AcsDeltaRow } from '../store/ingest-rows';
 import type { SkippedActivity } from '../domain/activities';
 import { subjectsOf } from '../domain/update-subjects';
 import { CreatedContracts, type CreatedContract } from '../store/contract-rows';
@@ -618,7 +618,7 @@ export class BatchPlanner {
    */
   private addActivities(tx: TransactionUpdate, migrationId: number, recordTime: string): void {
     const skipped: SkippedActivity[] = [];
-    for (const row of activityRows(tx, migrationId, recordTime, skipped)) this.rows.appended.activity(row);
+    for (const values of activityValues(tx, migrationId, recordTime, skipped)) this.rows.appended.activity(values);
     for (const s of skipped) this.skippedActivities.push({ ...s, updateId: tx.update_id });
   }
 

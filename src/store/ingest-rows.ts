@@ -10,7 +10,7 @@ import type { TransactionUpdate } from '../domain/items';
 import { formatRecordTime, parseTimestamp } from '../domain/time';
 import { BinaryCopyRows, type BinaryType } from './copy-binary';
 import type { ContractRow, CreatedContracts } from './contract-rows';
-import { CopyRows } from './copy-text';
+import { CopyRows, type CopyValue } from './copy-text';
 import type { UpdatesTable } from './schema';
 
 /**
@@ -268,44 +268,60 @@ const SUBJECT_COLUMNS = [
  * result lacks what it must hold gives no rows and is listed in `skipped`.
  */
 export function activityRows(tx: TransactionUpdate, migrationId: number, recordTime: string, skipped: SkippedActivity[]): ActivityRow[] {
-  const nullable = (x: bigint | null | undefined) => (x === null || x === undefined ? null : formatDecimal(x));
+  return activityValues(tx, migrationId, recordTime, skipped).map(
+    (values) => Object.fromEntries(ACTIVITY_COLUMNS.map((column, i) => [column, values[i]])) as unknown as ActivityRow,
+  );
+}
+
+const nullableDecimal = (x: bigint | null | undefined): string | null => (x === null || x === undefined ? null : formatDecimal(x));
+
+/**
+ * activityRows' rows as the values of ACTIVITY_COLUMNS, in order: what the planner encodes for COPY,
+ * without an object per row in between.
+ */
+export function activityValues(tx: TransactionUpdate, migrationId: number, recordTime: string, skipped: SkippedActivity[]): CopyValue[][] {
   const details: TransferDetails = new Map();
-  return activitiesOf(tx, details, skipped).map((a) => {
+  const activities = activitiesOf(tx, details, skipped);
+  const out: CopyValue[][] = [];
+  for (const a of activities) {
     const d = details.get(a);
     const s = d?.sender;
-    return {
-      migration_id: migrationId,
-      record_time: recordTime,
-      update_id: tx.update_id,
-      node: a.node,
-      kind: a.kind,
-      leg: a.leg,
-      party: a.party,
-      round: a.round,
-      amount: formatDecimal(a.amount),
-      fees: formatDecimal(a.fees),
-      holding_fees: nullable(a.holdingFees),
-      burned: nullable(a.burned),
-      counterparties: a.counterparties,
-      provider: a.provider,
-      featured: a.featured,
-      via: a.via,
-      traffic: a.traffic,
-      balance_change: nullable(d?.balanceChange?.initialAmountAsOfRoundZero),
-      holding_rate_change: nullable(d?.balanceChange?.holdingFeesRate),
-      input_amulet: nullable(s?.inputAmulet),
-      change_amount: nullable(s?.changeAmount),
-      change_fee: nullable(s?.changeFee),
-      sender_fee: nullable(s?.senderFee),
-      self_amount: nullable(s?.self?.amount),
-      self_fee: nullable(s?.self?.fee),
-      self_rank: s?.self?.rank ?? null,
-      subject: a.subject,
-      detail: a.detail,
-      outcome: a.outcome,
-      expires_at: a.expiresAt === null ? null : formatRecordTime(a.expiresAt),
-    };
-  });
+    const change = d?.balanceChange;
+    // The order of ACTIVITY_COLUMNS.
+    out.push([
+      migrationId,
+      recordTime,
+      tx.update_id,
+      a.node,
+      a.kind,
+      a.leg,
+      a.party,
+      a.round,
+      formatDecimal(a.amount),
+      formatDecimal(a.fees),
+      nullableDecimal(a.holdingFees),
+      nullableDecimal(a.burned),
+      a.counterparties,
+      a.provider,
+      a.featured,
+      a.via,
+      a.traffic,
+      nullableDecimal(change?.initialAmountAsOfRoundZero),
+      nullableDecimal(change?.holdingFeesRate),
+      nullableDecimal(s?.inputAmulet),
+      nullableDecimal(s?.changeAmount),
+      nullableDecimal(s?.changeFee),
+      nullableDecimal(s?.senderFee),
+      nullableDecimal(s?.self?.amount),
+      nullableDecimal(s?.self?.fee),
+      s?.self?.rank ?? null,
+      a.subject,
+      a.detail,
+      a.outcome,
+      a.expiresAt === null ? null : formatRecordTime(a.expiresAt),
+    ]);
+  }
+  return out;
 }
 
 export const ACTIVITY_COLUMNS = [
@@ -394,8 +410,9 @@ export class AppendedRows {
     this.transferCommands.add(TRANSFER_COMMAND_COLUMNS.map((k) => row[k]));
   }
 
-  activity(row: ActivityRow): void {
-    this.activities.add(ACTIVITY_COLUMNS.map((k) => row[k]));
+  /** One activity row, as activityValues gives it. */
+  activity(values: readonly CopyValue[]): void {
+    this.activities.add(values);
   }
 
   subject(row: SubjectRow): void {

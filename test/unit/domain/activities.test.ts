@@ -257,6 +257,26 @@ describe('activities of a transaction', () => {
     );
     expect(() => activitiesOf(tx([broken], [0]))).toThrow('AmuletRules_Transfer at event u1:0: summary must be a record');
   });
+
+  it('an error names the place of the value: the output, the round, the balance change, the choice', () => {
+    const transfer = (outputs: unknown[], result: Record<string, unknown>) =>
+      tx([exercise(0, 'AmuletRules_Transfer', { transfer: { sender: ALICE, provider: APP, outputs } }, result)], [0]);
+    const good = { receiver: BOB, amount: '1.0' };
+    expect(() => activitiesOf(transfer([good, { receiver: BOB, amount: 7 }], {}))).toThrow(
+      'AmuletRules_Transfer at event u1:0: outputs[1].amount must be text',
+    );
+    expect(() => activitiesOf(transfer([good, { receiver: BOB, amount: '1', lock: { holders: [ALICE, 3] } }], {}))).toThrow(
+      'at event u1:0: lock.holders[1] must be text',
+    );
+    expect(() => activitiesOf(transfer([good], { round: { number: 5 } }))).toThrow('at event u1:0: round.number must be text');
+    const summary = { balanceChanges: [[ALICE, 'x']] };
+    expect(() => activitiesOf(transfer([good], { round: { number: '5' }, summary }))).toThrow(
+      `at event u1:0: summary.balanceChanges[${ALICE}] must be a record`,
+    );
+    expect(() => activitiesOf(tx([exercise(0, 'TransferCommand_Send', {}, 'none')], [0]))).toThrow(
+      'TransferCommand_Send at event u1:0: TransferCommand_Send result must be a record',
+    );
+  });
 });
 
 // The kinds beyond Amulet's own: shapes as the Splice choices return them, figures worked out by hand.
