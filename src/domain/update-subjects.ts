@@ -19,8 +19,8 @@ export interface UpdateSubjects {
   templates: string[];
 }
 
-/** Sorted by UTF-16 code units (ASCII for party and template ids). */
-export const sortedDistinct = (values: Iterable<string>): string[] => [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+/** Sorted by UTF-16 code units (ASCII for party and template ids): the default order of sort(). */
+export const sortedDistinct = (values: Iterable<string>): string[] => [...new Set(values)].sort();
 
 /** The contracts the update's consuming exercises archive that none of its own created events creates. */
 export function consumedFromEarlier(update: Update): string[] {
@@ -45,16 +45,27 @@ export function subjectsOf(
   const parties = new Set<string>();
   const templates = new Set<string>();
   if ('events_by_id' in update) {
-    for (const event of Object.values(update.events_by_id)) {
+    // One pass over the events (the planner runs this for every update), as consumedFromEarlier would find them.
+    const events = update.events_by_id;
+    const created = new Set<string>();
+    const consumed: string[] = [];
+    for (const id in events) {
+      const event = events[id]!;
       templates.add(event.template_id);
       if (event.event_type === 'created_event') {
+        created.add(event.contract_id);
         for (const p of event.signatories) parties.add(p);
         for (const p of event.observers) parties.add(p);
       } else {
         for (const p of event.acting_parties) parties.add(p);
+        if (event.consuming) consumed.push(event.contract_id);
       }
     }
-    for (const id of consumedFromEarlier(update)) for (const p of stakeholdersOf(id) ?? []) parties.add(p);
+    for (const id of consumed) {
+      if (created.has(id)) continue;
+      const stakeholders = stakeholdersOf(id);
+      if (stakeholders) for (const p of stakeholders) parties.add(p);
+    }
   } else {
     parties.add(update.event.submitter);
     if ('created_event' in update.event) {
@@ -64,5 +75,5 @@ export function subjectsOf(
       for (const p of created.observers) parties.add(p);
     }
   }
-  return { parties: sortedDistinct(parties), templates: sortedDistinct(templates) };
+  return { parties: [...parties].sort(), templates: [...templates].sort() };
 }

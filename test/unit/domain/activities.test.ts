@@ -259,7 +259,7 @@ describe('activities of a transaction', () => {
   });
 
   it('an error names the place of the value: the output, the round, the balance change, the choice', () => {
-    const transfer = (outputs: unknown[], result: Record<string, unknown>) =>
+    const transfer = (outputs: Json[], result: Json) =>
       tx([exercise(0, 'AmuletRules_Transfer', { transfer: { sender: ALICE, provider: APP, outputs } }, result)], [0]);
     const good = { receiver: BOB, amount: '1.0' };
     expect(() => activitiesOf(transfer([good, { receiver: BOB, amount: 7 }], {}))).toThrow(
