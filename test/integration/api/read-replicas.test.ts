@@ -405,6 +405,14 @@ describe('reads on a streaming replica', () => {
       await locker.query('rollback');
       locker.release();
     }
+    // What the request's failure did to the replica's condition, read as it happened: the monitor's next
+    // periodic check (every 100 ms here) may put the replica back in use before the answer is read.
+    const conditions: string[] = [];
+    const markUnavailable = replicas.monitor.markUnavailable.bind(replicas.monitor);
+    const marked = jest.spyOn(replicas.monitor, 'markUnavailable').mockImplementation((index, err) => {
+      markUnavailable(index, err);
+      conditions.push(replicas.monitor.states[index]!.condition);
+    });
     try {
       const pending = send(routed, probe);
       let waiting: { pid: number }[] = [];
@@ -418,8 +426,10 @@ describe('reads on a streaming replica', () => {
       // The session goes away under the query, as at a replica's shutdown.
       await cluster.replicas[0]!.query(`select pg_terminate_backend(${waiting[0]!.pid})`);
       expect(answer(await pending)).toEqual(expected);
-      expect(replicas.monitor.states[0]!.condition).toBe('unavailable');
+      expect(marked.mock.calls.map(([index]) => index)).toEqual([0]);
+      expect(conditions).toEqual(['unavailable']);
     } finally {
+      marked.mockRestore();
       await cluster.replicas[0]!.query('select pg_wal_replay_resume()');
     }
     // It answers, so the next check puts it back.
