@@ -181,47 +181,44 @@ const roundTotalsOf = (r: RoundTotalsDbRow): RoundTotalsRow => ({
 });
 
 /** The newest aggregated round's totals; undefined before the first. */
-export const findLatestRoundTotals = repositoryOperation('findLatestRoundTotals', async function findLatestRoundTotals(
-  db: Db,
-): Promise<RoundTotalsRow | undefined> {
+export const findLatestRoundTotals = repositoryOperation('findLatestRoundTotals', async function findLatestRoundTotals(db: Db): Promise<
+  RoundTotalsRow | undefined
+> {
   const { rows } = await sql<RoundTotalsDbRow>`
     select ${roundTotalsColumns} from round_totals order by round_totals.closed_round desc limit 1`.execute(db);
   return rows[0] && roundTotalsOf(rows[0]);
 });
 
 /** The totals of the aggregated rounds first..last, in round order. */
-export const listRoundTotals = repositoryOperation('listRoundTotals', async function listRoundTotals(
-  db: Db,
-  first: bigint,
-  last: bigint,
-): Promise<RoundTotalsRow[]> {
-  const { rows } = await sql<RoundTotalsDbRow>`
+export const listRoundTotals = repositoryOperation(
+  'listRoundTotals',
+  async function listRoundTotals(db: Db, first: bigint, last: bigint): Promise<RoundTotalsRow[]> {
+    const { rows } = await sql<RoundTotalsDbRow>`
     select ${roundTotalsColumns} from round_totals
      where closed_round between ${first.toString()}::bigint and ${last.toString()}::bigint
      order by round_totals.closed_round`.execute(db);
-  return rows.map(roundTotalsOf);
-});
+    return rows.map(roundTotalsOf);
+  },
+);
 
 /** The party totals of the aggregated rounds first..last, by round, then party (bytewise). */
-export const listRoundPartyTotals = repositoryOperation('listRoundPartyTotals', async function listRoundPartyTotals(
-  db: Db,
-  first: bigint,
-  last: bigint,
-): Promise<RoundPartyTotalsRow[]> {
-  const { rows } = await sql<{
-    closed_round: string;
-    party: string;
-    app_rewards: string;
-    validator_rewards: string;
-    traffic_purchased: string;
-    traffic_purchased_cc_spent: string;
-    traffic_num_purchases: string;
-    cumulative_app_rewards: string;
-    cumulative_validator_rewards: string;
-    cumulative_traffic_purchased: string;
-    cumulative_traffic_purchased_cc_spent: string;
-    cumulative_traffic_num_purchases: string;
-  }>`
+export const listRoundPartyTotals = repositoryOperation(
+  'listRoundPartyTotals',
+  async function listRoundPartyTotals(db: Db, first: bigint, last: bigint): Promise<RoundPartyTotalsRow[]> {
+    const { rows } = await sql<{
+      closed_round: string;
+      party: string;
+      app_rewards: string;
+      validator_rewards: string;
+      traffic_purchased: string;
+      traffic_purchased_cc_spent: string;
+      traffic_num_purchases: string;
+      cumulative_app_rewards: string;
+      cumulative_validator_rewards: string;
+      cumulative_traffic_purchased: string;
+      cumulative_traffic_purchased_cc_spent: string;
+      cumulative_traffic_num_purchases: string;
+    }>`
     select closed_round::text, party, ${dec('app_rewards')} as app_rewards, ${dec('validator_rewards')} as validator_rewards,
            traffic_purchased::text, ${dec('traffic_purchased_cc_spent')} as traffic_purchased_cc_spent,
            traffic_num_purchases::text, ${dec('cumulative_app_rewards')} as cumulative_app_rewards,
@@ -231,27 +228,27 @@ export const listRoundPartyTotals = repositoryOperation('listRoundPartyTotals', 
       from round_party_totals
      where closed_round between ${first.toString()}::bigint and ${last.toString()}::bigint
      order by round_party_totals.closed_round, round_party_totals.party collate "C"`.execute(db);
-  return rows.map((r) => ({
-    closedRound: BigInt(r.closed_round),
-    party: r.party,
-    appRewards: r.app_rewards,
-    validatorRewards: r.validator_rewards,
-    trafficPurchased: BigInt(r.traffic_purchased),
-    trafficPurchasedCcSpent: r.traffic_purchased_cc_spent,
-    trafficNumPurchases: BigInt(r.traffic_num_purchases),
-    cumulativeAppRewards: r.cumulative_app_rewards,
-    cumulativeValidatorRewards: r.cumulative_validator_rewards,
-    cumulativeTrafficPurchased: BigInt(r.cumulative_traffic_purchased),
-    cumulativeTrafficPurchasedCcSpent: r.cumulative_traffic_purchased_cc_spent,
-    cumulativeTrafficNumPurchases: BigInt(r.cumulative_traffic_num_purchases),
-  }));
-});
+    return rows.map((r) => ({
+      closedRound: BigInt(r.closed_round),
+      party: r.party,
+      appRewards: r.app_rewards,
+      validatorRewards: r.validator_rewards,
+      trafficPurchased: BigInt(r.traffic_purchased),
+      trafficPurchasedCcSpent: r.traffic_purchased_cc_spent,
+      trafficNumPurchases: BigInt(r.traffic_num_purchases),
+      cumulativeAppRewards: r.cumulative_app_rewards,
+      cumulativeValidatorRewards: r.cumulative_validator_rewards,
+      cumulativeTrafficPurchased: BigInt(r.cumulative_traffic_purchased),
+      cumulativeTrafficPurchasedCcSpent: r.cumulative_traffic_purchased_cc_spent,
+      cumulativeTrafficNumPurchases: BigInt(r.cumulative_traffic_num_purchases),
+    }));
+  },
+);
 
 /** The rewards a round's transfers claimed (app and validator), or undefined for a round not aggregated. */
-export const findRoundRewards = repositoryOperation('findRoundRewards', async function findRoundRewards(
-  db: Db,
-  round: bigint,
-): Promise<string | undefined> {
+export const findRoundRewards = repositoryOperation('findRoundRewards', async function findRoundRewards(db: Db, round: bigint): Promise<
+  string | undefined
+> {
   const { rows } = await sql<{ amount: string }>`
     select (app_rewards + validator_rewards)::numeric(38, 10)::text as amount
       from round_totals where closed_round = ${round.toString()}::bigint`.execute(db);
@@ -264,19 +261,18 @@ export type Leaderboard = 'app_rewards' | 'validator_rewards';
  * The parties with the most rewards of a kind over every aggregated round, at most `limit`, most first,
  * ties by party descending (bytewise), as Splice ranked its newest round's running totals.
  */
-export const topPartiesByRewards = repositoryOperation('topPartiesByRewards', async function topPartiesByRewards(
-  db: Db,
-  board: Leaderboard,
-  limit: number,
-): Promise<{ party: string; rewards: string }[]> {
-  const column = sql.raw(board === 'app_rewards' ? 'cumulative_app_rewards' : 'cumulative_validator_rewards');
-  const { rows } = await sql<{ party: string; rewards: string }>`
+export const topPartiesByRewards = repositoryOperation(
+  'topPartiesByRewards',
+  async function topPartiesByRewards(db: Db, board: Leaderboard, limit: number): Promise<{ party: string; rewards: string }[]> {
+    const column = sql.raw(board === 'app_rewards' ? 'cumulative_app_rewards' : 'cumulative_validator_rewards');
+    const { rows } = await sql<{ party: string; rewards: string }>`
     select party, ${column}::numeric(38, 10)::text as rewards from round_party_latest
      where ${column} > 0
      order by ${column} desc, party collate "C" desc
      limit ${limit}`.execute(db);
-  return rows;
-});
+    return rows;
+  },
+);
 
 export interface PurchasedTraffic {
   validator: string;
@@ -287,22 +283,22 @@ export interface PurchasedTraffic {
 }
 
 /** The parties that bought the most traffic over every aggregated round, at most `limit`, as above. */
-export const topPartiesByPurchasedTraffic = repositoryOperation('topPartiesByPurchasedTraffic', async function topPartiesByPurchasedTraffic(
-  db: Db,
-  limit: number,
-): Promise<PurchasedTraffic[]> {
-  const { rows } = await sql<{ party: string; n: string; traffic: string; cc: string; last: string }>`
+export const topPartiesByPurchasedTraffic = repositoryOperation(
+  'topPartiesByPurchasedTraffic',
+  async function topPartiesByPurchasedTraffic(db: Db, limit: number): Promise<PurchasedTraffic[]> {
+    const { rows } = await sql<{ party: string; n: string; traffic: string; cc: string; last: string }>`
     select party, cumulative_traffic_num_purchases::text as n, cumulative_traffic_purchased::text as traffic,
            cumulative_traffic_purchased_cc_spent::numeric(38, 10)::text as cc, last_purchased_in_round::text as last
       from round_party_latest
      where cumulative_traffic_purchased > 0
      order by cumulative_traffic_purchased desc, party collate "C" desc
      limit ${limit}`.execute(db);
-  return rows.map((r) => ({
-    validator: r.party,
-    numPurchases: BigInt(r.n),
-    totalTrafficPurchased: BigInt(r.traffic),
-    totalCcSpent: r.cc,
-    lastPurchasedInRound: BigInt(r.last),
-  }));
-});
+    return rows.map((r) => ({
+      validator: r.party,
+      numPurchases: BigInt(r.n),
+      totalTrafficPurchased: BigInt(r.traffic),
+      totalCcSpent: r.cc,
+      lastPurchasedInRound: BigInt(r.last),
+    }));
+  },
+);

@@ -78,8 +78,7 @@ const RoundPartyTotals = z
   })
   .meta({ id: 'RoundPartyTotals' });
 
-const RoundRangeRequest = (id: string) =>
-  z.object({ start_round: int64, end_round: int64 }).meta({ id });
+const RoundRangeRequest = (id: string) => z.object({ start_round: int64, end_round: int64 }).meta({ id });
 
 const ListRoundTotalsResponse = z.object({ entries: z.array(RoundTotals) }).meta({ id: 'ListRoundTotalsResponse' });
 const ListRoundPartyTotalsResponse = z.object({ entries: z.array(RoundPartyTotals) }).meta({ id: 'ListRoundPartyTotalsResponse' });
@@ -128,9 +127,7 @@ async function ensureValidRange(context: ApiContext, start: number, end: number,
   const range = await findAggregatedRounds(context.db);
   if (!range) throw notFound(NO_AGGREGATED_ROUNDS);
   if (BigInt(start) < range.start || BigInt(end) > range.end) {
-    throw badRequest(
-      `Requested rounds range ${start}-${end} is outside of the available rounds range ${range.start}-${range.end}`,
-    );
+    throw badRequest(`Requested rounds range ${start}-${end} is outside of the available rounds range ${range.start}-${range.end}`);
   }
 }
 
@@ -144,12 +141,7 @@ function limitOf(limit: bigint): number {
  * As ScanStore.ensureAggregated and the leaderboards of the last release: data only as of the newest
  * aggregated round; a later round (or none aggregated) is "not yet computed"; an earlier one has none.
  */
-async function leaderboard<T>(
-  context: ApiContext,
-  round: bigint,
-  emptyMessage: string,
-  read: () => Promise<T[]>,
-): Promise<T[]> {
+async function leaderboard<T>(context: ApiContext, round: bigint, emptyMessage: string, read: () => Promise<T[]>): Promise<T[]> {
   const latest = await findLatestRoundTotals(context.db);
   if (!latest || round > latest.closedRound) throw notFound(`Data for round ${round} not yet computed`);
   const rows = round === latest.closedRound ? await read() : [];
@@ -308,11 +300,8 @@ const topValidatorsByRewards = operation({
   responses: { '200': { description: 'OK', body: GetTopValidatorsByValidatorRewardsResponse }, ...scanErrors(400, 404, 500) },
   handle: async (context: ApiContext, { query }, _req, res) => {
     const limit = limitOf(query.limit);
-    const rows = await leaderboard(
-      context,
-      query.round,
-      `No top validators by validator rewards found for round ${query.round}`,
-      () => topPartiesByRewards(context.db, 'validator_rewards', limit),
+    const rows = await leaderboard(context, query.round, `No top validators by validator rewards found for round ${query.round}`, () =>
+      topPartiesByRewards(context.db, 'validator_rewards', limit),
     );
     const validatorsAndRewards = rows.map((r) => ({ provider: r.party, rewards: r.rewards }));
     sendJson(res, { validatorsAndRewards } satisfies z.input<typeof GetTopValidatorsByValidatorRewardsResponse>);
@@ -329,11 +318,8 @@ const topValidatorsByTraffic = operation({
   responses: { '200': { description: 'OK', body: GetTopValidatorsByPurchasedTrafficResponse }, ...scanErrors(400, 404, 500) },
   handle: async (context: ApiContext, { query }, _req, res) => {
     const limit = limitOf(query.limit);
-    const rows = await leaderboard(
-      context,
-      query.round,
-      `No top validators by purchased traffic found for round ${query.round}`,
-      () => topPartiesByPurchasedTraffic(context.db, limit),
+    const rows = await leaderboard(context, query.round, `No top validators by purchased traffic found for round ${query.round}`, () =>
+      topPartiesByPurchasedTraffic(context.db, limit),
     );
     const validatorsByPurchasedTraffic = rows.map((r) => ({
       validator: r.validator,

@@ -104,8 +104,13 @@ describe('Scan round aggregates', () => {
 
   /** Parties by a running total as of the newest round: most first, ties by party descending. */
   function ranked(total: (rs: Row[]) => bigint): { party: string; total: bigint }[] {
-    const all = [...new Set(rows.map((r) => r.party))].map((party) => ({ party, total: total(upTo(last).filter((r) => r.party === party)) }));
-    return all.filter((p) => p.total > 0n).sort((a, b) => (a.total !== b.total ? (a.total > b.total ? -1 : 1) : -bytewise(a.party, b.party)));
+    const all = [...new Set(rows.map((r) => r.party))].map((party) => ({
+      party,
+      total: total(upTo(last).filter((r) => r.party === party)),
+    }));
+    return all
+      .filter((p) => p.total > 0n)
+      .sort((a, b) => (a.total !== b.total ? (a.total > b.total ? -1 : 1) : -bytewise(a.party, b.party)));
   }
 
   let api: TestApi;
@@ -232,7 +237,11 @@ describe('Scan round aggregates', () => {
   it('the leaderboards answer 404 for other rounds and 400 for a bad limit, with Splice messages', async () => {
     const cases: [string, number, unknown][] = [
       [`/v0/top-providers-by-app-rewards?round=${last + 1n}&limit=3`, 404, { error: `Data for round ${last + 1n} not yet computed` }],
-      [`/v0/top-providers-by-app-rewards?round=${last - 1n}&limit=3`, 404, { error: `No top providers by app rewards found for round ${last - 1n}` }],
+      [
+        `/v0/top-providers-by-app-rewards?round=${last - 1n}&limit=3`,
+        404,
+        { error: `No top providers by app rewards found for round ${last - 1n}` },
+      ],
       [`/v0/top-providers-by-app-rewards?round=${last}&limit=0`, 404, { error: `No top providers by app rewards found for round ${last}` }],
       [
         `/v0/top-validators-by-validator-rewards?round=${last - 1n}&limit=3`,
