@@ -53,10 +53,10 @@ create index round_party_latest_by_traffic on round_party_latest (cumulative_tra
 
 -- What the job reads per round: the round's ClosedMiningRound (archived ones too, which the indexes of
 -- active contracts leave out), and the round's reward claims and traffic purchases. The second replaces
--- activity_rewards_by_round (20261126_210) with traffic purchases added: the writer adds one more index
--- entry per traffic purchase, none per other row.
+-- activity_rewards_by_round (20261126_210), as narrow, with traffic purchases added: per batch the writer
+-- adds one more index entry per traffic purchase and one per ClosedMiningRound, none per other row.
 create index contracts_closed_rounds on contracts (round_number) include (created_at)
   where package_name = 'splice-amulet' and qualified_name = 'Splice.Round:ClosedMiningRound';
-create index activities_round_totals on activities (round, kind, party) include (amount, traffic)
+create index activities_round_totals on activities (round)
   where kind in ('app_reward', 'validator_reward', 'traffic_purchase');
 drop index activity_rewards_by_round;

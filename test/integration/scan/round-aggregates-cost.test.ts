@@ -162,7 +162,6 @@ describe('the round aggregates do not grow with history', () => {
       expect({ read: k, short: short[k] > 0, blocks: long[k] <= short[k] * 1.5 + 10 }).toEqual({ read: k, short: true, blocks: true });
     }
     // The job's statements probe each month's activity index once: a few buffers a month, not its size.
-    process.stdout.write(`round aggregates, buffers short/long: ${JSON.stringify({ short, long, shortRound, longRound })}\n`);
     expect({ shortRound, longRound, bounded: longRound <= shortRound * 1.5 + 10 * 3 }).toEqual({ shortRound, longRound, bounded: true });
   }, 900_000);
 });
