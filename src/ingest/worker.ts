@@ -13,6 +13,7 @@ import type { Metrics } from '../internal/metrics';
 import { catchUpSnapshots, scheduleSnapshots } from '../jobs/acs-snapshots';
 import { runBulkWriter, writeCompletedSegments } from '../jobs/bulk-history';
 import { historyRetention } from '../jobs/history-retention';
+import { catchUpRoundAggregates, runRoundAggregation } from '../jobs/round-aggregates';
 import { newestStoredKey, readCheckpoint } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
 import { acquireWriterLock } from '../store/writer-lock';
@@ -101,6 +102,9 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
   const bulkWriter = options.bulkStore
     ? runBulkWriter({ db, store: options.bulkStore, logger: log }, AbortSignal.any([running, bulkStop.signal]))
     : undefined;
+  // The round aggregates too: summed from committed rows, outside the writer's transactions.
+  const roundsStop = new AbortController();
+  const roundAggregation = runRoundAggregation(db, log, AbortSignal.any([running, roundsStop.signal]));
   try {
     const checkpoint = await readCheckpoint(db, source.stream);
     await retain?.(checkpoint?.recordTime ?? undefined);
@@ -148,6 +152,10 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
     });
     if (lost.signal.aborted) throw new WriterLockLostError({ cause: lost.signal.reason });
     await catchUpSnapshots(db, log, metrics, running);
+    // The source ended: stop the loop, then aggregate the rounds it closed since the loop's last pass.
+    roundsStop.abort();
+    await roundAggregation;
+    await catchUpRoundAggregates(db, log, running);
     if (options.bulkStore) {
       // The source ended (a file, INGEST_STOP_AT_END): stop the loop, then write what it had not reached yet.
       bulkStop.abort();
@@ -158,7 +166,9 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
   } finally {
     stopSchedule();
     bulkStop.abort();
+    roundsStop.abort();
     await bulkWriter;
+    await roundAggregation;
     await lock.release();
     if (metrics) metrics.writer.role = 'none';
     metrics?.writerActive.set(0);

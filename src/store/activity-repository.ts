@@ -169,6 +169,8 @@ export const beginActivityBackfill = repositoryOperation('beginActivityBackfill'
         values (${BEFORE_EVERYTHING.migrationId}, ${BEFORE_EVERYTHING.recordTime}::timestamptz, '', '',
           ${end.migration_id}, ${end.record_time}::timestamptz, ${end.synchronizer_id}, ${end.update_id}, 0)
         on conflict (id) do nothing`.execute(db);
+    // Rounds aggregated before their activities were derived are summed again once the backfill ends.
+    await sql`truncate round_totals, round_party_totals, round_party_latest`.execute(db);
   }
   const row = await db.selectFrom('activity_backfill').selectAll().executeTakeFirstOrThrow();
   return backfillStateOf(row);
