@@ -65,7 +65,9 @@ export function scheduleSnapshots(db: Db, logger: Logger, metrics?: Metrics, ref
   const task = cron.schedule(
     '0 */3 * * *',
     () => {
-      catchUpSnapshots(db, logger, metrics, undefined, refreshOwners).catch((err: unknown) => logger.error({ err }, 'ACS snapshot catch-up failed'));
+      catchUpSnapshots(db, logger, metrics, undefined, refreshOwners).catch((err: unknown) =>
+        logger.error({ err }, 'ACS snapshot catch-up failed'),
+      );
     },
     { timezone: 'Etc/UTC', name: 'acs-snapshots' },
   );
