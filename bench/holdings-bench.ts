@@ -8,6 +8,7 @@
  */
 import { sql } from 'kysely';
 import { formatRecordTime, parseTimestamp } from '../src/domain/time';
+import { HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT } from '../src/internal/config';
 import { earliestOpenRound, holdingsTotals, holdingsTotalsFromContracts } from '../src/store/holdings-repository';
 import { migrate } from '../src/store/migrator';
 import { createDb, createPool } from '../src/store/pool';
@@ -88,13 +89,13 @@ export async function runHoldingsBench(options: HoldingsBenchOptions): Promise<s
     await sql`vacuum analyze contracts`.execute(db);
     const first = DAY0 + 6n * HOUR;
     let start = process.hrtime.bigint();
-    const firstRow = await takeSnapshot(db, 0, undefined, first);
+    const firstRow = await takeSnapshot(db, 0, undefined, first, HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT);
     const firstMs = Number(process.hrtime.bigint() - start) / 1e6;
     // A window later, a tenth as many holdings more (and the archives of the first ones' tenth).
     await insertHoldings(size.owners, 1, Math.max(2, Math.floor(size.maxHoldings / 10)), first + HOUR, 'b').execute(db);
     const at = first + 3n * HOUR;
     start = process.hrtime.bigint();
-    await takeSnapshot(db, 0, firstRow, at);
+    await takeSnapshot(db, 0, firstRow, at, HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT);
     const nextMs = Number(process.hrtime.bigint() - start) / 1e6;
     // As autovacuum would have it: the visibility map lets the clamp candidates be read from the index alone.
     await sql`vacuum analyze contracts`.execute(db);

@@ -204,7 +204,7 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'snapshot': {
         const database = await openMigratedDatabase(config, logger, shutdown);
-        const { taken } = await catchUpSnapshots(database.db, logger);
+        const { taken } = await catchUpSnapshots(database.db, logger, undefined, undefined, config.ingest.holdingTotalsRefreshOwners);
         process.stdout.write(`announced ${taken.length} ACS snapshot${taken.length === 1 ? '' : 's'}\n`);
         await shutdown.run('snapshots done');
         return 0;

@@ -189,6 +189,7 @@ export function startWorker(
       batchMaxWaitMs: config.ingest.batchMaxWaitMs,
       lockPollMs: config.ingest.lockPollMs,
       retentionDays: config.ingest.retentionDays,
+      holdingTotalsRefreshOwners: config.ingest.holdingTotalsRefreshOwners,
       bulkStore: bulkObjectStore(config.bulkStorage),
       onBatch,
     },

@@ -33,6 +33,8 @@ export interface WorkerOptions {
   lockPollMs?: number;
   /** Days of history to keep (HISTORY_RETENTION); undefined: all of it. */
   retentionDays?: number;
+  /** HOLDING_TOTALS_REFRESH_OWNERS; undefined: its default. */
+  holdingTotalsRefreshOwners?: number;
   /** BULK_STORAGE_DIR or BULK_STORAGE_S3_BUCKET: the lock holder writes completed history segments there; undefined: off. */
   bulkStore?: BulkObjectStore;
   /** Called after each committed batch (progress reporting). */
@@ -95,7 +97,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
   metrics?.writerActive.set(1);
   const running = AbortSignal.any([signal, lost.signal]);
   // Only the lock holder announces snapshots on the schedule.
-  const stopSchedule = scheduleSnapshots(db, log, options.metrics);
+  const stopSchedule = scheduleSnapshots(db, log, options.metrics, options.holdingTotalsRefreshOwners);
   const retain = options.retentionDays === undefined ? undefined : historyRetention(db, options.retentionDays, log);
   // Like the snapshot schedule, only the lock holder writes bulk objects, beside ingestion.
   const bulkStop = new AbortController();
@@ -109,7 +111,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
     const checkpoint = await readCheckpoint(db, source.stream);
     await retain?.(checkpoint?.recordTime ?? undefined);
     log.info({ position: checkpoint?.position ?? null }, checkpoint ? 'resuming at the checkpoint' : 'starting from the beginning');
-    let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log, metrics, running)).nextDue;
+    let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log, metrics, running, options.holdingTotalsRefreshOwners)).nextDue;
     const result = await runPipeline({
       items: source.read(checkpoint?.position, running),
       storedMax: await newestStoredKey(db),
@@ -133,7 +135,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
           metrics?.activitiesSkipped.inc({ choice: s.choice });
         }
         if (applied.last && (nextSnapshot === undefined || applied.last.recordTime >= nextSnapshot)) {
-          nextSnapshot = (await catchUpSnapshots(db, log, metrics, running)).nextDue;
+          nextSnapshot = (await catchUpSnapshots(db, log, metrics, running, options.holdingTotalsRefreshOwners)).nextDue;
         }
         await retain?.(applied.last?.recordTime);
         log.debug(
@@ -151,7 +153,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
       throw err;
     });
     if (lost.signal.aborted) throw new WriterLockLostError({ cause: lost.signal.reason });
-    await catchUpSnapshots(db, log, metrics, running);
+    await catchUpSnapshots(db, log, metrics, running, options.holdingTotalsRefreshOwners);
     // The source ended: stop the loop, then aggregate the rounds it closed since the loop's last pass.
     roundsStop.abort();
     await roundAggregation;

@@ -33,6 +33,14 @@ const csv = z.string().transform((s) =>
     .filter((x) => x !== ''),
 );
 
+/**
+ * HOLDING_TOTALS_REFRESH_OWNERS's default, for the callers that take snapshots without a configuration
+ * (the `snapshot` command's tests, the benchmarks). A refresh reads an owner's row and the holdings
+ * clamped since its round, a few index probes, so 1,000 add well under a second to a snapshot, and at
+ * 8 snapshots a day 8,000 owners catch up daily.
+ */
+export const HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT = 1000;
+
 /** A proxy-addr trust entry: an IP address, a CIDR, or one of its named ranges. */
 function isProxyAddress(entry: string): boolean {
   if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') return true;
@@ -489,6 +497,13 @@ export const knobs = {
       .transform((s) => (s === '' ? undefined : Number(s.slice(0, -1)) * (s.endsWith('w') ? 7 : 1)))
       .pipe(z.number().int().min(1).optional()),
   },
+  HOLDING_TOTALS_REFRESH_OWNERS: {
+    description:
+      "Most owners whose per-owner holdings totals each ACS snapshot rewrites although their holdings did not change, those whose totals' round lags the snapshot's the most first, so that a holdings summary with fees as of a round reads few of their holdings one by one however long ago they last changed; every lagging owner catches up within (lagging owners / this) snapshots. 0: none (such an owner's summary reads more holdings as time passes).",
+    default: String(HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT),
+    expects: 'an integer of at least 0',
+    schema: nonNegativeInt,
+  },
   BULK_STORAGE_DIR: {
     description:
       "Directory where the worker writes completed update-history segments as Splice's bulk storage objects (zstd-compressed NDJSON, docs/bulk-history.md), and from which the API serves the five /v0/history/bulk operations. Empty: bulk storage is off, and those operations answer 501 as the Scan app does.",
@@ -843,6 +858,8 @@ export interface Config {
     readonly stopAtEnd: boolean;
     /** Days of history kept before the newest record time; undefined: all of it. */
     readonly retentionDays: number | undefined;
+    /** HOLDING_TOTALS_REFRESH_OWNERS: owners whose holdings totals each snapshot refreshes. */
+    readonly holdingTotalsRefreshOwners: number;
   };
   /** BULK_STORAGE_DIR or BULK_STORAGE_S3_*: where bulk storage objects are written and served from; both undefined: off. */
   readonly bulkStorage: BulkStorageConfig;
@@ -1047,6 +1064,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       lockPollMs: get('INGEST_LOCK_POLL_MS'),
       stopAtEnd: get('INGEST_STOP_AT_END'),
       retentionDays: get('HISTORY_RETENTION'),
+      holdingTotalsRefreshOwners: get('HOLDING_TOTALS_REFRESH_OWNERS'),
     }),
     bulkStorage: bulkStorage(get),
     nice: Object.freeze({ api: get('API_NICE'), ingest: get('INGEST_NICE') }),

@@ -15,6 +15,10 @@
  * round lies between K and R (contracts_holdings_by_clamp_round for the active ones, and those
  * archived since the snapshot), and those whose fee the rule alone gives (clamp round -Infinity),
  * are read one by one and corrected by the rule itself, so the result is exact.
+ *
+ * An owner whose holdings stop changing gets no new row, so its K would stay where it was and that
+ * range (K, R] would grow with time: each snapshot also rewrites, with the snapshot's K, the rows of
+ * a bounded number of the owners whose K lags the most (refreshLagging, HOLDING_TOTALS_REFRESH_OWNERS).
  */
 import { sql, type RawBuilder } from 'kysely';
 import { formatRecordTime, type Micros } from '../domain/time';
@@ -54,10 +58,11 @@ const CLAMPED_COLUMNS = sql.raw(
 
 /**
  * Over holdings `c`, the sums of those whose clamp round is finite and at most `k` (none when `k` is
- * null): as of any round from `k` on, the fee of each is its amount.
+ * null): as of any round from `k` on, the fee of each is its amount. With `above`, only those whose
+ * clamp round is also above it (what a refresh adds to a row clamped as of `above`).
  */
-function clampedSums(k: string | null): RawBuilder<unknown> {
-  const clamped = sql`holding_clamp_round(c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round) > '-Infinity'::numeric
+function clampedSums(k: string | null, above: RawBuilder<unknown> = sql`'-Infinity'::numeric`): RawBuilder<unknown> {
+  const clamped = sql`holding_clamp_round(c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round) > ${above}
     and holding_clamp_round(c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round) <= ${k}::numeric`;
   return sql`coalesce(sum(c.amulet_initial_amount) filter (where c.amulet_locked is false and ${clamped}), 0) as unlocked_clamped,
     coalesce(sum(c.amulet_initial_amount) filter (where c.amulet_locked is true and ${clamped}), 0) as locked_clamped,
@@ -68,6 +73,14 @@ function clampedSums(k: string | null): RawBuilder<unknown> {
     coalesce(sum(c.amulet_created_round::numeric * c.amulet_rate_per_round) filter (where c.amulet_locked is true and ${clamped}), 0)
       as locked_clamped_round_rate`;
 }
+
+/**
+ * Keeps holding_totals_newest (migration 20261127_030) on the rows `written` returned: each owner's
+ * newest row's K and whether it has holdings, so that a refresh finds the owners lagging the most.
+ */
+const keepNewest = sql`insert into holding_totals_newest (migration_id, owner, clamped_by, active)
+  select migration_id, owner, clamped_by, holdings > 0 from written
+  on conflict (migration_id, owner) do update set clamped_by = excluded.clamped_by, active = excluded.active`;
 
 /** The newest totals row at or before `at` of the owner in column `owner` (for a lateral join). */
 export const totalsAt = (migrationId: number, at: Micros, owner: string) =>
@@ -82,14 +95,16 @@ export const totalsAt = (migrationId: number, at: Micros, owner: string) =>
  * a later snapshot of the migration has totals already: rows at `at` would change what is read at
  * the later one. The sums over the holdings clamped as of K are read, per owner written, from its
  * clamp index range (and its holdings archived since `at`): that is what keeps S1 from reading them
- * at every summary.
+ * at every summary. Then up to `refreshOwners` owners without changes whose K lags are refreshed
+ * (refreshLagging; 0: none), and their number returned.
  */
 export async function writeHoldingTotals(
   db: Db,
   migrationId: number,
   from: { recordTime: Micros; holdingTotals: boolean } | undefined,
   at: Micros,
-): Promise<{ clampedBy: string | null } | undefined> {
+  refreshOwners: number,
+): Promise<{ clampedBy: string | null; refreshed: number } | undefined> {
   const later = await sql<{ one: number }>`
     select 1 as one from holding_totals_snapshots where migration_id = ${migrationId} and record_time > ${ts(at)} limit 1`.execute(db);
   if (later.rows.length > 0) return undefined;
@@ -98,14 +113,16 @@ export async function writeHoldingTotals(
         and c.archived_record_time > ${ts(at)} and c.archived_record_time > c.created_slot and c.created_record_time <= ${ts(at)}`;
     const k = await sql<{ k: string | null }>`select max(c.amulet_created_round)::text as k from contracts c where ${visible}`.execute(db);
     const clampedBy = k.rows[0]?.k ?? null;
-    await sql`insert into holding_totals (${COLUMNS}, ${CLAMPED_COLUMNS})
+    await sql`with written as (insert into holding_totals (${COLUMNS}, ${CLAMPED_COLUMNS})
       select ${migrationId}, c.amulet_owner, ${ts(at)}, ${sums('')}, min(c.created_at) as first_created_at, ${clampedSums(clampedBy)},
         coalesce(${clampedBy}::numeric, '-Infinity')
       from contracts c
       where ${visible}
       group by c.amulet_owner
-      on conflict (migration_id, owner, record_time) do nothing`.execute(db);
-    return { clampedBy };
+      on conflict (migration_id, owner, record_time) do nothing
+      returning migration_id, owner, clamped_by, holdings)
+      ${keepNewest}`.execute(db);
+    return { clampedBy, refreshed: 0 };
   }
   const p = ts(from.recordTime);
   const s = ts(at);
@@ -150,8 +167,8 @@ export async function writeHoldingTotals(
         where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = any(array(select owner from delta))
           and c.archived_record_time > ${s} and c.archived_record_time < 'infinity' and c.archived_record_time > c.created_slot
           and c.created_record_time <= ${s}
-        group by c.amulet_owner)
-      insert into holding_totals (${COLUMNS}, ${CLAMPED_COLUMNS})
+        group by c.amulet_owner),
+      written as (insert into holding_totals (${COLUMNS}, ${CLAMPED_COLUMNS})
       select ${migrationId}, n.owner, ${s}, n.holdings,
         n.unlocked, n.locked, n.unlocked_rate, n.locked_rate, n.unlocked_round_rate, n.locked_round_rate,
         -- The first holding at S: the oldest active one created by S, or one archived since S.
@@ -175,8 +192,66 @@ export async function writeHoldingTotals(
           and c.archived_record_time = 'infinity' and ${clampRound} > '-Infinity'::numeric and ${clampRound} <= ${clampedBy}::numeric
           and c.created_record_time <= ${s}) ca
       left join archived_since l on l.owner = n.owner
-      on conflict (migration_id, owner, record_time) do nothing`.execute(db);
-  return { clampedBy };
+      on conflict (migration_id, owner, record_time) do nothing
+      returning migration_id, owner, clamped_by, holdings)
+      ${keepNewest}`.execute(db);
+  const refreshed = clampedBy === null || refreshOwners === 0 ? 0 : await refreshLagging(db, migrationId, at, clampedBy, refreshOwners);
+  return { clampedBy, refreshed };
+}
+
+/**
+ * Rewrites at snapshot `at` (of K `k`) the rows of at most `limit` owners with holdings whose newest
+ * row's K lags `k` the most (holding_totals_newest), and returns how many. Such an owner's holdings
+ * have not changed since its row (else a row at a snapshot after it would be newer), so the new row
+ * is the old one with K set to `k` and the sums over the holdings clamped as of K grown by those
+ * visible at `at` whose clamp round lies in (old K, k]: what S1 would otherwise read one by one at
+ * every summary of the owner, read once here. The rows refreshed get K = `k`, so an owner lagging now
+ * is refreshed within ceil(lagging owners / limit) snapshots, whatever else is written.
+ */
+async function refreshLagging(db: Db, migrationId: number, at: Micros, k: string, limit: number): Promise<number> {
+  const s = ts(at);
+  const clampRound = sql`holding_clamp_round(c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round)`;
+  const { rows } = await sql<{ refreshed: number }>`with picked as (
+        select n.owner from holding_totals_newest n
+        where n.migration_id = ${migrationId} and n.active and n.clamped_by < ${k}::numeric
+        order by n.clamped_by, n.owner limit ${limit}),
+      -- The owner's newest row itself (holding_totals_newest only chose it): one from before S that lags.
+      old as (
+        select t.* from picked p cross join lateral (${totalsAt(migrationId, at, 'p.owner')}) t
+        where t.record_time < ${s} and t.holdings > 0 and t.clamped_by < ${k}::numeric),
+      -- Those of their holdings archived since S in one pass, as writeHoldingTotals reads them.
+      archived_since as (
+        select o.owner, ${clampedSums(k, sql`o.clamped_by`)} from (
+          select c.amulet_owner, c.amulet_initial_amount, c.amulet_created_round, c.amulet_rate_per_round, c.amulet_locked from contracts c
+          where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = any(array(select owner from old))
+            and c.archived_record_time > ${s} and c.archived_record_time < 'infinity' and c.archived_record_time > c.created_slot
+            and c.created_record_time <= ${s}
+          offset 0) c
+        join old o on o.owner = c.amulet_owner
+        group by o.owner),
+      written as (insert into holding_totals (${COLUMNS}, ${CLAMPED_COLUMNS})
+        select ${migrationId}, o.owner, ${s}, o.holdings, o.unlocked, o.locked, o.unlocked_rate, o.locked_rate,
+          o.unlocked_round_rate, o.locked_round_rate, o.first_created_at,
+          o.unlocked_clamped + a.unlocked_clamped + coalesce(l.unlocked_clamped, 0),
+          o.locked_clamped + a.locked_clamped + coalesce(l.locked_clamped, 0),
+          o.unlocked_clamped_rate + a.unlocked_clamped_rate + coalesce(l.unlocked_clamped_rate, 0),
+          o.locked_clamped_rate + a.locked_clamped_rate + coalesce(l.locked_clamped_rate, 0),
+          o.unlocked_clamped_round_rate + a.unlocked_clamped_round_rate + coalesce(l.unlocked_clamped_round_rate, 0),
+          o.locked_clamped_round_rate + a.locked_clamped_round_rate + coalesce(l.locked_clamped_round_rate, 0),
+          ${k}::numeric
+        from old o
+        -- Its active holdings at S clamped in (old K, k], by its clamp index range.
+        cross join lateral (
+          select ${clampedSums(k, sql`o.clamped_by`)} from contracts c
+          where c.migration_id = ${migrationId} and c.amulet_owner is not null and c.amulet_owner = o.owner
+            and c.archived_record_time = 'infinity' and ${clampRound} > o.clamped_by and ${clampRound} <= ${k}::numeric
+            and c.created_record_time <= ${s}) a
+        left join archived_since l on l.owner = o.owner
+        on conflict (migration_id, owner, record_time) do nothing
+        returning migration_id, owner, clamped_by, holdings),
+      kept as (${keepNewest} returning 1)
+    select count(*)::int as refreshed from kept`.execute(db);
+  return rows[0]?.refreshed ?? 0;
 }
 
 /**

@@ -180,6 +180,14 @@ interface HoldingTotalsTable {
   locked_clamped_round_rate: Generated<Numeric>;
 }
 
+/** Per owner, its newest holding_totals row's K and whether it has holdings (migration 20261127_030). */
+interface HoldingTotalsNewestTable {
+  migration_id: Int8;
+  owner: string;
+  clamped_by: Numeric;
+  active: boolean;
+}
+
 /** What the writer added to the ACS figures per migration and snapshot slot. */
 interface AcsDeltasTable {
   migration_id: Int8;
@@ -370,6 +378,7 @@ export interface Database {
   acs_snapshots: AcsSnapshotsTable;
   holding_totals: HoldingTotalsTable;
   holding_totals_snapshots: HoldingTotalsSnapshotsTable;
+  holding_totals_newest: HoldingTotalsNewestTable;
   acs_deltas: AcsDeltasTable;
   ingest_checkpoints: IngestCheckpointsTable;
   network_facts: NetworkFactsTable;

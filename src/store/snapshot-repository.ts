@@ -78,10 +78,18 @@ export const latestSnapshot = repositoryOperation('latestSnapshot', async functi
 /**
  * Takes the snapshot at `to` from the one at `from` (undefined: from nothing), with the owners'
  * holdings totals at it, in one transaction. A snapshot taken already is returned as it is.
+ * `refreshOwners` (HOLDING_TOTALS_REFRESH_OWNERS): how many owners whose holdings did not change may
+ * have their totals row rewritten with the snapshot's round K (writeHoldingTotals).
  */
 export const takeSnapshot = repositoryOperation(
   'takeSnapshot',
-  async function takeSnapshot(db: Db, migrationId: number, from: SnapshotRow | undefined, at: Micros): Promise<SnapshotRow> {
+  async function takeSnapshot(
+    db: Db,
+    migrationId: number,
+    from: SnapshotRow | undefined,
+    at: Micros,
+    refreshOwners: number,
+  ): Promise<SnapshotRow> {
     const lower = from ? formatRecordTime(from.recordTime) : '-infinity';
     const to = formatRecordTime(at);
     const previousMax = from?.maxCreatedAt === null || from?.maxCreatedAt === undefined ? null : formatRecordTime(from.maxCreatedAt);
@@ -109,7 +117,7 @@ export const takeSnapshot = repositoryOperation(
         xmax = 0 as inserted`.execute(trx);
       const r = rows[0]!;
       let holdingTotals = r.holding_totals;
-      const written = r.inserted ? await writeHoldingTotals(trx, migrationId, from, at) : undefined;
+      const written = r.inserted ? await writeHoldingTotals(trx, migrationId, from, at, refreshOwners) : undefined;
       // Live streams with snapshot events read it once this commits.
       if (r.inserted) {
         const notice = snapshotNotice(migrationId, at);

@@ -73,7 +73,7 @@ describe('holdings totals at snapshots', () => {
   const t = useTestDatabase();
 
   async function load(holdings: Holding[]): Promise<void> {
-    await sql`truncate contracts, acs_snapshots, holding_totals, holding_totals_snapshots`.execute(t.db);
+    await sql`truncate contracts, acs_snapshots, holding_totals, holding_totals_snapshots, holding_totals_newest`.execute(t.db);
     await sql`select ensure_history_partitions(0, ${formatRecordTime(DAY0)}::timestamptz)`.execute(t.db);
     for (const [i, h] of holdings.entries()) {
       const created = DAY0 + BigInt(h.createdMicros);
@@ -91,14 +91,16 @@ describe('holdings totals at snapshots', () => {
     }
   }
 
-  async function takeAll(dropTotalsOfFirst: boolean): Promise<void> {
+  /** Takes the snapshots, refreshing at most `refreshOwners` unchanged owners at each (two: some wait a snapshot). */
+  async function takeAll(dropTotalsOfFirst: boolean, refreshOwners = 2): Promise<void> {
     let previous: SnapshotRow | undefined;
     for (const [i, at] of SNAPSHOTS.entries()) {
-      previous = await takeSnapshot(t.db, 0, previous, at);
+      previous = await takeSnapshot(t.db, 0, previous, at, refreshOwners);
       if (i === 0 && dropTotalsOfFirst) {
         // As if taken before the totals existed: the next one aggregates every holding again.
         await sql`delete from holding_totals_snapshots`.execute(t.db);
         await sql`delete from holding_totals`.execute(t.db);
+        await sql`delete from holding_totals_newest`.execute(t.db);
         previous = { ...previous, holdingTotals: false };
       }
     }

@@ -28,7 +28,14 @@ const TABLES: Record<string, { order: string; exclude: string[] }> = {
  * checkpoints), as before a first import.
  */
 export async function emptyIngestedTables(db: Db): Promise<void> {
-  const tables = [...Object.keys(TABLES), 'acs_deltas', 'holding_totals', 'holding_totals_snapshots', 'ingest_checkpoints'];
+  const tables = [
+    ...Object.keys(TABLES),
+    'acs_deltas',
+    'holding_totals',
+    'holding_totals_snapshots',
+    'holding_totals_newest',
+    'ingest_checkpoints',
+  ];
   await sql`truncate ${sql.join(tables.map((t) => sql.table(t)))}`.execute(db);
 }
 
