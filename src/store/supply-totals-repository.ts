@@ -33,7 +33,7 @@ const ts = (t: Micros) => sql`${formatRecordTime(t)}::timestamptz`;
 const SUPPLY_TOTALS_LOCK_KEY = '7231004179';
 
 /** The stored columns, in the order of totalsValues(). */
-export const SUPPLY_TOTALS_COLUMNS = [
+const SUPPLY_TOTALS_COLUMNS = [
   'minted_mint',
   'minted_tap',
   'minted_app_reward',
