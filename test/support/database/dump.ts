@@ -24,11 +24,18 @@ const TABLES: Record<string, { order: string; exclude: string[] }> = {
 };
 
 /**
- * Empties every table ingestion writes (the dumped ones, the ACS deltas, the snapshots' holdings totals and the
- * checkpoints), as before a first import.
+ * Empties every table ingestion writes (the dumped ones, the ACS deltas, the snapshots' holdings and supply
+ * totals and the checkpoints), as before a first import.
  */
 export async function emptyIngestedTables(db: Db): Promise<void> {
-  const tables = [...Object.keys(TABLES), 'acs_deltas', 'holding_totals', 'holding_totals_snapshots', 'ingest_checkpoints'];
+  const tables = [
+    ...Object.keys(TABLES),
+    'acs_deltas',
+    'holding_totals',
+    'holding_totals_snapshots',
+    'supply_totals',
+    'ingest_checkpoints',
+  ];
   await sql`truncate ${sql.join(tables.map((t) => sql.table(t)))}`.execute(db);
 }
 
