@@ -5,6 +5,7 @@
  */
 import { PayloadShapeError } from '../../../src/domain/dso-state';
 import { parseDecimal } from '../../../src/domain/decimal';
+import type { Json } from '../../../src/domain/json';
 import { addTotals, flowsOfKinds, roundIssuance, totalMinted, zeroTotals } from '../../../src/domain/supply-totals';
 
 const round = (perYear: string, tickMicros: string) => ({
@@ -31,13 +32,14 @@ describe('supply totals', () => {
   });
 
   it('refuses a configuration it cannot read', () => {
-    for (const payload of [
+    const payloads: Json[] = [
       {},
       round('x', '600000000'),
       round('1.0', '0'),
       round('1.0', '-5'),
       { issuanceConfig: {}, tickDuration: { microseconds: '1' } },
-    ]) {
+    ];
+    for (const payload of payloads) {
       expect(() => roundIssuance('SummarizingMiningRound', payload)).toThrow(PayloadShapeError);
     }
   });
