@@ -14,6 +14,7 @@ import { writeBuildInfo } from './internal/build-info';
 import { Shutdown } from './internal/shutdown';
 import { backfillActivities } from './ingest/activity-backfill';
 import { backfillUpdateSubjects } from './ingest/subject-backfill';
+import { backfillSupplyTotals } from './jobs/supply-totals-backfill';
 import { catchUpSnapshots } from './jobs/acs-snapshots';
 import { openMigratedDatabase, serve, startWorker } from './runtime';
 import { writeNdjson } from './simulator';
@@ -31,6 +32,9 @@ Commands:
                      derive the activity projection of history stored before it existed; resumable, safe to interrupt
   backfill-stream-index
                      index the parties and templates of history stored before the live stream's filters; resumable
+  backfill-supply-totals
+                     sum the cumulative minted, burned and allowed mint at the ACS snapshots taken before they were
+                     kept (after backfill-activities); resumable, safe to interrupt
   simulate --seed S --updates N [--migrations K] --out FILE
                      write a simulated network as NDJSON (the same arguments give the same bytes)
   docs-config        regenerate .env.example and the README configuration table
@@ -168,6 +172,31 @@ async function backfillStreamIndex(config: Config, logger: Logger, shutdown: Shu
   }
 }
 
+/** As backfill: each snapshot's totals commit on their own, and a new run resumes at the first without. */
+async function backfillSupply(config: Config, logger: Logger, shutdown: Shutdown): Promise<number> {
+  const stop = new AbortController();
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => stop.abort());
+  const database = await openMigratedDatabase(config, logger, shutdown);
+  const progress = createProgress('backfilling supply totals');
+  try {
+    const result = await backfillSupplyTotals(database.db, {
+      signal: stop.signal,
+      onProgress: (p) =>
+        progress.update(p.snapshotsWithTotals, p.snapshots, `${p.snapshotsWithTotals} of ${p.snapshots} snapshots, at ${p.at}`),
+    });
+    progress.finish(
+      result.finished
+        ? `done: ${result.snapshots} snapshots given totals`
+        : result.blocked !== undefined
+          ? `stopped after ${result.snapshots} snapshots: ${result.blocked}`
+          : `interrupted after ${result.snapshots} snapshots; run it again to resume`,
+    );
+    return result.finished ? 0 : result.blocked !== undefined ? 1 : 130;
+  } finally {
+    await shutdown.run('backfill finished');
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command = 'help', ...rest] = argv;
   const isHelp = (arg: string): boolean => arg === 'help' || arg === '--help' || arg === '-h';
@@ -187,7 +216,19 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'simulate') return simulate(rest);
-  if (!['start', 'serve', 'ingest', 'migrate', 'import', 'snapshot', 'backfill-activities', 'backfill-stream-index'].includes(command)) {
+  if (
+    ![
+      'start',
+      'serve',
+      'ingest',
+      'migrate',
+      'import',
+      'snapshot',
+      'backfill-activities',
+      'backfill-stream-index',
+      'backfill-supply-totals',
+    ].includes(command)
+  ) {
     throw new UsageError(`unknown command '${command}'`);
   }
 
@@ -215,6 +256,8 @@ async function main(argv: string[]): Promise<number> {
         return await backfill(config, logger, shutdown);
       case 'backfill-stream-index':
         return await backfillStreamIndex(config, logger, shutdown);
+      case 'backfill-supply-totals':
+        return await backfillSupply(config, logger, shutdown);
       default:
         return await runService(command as 'start' | 'serve' | 'ingest', config, logger, shutdown);
     }

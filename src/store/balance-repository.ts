@@ -18,10 +18,12 @@ import { parseDecimal, type Decimal10 } from '../domain/decimal';
 import { migrationAtInstant } from '../domain/migration-at-instant';
 import { SPLICE } from '../domain/splice-contracts';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
+import { addTotals, totalMinted, type SupplyTotals } from '../domain/supply-totals';
 import { HOLDING_FEE_SQL, holdingsTotals } from './holdings-repository';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 import { migrationSpans } from './snapshot-repository';
+import { flowsBetween, SUPPLY_TOTALS_SELECT, totalsBeforeMigration, totalsOfRow, type SupplyTotalsRow } from './supply-totals-repository';
 
 const ts = (t: Micros) => sql`${formatRecordTime(t)}::timestamptz`;
 /**
@@ -150,19 +152,27 @@ export interface SupplyAt {
   /** Over (snapshot, instant], from the activities: minted (mints, taps, rewards claimed) and burned. */
   mintedSinceSnapshot: Decimal10;
   burnedSinceSnapshot: Decimal10;
+  /**
+   * Over the whole history ingested up to the instant (earlier migrations included): the snapshot's
+   * stored totals (or those before the migration) plus the flows since. Undefined: unknown (the snapshot
+   * has none, as before `scan-indexer backfill-supply-totals` has run).
+   */
+  cumulative: SupplyTotals | undefined;
 }
 
-/** The leg-0 activity kinds that mint; transfers and traffic purchases burn. */
-const MINTING = ['mint', 'tap', 'app_reward', 'validator_reward', 'sv_reward', 'validator_faucet'];
-
-/** The network's holdings at the instant in the migration (all owners), and what was minted and burned since the snapshot. */
+/**
+ * The network's holdings at the instant in the migration (all owners), what was minted and burned since
+ * the snapshot, and the cumulative flows at the instant.
+ */
 export const supplyAt = repositoryOperation(
   'supplyAt',
   async function supplyAt(db: Db, migrationId: number, at: Micros): Promise<SupplyAt> {
-    const snap = await sql<{ record_time: string; unlocked_amulet: string; locked_amulet: string }>`
-    select ${UTC_TEXT} as record_time, unlocked_amulet::text, locked_amulet::text from acs_snapshots s
-    where migration_id = ${migrationId} and record_time <= ${ts(at)}
-    order by s.record_time desc limit 1`.execute(db);
+    const snap = await sql<{ record_time: string; unlocked_amulet: string; locked_amulet: string } & SupplyTotalsRow>`
+    select s.utc as record_time, s.unlocked_amulet, s.locked_amulet, ${SUPPLY_TOTALS_SELECT}
+    from (select ${UTC_TEXT} as utc, s.record_time, s.unlocked_amulet::text, s.locked_amulet::text from acs_snapshots s
+      where migration_id = ${migrationId} and record_time <= ${ts(at)}
+      order by s.record_time desc limit 1) s
+    left join supply_totals t on t.migration_id = ${migrationId} and t.record_time = s.record_time`.execute(db);
     const s = snap.rows[0];
     const snapshot = s === undefined ? undefined : fromPgTimestamp(s.record_time);
     const since = snapshot === undefined ? sql`'-infinity'::timestamptz` : ts(snapshot);
@@ -186,20 +196,17 @@ export const supplyAt = repositoryOperation(
       where c.migration_id = ${migrationId} and c.amulet_owner is not null
         and c.created_record_time > ${since} and c.created_record_time <= ${ts(at)} and c.archived_record_time > ${ts(at)}
       ${takenOut}) d`.execute(db);
-    const flows = await sql<{ minted: string; burned: string }>`
-    select coalesce(sum(amount) filter (where kind = any(${MINTING}::text[])), 0)::text as minted,
-      coalesce(sum(burned), 0)::text as burned
-    from activities
-    where migration_id = ${migrationId} and record_time > ${since} and record_time <= ${ts(at)} and leg = 0`.execute(db);
+    const flows = await flowsBetween(db, migrationId, snapshot, at);
+    const base = s === undefined ? await totalsBeforeMigration(db, migrationId) : totalsOfRow(s);
     const d = delta.rows[0]!;
-    const f = flows.rows[0]!;
     return {
       migrationId,
       snapshot,
       unlocked: parseDecimal(s?.unlocked_amulet ?? '0') + parseDecimal(d.unlocked),
       locked: parseDecimal(s?.locked_amulet ?? '0') + parseDecimal(d.locked),
-      mintedSinceSnapshot: parseDecimal(f.minted),
-      burnedSinceSnapshot: parseDecimal(f.burned),
+      mintedSinceSnapshot: totalMinted(flows),
+      burnedSinceSnapshot: flows.burned,
+      cumulative: base === undefined ? undefined : addTotals(base, flows),
     };
   },
 );

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import { snapshotNotice } from './commit-notifications';
 import { writeHoldingTotals } from './holding-totals-repository';
+import { writeSupplyTotals } from './supply-totals-repository';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 
@@ -77,7 +78,7 @@ export const latestSnapshot = repositoryOperation('latestSnapshot', async functi
 
 /**
  * Takes the snapshot at `to` from the one at `from` (undefined: from nothing), with the owners'
- * holdings totals at it, in one transaction. A snapshot taken already is returned as it is.
+ * holdings totals and the cumulative supply flows at it, in one transaction. A snapshot taken already is returned as it is.
  * `refreshOwners` (HOLDING_TOTALS_REFRESH_OWNERS): how many owners whose holdings did not change may
  * have their totals row rewritten with the snapshot's round K (writeHoldingTotals).
  */
@@ -118,6 +119,8 @@ export const takeSnapshot = repositoryOperation(
       const r = rows[0]!;
       let holdingTotals = r.holding_totals;
       const written = r.inserted ? await writeHoldingTotals(trx, migrationId, from, at, refreshOwners) : undefined;
+      // The cumulative supply flows at it, when those at the snapshot before are known.
+      if (r.inserted) await writeSupplyTotals(trx, migrationId, from?.recordTime, at);
       // Live streams with snapshot events read it once this commits.
       if (r.inserted) {
         const notice = snapshotNotice(migrationId, at);

@@ -2,7 +2,8 @@
  * Balances and supply at any instant (issue #29), mounted at /api/indexer:
  *   GET /v0/parties/{party}/balance           a party's holdings at an instant
  *   GET /v0/parties/{party}/balances/daily    the same at each UTC day's end over a range of days
- *   GET /v0/network/supply                    the network's holdings at an instant, and the flows since the snapshot
+ *   GET /v0/network/supply                    the network's holdings at an instant, the flows since the snapshot,
+ *                                             and the cumulative flows (src/store/supply-totals-repository.ts)
  * Each figure is the newest snapshot at or before the instant plus what changed since
  * (src/store/balance-repository.ts): a read costs what changed in at most one snapshot interval.
  * Errors are the Scan API's `{"error": "..."}`, from the application's error handler.
@@ -10,6 +11,7 @@
 import { z } from 'zod';
 import { formatDecimal } from '../../domain/decimal';
 import { summaryFigures } from '../../domain/holding-fees';
+import { MINTED_KINDS, totalMinted, type MintedKind, type SupplyTotals } from '../../domain/supply-totals';
 import { partyIdProblem } from '../../domain/party-id';
 import { formatDateTime, type Micros } from '../../domain/time';
 import { badRequest } from '../../internal/errors';
@@ -114,11 +116,28 @@ const partyDailyBalances = operation({
   },
 });
 
+/** Cumulative totals as served: totals and parts (fees: what burned holds besides the other parts). */
+function cumulativeFigures(t: SupplyTotals): NonNullable<z.input<typeof NetworkSupply>['cumulative']> {
+  const minted = Object.fromEntries(MINTED_KINDS.map((k) => [k, formatDecimal(t.minted[k])])) as Record<MintedKind, string>;
+  return {
+    minted: { total: formatDecimal(totalMinted(t)), ...minted },
+    burned: {
+      total: formatDecimal(t.burned),
+      fees: formatDecimal(t.burned - t.holdingFees - t.traffic - t.ans),
+      holding_fees: formatDecimal(t.holdingFees),
+      traffic: formatDecimal(t.traffic),
+      ans: formatDecimal(t.ans),
+    },
+    allowed_mint: t.allowedMint === null ? null : formatDecimal(t.allowedMint),
+    issuing_rounds: t.issuingRounds,
+  };
+}
+
 const networkSupply = operation({
   method: 'get',
   path: '/v0/network/supply',
   summary:
-    'The amulet supply at any instant: the initial amounts of every Amulet and LockedAmulet active then (before holding fees), and what was minted and burned since the snapshot it starts from.',
+    'The amulet supply at any instant: the initial amounts of every Amulet and LockedAmulet active then (before holding fees), what was minted and burned since the snapshot it starts from, and, over the whole history ingested up to the instant, what was minted, burned, and allowed to be minted by the issuance curve (Splice issue 179).',
   request: { query: z.object({ at: atParam }) },
   responses: { '200': { description: 'OK', body: NetworkSupply }, '400': mistake('a malformed instant') },
   handle: async ({ db }: BalanceServices, { query }, _req, res) => {
@@ -126,7 +145,7 @@ const networkSupply = operation({
     const migrationId = await migrationAt(db, at);
     const s =
       migrationId === undefined
-        ? { snapshot: undefined, unlocked: 0n, locked: 0n, mintedSinceSnapshot: 0n, burnedSinceSnapshot: 0n }
+        ? { snapshot: undefined, unlocked: 0n, locked: 0n, mintedSinceSnapshot: 0n, burnedSinceSnapshot: 0n, cumulative: undefined }
         : await supplyAt(db, migrationId, at);
     sendJson(res, {
       at: formatDateTime(at),
@@ -136,6 +155,7 @@ const networkSupply = operation({
       locked: formatDecimal(s.locked),
       total: formatDecimal(s.unlocked + s.locked),
       since_snapshot: { minted: formatDecimal(s.mintedSinceSnapshot), burned: formatDecimal(s.burnedSinceSnapshot) },
+      cumulative: s.cumulative === undefined ? null : cumulativeFigures(s.cumulative),
     } satisfies z.input<typeof NetworkSupply>);
   },
 });

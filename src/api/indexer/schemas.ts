@@ -119,4 +119,35 @@ export const NetworkSupply = z.object({
       burned: decimal('Fees, holding fees and traffic paid with record time in (snapshot, at].'),
     })
     .describe('From the activity projection; over (-infinity, at] of the migration when snapshot is null.'),
+  cumulative: z
+    .object({
+      minted: z
+        .object({
+          total: decimal('Everything minted: the sum of the fields below.'),
+          mint: decimal(),
+          tap: decimal(),
+          app_reward: decimal('App rewards claimed (minted when a transfer or traffic purchase takes the coupon as an input).'),
+          validator_reward: decimal(),
+          sv_reward: decimal(),
+          validator_faucet: decimal('Validator liveness (faucet) rewards claimed.'),
+        })
+        .describe('Amulet minted, by kind, as the daily mint and burn series counts it.'),
+      burned: z
+        .object({
+          total: decimal('Everything burned: the sum of the fields below.'),
+          fees: decimal('Transfer and traffic purchase fees (output and change fees).'),
+          holding_fees: decimal('Holding fees of the amulet spent by transfers and traffic purchases.'),
+          traffic: decimal('Amulet paid for traffic.'),
+          ans: decimal('ANS entry fees, which the DSO burns.'),
+        })
+        .describe('Amulet burned, by kind.'),
+      allowed_mint: decimal(
+        "What the issuance curve let the rounds that started issuing by the instant mint: per round, amuletToIssuePerYear / (365 days / tickDuration) from the round's configuration, as AmuletRules_MiningRound_StartIssuing computes it (all tranches, before they are split). Null when a round's configuration could not be read.",
+      ).nullable(),
+      issuing_rounds: int64('The rounds allowed_mint counts: IssuingMiningRound contracts created (not imported) by the instant.'),
+    })
+    .nullable()
+    .describe(
+      'Over the whole history ingested up to the instant: every earlier migration, and this one up to the instant. Null when unknown: the snapshot has no stored totals (history stored before they existed, until `scan-indexer backfill-supply-totals` has run, or before the first snapshot retention kept).',
+    ),
 });

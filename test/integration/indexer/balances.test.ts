@@ -55,15 +55,37 @@ interface Model {
   rounds: Round[];
   /** First non-import record time per migration. */
   firsts: Map<number, bigint>;
-  /** Per migration: taps (minted) and transfers' burns, by record time. */
-  flows: { migration: number; time: bigint; minted: bigint; burned: bigint }[];
+  /**
+   * Per migration: taps (minted) and burns by record time: transfers' (with the holding fees among them)
+   * and ANS entry fees.
+   */
+  flows: { migration: number; time: bigint; minted: bigint; burned: bigint; holdingFees: bigint; ans: bigint }[];
+  /** Rounds that started issuing (an IssuingMiningRound created live), with what the issuance curve let them issue. */
+  issuing: { migration: number; time: bigint; allowed: bigint }[];
 }
+
+const YEAR_MICROS = 365n * 86_400n * 1_000_000n;
+/** Daml Decimal division: a / b rounded half-even to 10 digits, both in units of 1e-10. */
+function damlDivide(a: bigint, b: bigint): bigint {
+  const n = a * UNIT;
+  const q = n / b;
+  const r = n % b;
+  const twice = 2n * (r < 0n ? -r : r);
+  const abs = b < 0n ? -b : b;
+  if (twice > abs || (twice === abs && q % 2n !== 0n)) return q + (n < 0n !== b < 0n ? -1n : 1n);
+  return q;
+}
+/** Splice.Issuance: amuletsToIssueInRound = amuletToIssuePerYear / (365 days / tickDuration), in Decimal steps. */
+const roundAllowance = (perYear: bigint, tickMicros: bigint) => damlDivide(perYear, damlDivide(YEAR_MICROS * UNIT, tickMicros * UNIT));
 
 function modelOf(items: CanonicalItem[]): Model {
   const holdings = new Map<string, Holding>();
   const rounds = new Map<string, Round>();
   const firsts = new Map<number, bigint>();
   const flows: Model['flows'] = [];
+  const issuing: Model['issuing'] = [];
+  /** SummarizingMiningRound configurations by migration and contract id (imported ones too). */
+  const summarizing = new Map<string, { perYear: bigint; tick: bigint }>();
   for (const item of items) {
     const tx = item.update as TransactionUpdate | null;
     if (!tx || !('events_by_id' in tx)) continue;
@@ -95,6 +117,17 @@ function modelOf(items: CanonicalItem[]): Model {
         } else if (e.template_id.endsWith(':Splice.Round:OpenMiningRound')) {
           const r = (args as { round: { number: string } }).round;
           rounds.set(key, { migration: m, cid: e.contract_id, round: BigInt(r.number), created: time, archived: null });
+        } else if (e.template_id.endsWith(':Splice.Round:SummarizingMiningRound')) {
+          const a = args as { issuanceConfig: { amuletToIssuePerYear: string }; tickDuration: { microseconds: string } };
+          summarizing.set(key, { perYear: units(a.issuanceConfig.amuletToIssuePerYear), tick: BigInt(a.tickDuration.microseconds) });
+        } else if (e.template_id.endsWith(':Splice.Round:IssuingMiningRound') && !imported) {
+          // Its configuration is the summarizing round the same transaction archives.
+          const consumed = Object.values(tx.events_by_id).flatMap((x) =>
+            x.event_type === 'exercised_event' && x.consuming && summarizing.has(`${m}/${x.contract_id}`) ? [x.contract_id] : [],
+          );
+          expect(consumed.length).toBe(1);
+          const c = summarizing.get(`${m}/${consumed[0]}`)!;
+          issuing.push({ migration: m, time, allowed: roundAllowance(c.perYear, c.tick) });
         }
       } else if (e.consuming) {
         const h = holdings.get(key) ?? rounds.get(key);
@@ -107,12 +140,13 @@ function modelOf(items: CanonicalItem[]): Model {
           for (const c of created) {
             if (c.event_type === 'created_event' && c.template_id.endsWith(':Splice.Amulet:Amulet')) {
               const amount = (c.create_arguments as { amount: { initialAmount: string } }).amount.initialAmount;
-              flows.push({ migration: m, time, minted: units(amount), burned: 0n });
+              flows.push({ migration: m, time, minted: units(amount), burned: 0n, holdingFees: 0n, ans: 0n });
             }
           }
         } else if (e.choice === 'AmuletRules_Transfer') {
-          const meta = (e.exercise_result as { meta?: { values: Record<string, string> } }).meta;
-          flows.push({ migration: m, time, minted: 0n, burned: units(meta!.values[BURNED]!) });
+          const result = e.exercise_result as { meta?: { values: Record<string, string> }; summary: { holdingFees: string } };
+          const holdingFees = units(result.summary.holdingFees);
+          flows.push({ migration: m, time, minted: 0n, burned: units(result.meta!.values[BURNED]!), holdingFees, ans: 0n });
         } else if (e.choice === 'AnsRules_CollectInitialEntryPayment' || e.choice === 'AnsRules_CollectEntryRenewalPayment') {
           // The ANS fee: the amulets the DSO receives under the collection and archives there (burns).
           const created = new Map<string, bigint>();
@@ -130,12 +164,12 @@ function modelOf(items: CanonicalItem[]): Model {
           };
           e.child_event_ids.forEach(walk);
           const burned = [...created].filter(([cid]) => consumed.has(cid)).reduce((a, [, amount]) => a + amount, 0n);
-          flows.push({ migration: m, time, minted: 0n, burned });
+          flows.push({ migration: m, time, minted: 0n, burned, holdingFees: 0n, ans: burned });
         }
       }
     }
   }
-  return { holdings: [...holdings.values()], rounds: [...rounds.values()], firsts, flows };
+  return { holdings: [...holdings.values()], rounds: [...rounds.values()], firsts, flows, issuing };
 }
 
 const fee = (h: Holding, r: bigint) => {
@@ -155,6 +189,34 @@ const alive = (x: { created: bigint; archived: bigint | null }, at: bigint) => x
 function openRound(model: Model, m: number, at: bigint): bigint | undefined {
   const open = model.rounds.filter((r) => r.migration === m && alive(r, at)).map((r) => r.round);
   return open.length === 0 ? undefined : open.reduce((a, b) => (a < b ? a : b));
+}
+
+/** The cumulative figures at an instant of migration m: every earlier migration, and m up to the instant. */
+function expectedCumulative(model: Model, m: number, at: bigint) {
+  const upTo = (x: { migration: number; time: bigint }) => x.migration < m || (x.migration === m && x.time <= at);
+  const flows = model.flows.filter(upTo);
+  const sum = (f: (x: Model['flows'][number]) => bigint) => flows.reduce((a, x) => a + f(x), 0n);
+  const minted = sum((x) => x.minted);
+  const burned = sum((x) => x.burned);
+  const holdingFees = sum((x) => x.holdingFees);
+  const ans = sum((x) => x.ans);
+  const issuing = model.issuing.filter(upTo);
+  const zero = text(0n);
+  return {
+    // The simulated network mints by taps only (no reward is claimed) and buys no traffic.
+    minted: {
+      total: text(minted),
+      mint: zero,
+      tap: text(minted),
+      app_reward: zero,
+      validator_reward: zero,
+      sv_reward: zero,
+      validator_faucet: zero,
+    },
+    burned: { total: text(burned), fees: text(burned - holdingFees - ans), holding_fees: text(holdingFees), traffic: zero, ans: text(ans) },
+    allowed_mint: text(issuing.reduce((a, x) => a + x.allowed, 0n)),
+    issuing_rounds: issuing.length,
+  };
 }
 
 function expectedBalance(model: Model, party: string, at: bigint, round?: bigint) {
@@ -209,6 +271,8 @@ describe('balances and supply at any instant', () => {
   /** Instants spread over the network: exactly at snapshots, just before and after them, between updates. */
   function instants(): bigint[] {
     const out = new Set<bigint>([first - 1n, first, last, last + 86_400_000_000n]);
+    // Each migration's beginning, before its first snapshot (the totals come from the migrations before).
+    for (const f of model.firsts.values()) for (const d of [-1n, 0n, 3_600_000_000n]) out.add(f + d);
     for (const s of snapshots.filter((_, i) => i % 3 === 0)) for (const d of [-1n, 0n, 1n, 5_400_000_000n]) out.add(s.time + d);
     for (const h of model.holdings.filter((_, i) => i % 97 === 0)) {
       out.add(h.created);
@@ -225,6 +289,8 @@ describe('balances and supply at any instant', () => {
     expect(model.holdings.some((h) => h.locked)).toBe(true);
     expect(model.holdings.filter((h) => h.archived !== null).length).toBeGreaterThan(100);
     expect(owners.length).toBeGreaterThan(5);
+    expect(new Set(model.issuing.map((r) => r.migration))).toEqual(new Set([0, 1]));
+    expect(model.flows.some((f) => f.ans > 0n) && model.flows.some((f) => f.holdingFees > 0n)).toBe(true);
   });
 
   it("answers a party's balance at any instant, fees as of the round open then or the round asked", async () => {
@@ -263,7 +329,7 @@ describe('balances and supply at any instant', () => {
     }
   });
 
-  it('answers the supply at any instant, with what was minted and burned since its snapshot', async () => {
+  it('answers the supply at any instant, with what was minted and burned since its snapshot and since the beginning, and the allowed mint', async () => {
     for (const at of instants()) {
       const m = migrationOf(model, at);
       const held = m === undefined ? [] : model.holdings.filter((h) => h.migration === m && alive(h, at));
@@ -286,6 +352,7 @@ describe('balances and supply at any instant', () => {
             minted: text(flows.reduce((a, f) => a + f.minted, 0n)),
             burned: text(flows.reduce((a, f) => a + f.burned, 0n)),
           },
+          cumulative: m === undefined ? null : expectedCumulative(model, m, at),
         },
       });
     }

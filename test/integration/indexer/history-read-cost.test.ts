@@ -1,7 +1,9 @@
 /**
  * The parsed-history reads at an instant cost what lies between the instant and the snapshot before it,
  * and a party's activity page what it returns, not the history around them (issue #29 §3), in the style
- * of test/integration/scan/read-cost.test.ts: supply at an instant, supply at each period end of a
+ * of test/integration/scan/read-cost.test.ts: supply at an instant (with its cumulative totals: the
+ * snapshot's stored ones plus the flows since; and in a new migration before its first snapshot, from the
+ * end of the one before), supply at each period end of a
  * series (hourly and daily over two days), a party's balance at an instant, and
  * pages of a party's activity (newest first, a kind in a window, after a position) touch about the same
  * number of buffers when the history held around them spans ten times as many months. Each month has a
@@ -25,6 +27,10 @@ const TO = parseTimestamp('2025-03-12T00:00:00Z');
 const endsEvery = (step: Micros): SupplyPoint[] =>
   Array.from({ length: Number((TO - FROM) / step) }, (_, k) => ({ migrationId: 0, at: FROM + BigInt(k + 1) * step - 1n }));
 const HOUR_ENDS = endsEvery(3_600_000_000n);
+/** A SummarizingMiningRound's configuration, as far as the allowed mint reads it: 40e9 a year, hourly rounds. */
+const ROUND_CONFIG = { issuanceConfig: { amuletToIssuePerYear: '40000000000.0000000000' }, tickDuration: { microseconds: '3600000000' } };
+/** Migration 1 begins after the history of migration 0; read before its first snapshot. */
+const NEXT = parseTimestamp('2025-07-01T01:30:00Z');
 const DAY_ENDS = endsEvery(86_400_000_000n);
 
 describe('the parsed-history reads do not grow with history', () => {
@@ -63,6 +69,14 @@ describe('the parsed-history reads do not grow with history', () => {
       [start],
     );
     await t.pool.query(`insert into holding_totals_snapshots (migration_id, record_time) select 0, s from ${snapshots}`, [start]);
+    // The cumulative supply totals at each snapshot, and a round that starts issuing every hour (on the hour).
+    await t.pool.query(
+      `insert into supply_totals (migration_id, record_time, minted_mint, minted_tap, minted_app_reward, minted_validator_reward,
+         minted_sv_reward, minted_validator_faucet, burned, burned_holding_fees, burned_traffic, burned_ans, allowed_mint, issuing_rounds)
+       select 0, s, 0, 500, 500, 0, 0, 0, 400, 20, 0, 100, 1000, 100 from ${snapshots}`,
+      [start],
+    );
+    await rounds(0, start, '1 month');
     await t.pool.query(
       `insert into holding_totals (migration_id, owner, record_time, holdings, first_created_at, unlocked, locked,
          unlocked_rate, locked_rate, unlocked_round_rate, locked_round_rate)
@@ -70,11 +84,39 @@ describe('the parsed-history reads do not grow with history', () => {
        from ${snapshots} cross join unnest(array[$2, $3]) o`,
       [start, PARTY, OTHER],
     );
-    await t.pool.query('vacuum analyze activities, contracts, acs_snapshots, holding_totals_snapshots, holding_totals');
+    await t.pool.query('vacuum analyze activities, contracts, acs_snapshots, holding_totals_snapshots, holding_totals, supply_totals');
+  }
+
+  /**
+   * A round that starts issuing every hour from `start` over `span`: an IssuingMiningRound created (still
+   * active) at the hour, and the SummarizingMiningRound with the issuance configuration archived then.
+   */
+  async function rounds(migrationId: number, start: string, span: string): Promise<void> {
+    const hours = `generate_series(0, extract(epoch from ($1::timestamptz + interval '${span}' - $1::timestamptz))::int / 3600 - 1) i`;
+    const insert = `insert into contracts (migration_id, contract_id, template_id, package_name, qualified_name, create_arguments, created_at,
+        signatories, observers, created_record_time, archived_record_time, round_number)`;
+    await t.pool.query(
+      `${insert}
+       select $2::bigint, 'issuing-' || $1 || '-' || i, 'p:Splice.Round:IssuingMiningRound', 'splice-amulet', 'Splice.Round:IssuingMiningRound',
+         '{}', $1::timestamptz + i * interval '1 hour', array['dso::1220'], array[]::text[], $1::timestamptz + i * interval '1 hour',
+         'infinity', i
+       from ${hours}`,
+      [start, migrationId],
+    );
+    await t.pool.query(
+      `${insert}
+       select $2::bigint, 'summarizing-' || $1 || '-' || i, 'p:Splice.Round:SummarizingMiningRound', 'splice-amulet',
+         'Splice.Round:SummarizingMiningRound', $3, $1::timestamptz + i * interval '1 hour' - interval '30 minutes', array['dso::1220'],
+         array[]::text[], $1::timestamptz + i * interval '1 hour' - interval '30 minutes', $1::timestamptz + i * interval '1 hour', i
+       from ${hours}`,
+      [start, migrationId, JSON.stringify(ROUND_CONFIG)],
+    );
   }
 
   const reads = {
     supply: () => counter.allQueries(() => supplyAt(counter.db, 0, AT)),
+    // Its cumulative totals start from the end of migration 0: its last snapshot and what followed it.
+    supplyInNextMigration: () => counter.allQueries(() => supplyAt(counter.db, 1, NEXT)),
     hourlySupply: () => counter.allQueries(() => supplyAtEach(counter.db, HOUR_ENDS)),
     dailySupply: () => counter.allQueries(() => supplyAtEach(counter.db, DAY_ENDS)),
     balance: () => counter.allQueries(() => partyBalanceAt(counter.db, 0, PARTY, AT, 10n)),
@@ -93,7 +135,21 @@ describe('the parsed-history reads do not grow with history', () => {
   }
 
   beforeAll(async () => {
-    await t.pool.query('insert into migrations (migration_id) values (0) on conflict do nothing');
+    await t.pool.query('insert into migrations (migration_id) values (0), (1) on conflict do nothing');
+    // The migrations' spans, as the writer keeps them (the totals before migration 1 are migration 0's end).
+    await t.pool.query(
+      `insert into migration_synchronizers (migration_id, synchronizer_id, min_record_time, max_record_time, update_count)
+       values (0, 'sync::1220', '2024-09-01T00:00:00Z', '2025-06-30T23:58:00Z', 1), (1, 'sync::1220', '2025-07-01T00:00:00Z', '2025-07-01T02:00:00Z', 1)`,
+    );
+    // Two hours of migration 1: activities every 2 minutes and two rounds, before its first snapshot.
+    await ensureHistoryPartitions(t.db, [{ migrationId: 1, recordTime: parseTimestamp('2025-07-01T00:00:00Z') }]);
+    await t.pool.query(
+      `insert into activities (migration_id, record_time, update_id, node, kind, leg, party, round, amount, fees, holding_fees, burned, counterparties)
+       select 1, '2025-07-01T00:00:00Z'::timestamptz + i * interval '2 minutes', 'm1-' || i, 0, 'tap', 0, $1, 1, 1, 0, null, null, '{}'
+       from generate_series(0, 59) i`,
+      [PARTY],
+    );
+    await rounds(1, '2025-07-01T00:00:00Z', '2 hours');
     counter = bufferCounter(t.pool);
   });
 
@@ -106,6 +162,12 @@ describe('the parsed-history reads do not grow with history', () => {
     // The reads return what their range holds: the 12:00 snapshot, its totals plus what changed since.
     const supply = await supplyAt(t.db, 0, AT);
     expect(supply.snapshot).toBe(parseTimestamp('2025-03-10T12:00:00Z'));
+    // The cumulative totals: the snapshot's, the round of 13:00 and the activities of (12:00, 13:30] (a tap every 8 minutes).
+    const perRound = 45_662_100_456_621_005n;
+    expect(supply.cumulative).toMatchObject({ issuingRounds: 101, allowedMint: 10_000_000_000_000n + perRound });
+    expect(supply.cumulative?.minted.tap).toBe(5_000_000_000_000n + 11n * 10_000_000_000n);
+    const next = await supplyAt(t.db, 1, NEXT);
+    expect(next.cumulative).toBeDefined();
     const balance = await partyBalanceAt(t.db, 0, PARTY, AT, 10n);
     expect(balance.snapshot).toBe(parseTimestamp('2025-03-10T12:00:00Z'));
     // The series' supply at each period end is supplyAt's there (instants on snapshots and between them too).
@@ -130,7 +192,10 @@ describe('the parsed-history reads do not grow with history', () => {
     for (const m of ['2024-09', '2024-10', '2024-11', '2024-12', '2025-01', '2025-02', '2025-04', '2025-05', '2025-06']) {
       await month(`${m}-01`);
     }
-    expect((await supplyAt(t.db, 0, AT)).snapshot).toBe(supply.snapshot);
+    expect(await supplyAt(t.db, 0, AT)).toEqual(supply);
+    // Migration 0's end moved three months on; what lies between its last snapshot and its end did not grow.
+    const later = await supplyAt(t.db, 1, NEXT);
+    expect(later.cumulative?.issuingRounds).toBe(next.cumulative!.issuingRounds);
     expect(await supplyAtEach(t.db, HOUR_ENDS)).toEqual(hourly);
     const long = await costs();
     for (const k of Object.keys(reads) as (keyof typeof reads)[]) {

@@ -266,12 +266,16 @@ describe('network time series and reward leaderboards', () => {
 
   /**
    * The supply at a period's end (its last microsecond) as GET /v0/network/supply answers it there, without
-   * the flows since the snapshot; null before every migration.
+   * the flows since the snapshot and the cumulative ones; null before every migration.
    */
   async function supplyAtEnd(end: bigint) {
     const res = await get(`/v0/network/supply?at=${encodeURIComponent(formatDateTime(end))}`);
     expect(res.status).toBe(200);
-    const { since_snapshot: _flows, ...figures } = res.json as {
+    const {
+      since_snapshot: _flows,
+      cumulative: _cumulative,
+      ...figures
+    } = res.json as {
       at: string;
       migration_id: number | null;
       snapshot: string | null;
@@ -279,6 +283,7 @@ describe('network time series and reward leaderboards', () => {
       locked: string;
       total: string;
       since_snapshot: unknown;
+      cumulative: unknown;
     };
     return figures.migration_id === null ? null : figures;
   }

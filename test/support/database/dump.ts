@@ -24,8 +24,8 @@ const TABLES: Record<string, { order: string; exclude: string[] }> = {
 };
 
 /**
- * Empties every table ingestion writes (the dumped ones, the ACS deltas, the snapshots' holdings totals and the
- * checkpoints), as before a first import.
+ * Empties every table ingestion writes (the dumped ones, the ACS deltas, the snapshots' holdings and supply
+ * totals and the checkpoints), as before a first import.
  */
 export async function emptyIngestedTables(db: Db): Promise<void> {
   const tables = [
@@ -34,6 +34,7 @@ export async function emptyIngestedTables(db: Db): Promise<void> {
     'holding_totals',
     'holding_totals_snapshots',
     'holding_totals_newest',
+    'supply_totals',
     'ingest_checkpoints',
   ];
   await sql`truncate ${sql.join(tables.map((t) => sql.table(t)))}`.execute(db);
