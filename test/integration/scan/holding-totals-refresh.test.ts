@@ -32,7 +32,7 @@ describe('refreshing the totals of owners whose holdings stop changing', () => {
   afterAll(async () => api?.close());
 
   beforeEach(async () => {
-    await sql`truncate contracts, acs_snapshots, holding_totals, holding_totals_snapshots, holding_totals_newest`.execute(t.db);
+    await sql`truncate contracts, acs_snapshots, supply_totals, holding_totals, holding_totals_snapshots, holding_totals_newest`.execute(t.db);
   });
 
   /**
@@ -164,7 +164,7 @@ describe('refreshing the totals of owners whose holdings stop changing', () => {
     ]);
     const unrefreshed = { stale: await cost(STALE), fresh: await cost(FRESH) };
 
-    await sql`truncate acs_snapshots, holding_totals, holding_totals_snapshots, holding_totals_newest`.execute(t.db);
+    await sql`truncate acs_snapshots, supply_totals, holding_totals, holding_totals_snapshots, holding_totals_newest`.execute(t.db);
     await takeUntil(SNAPSHOTS[3]!, 1000);
     expect(await rowsAt(SNAPSHOTS[3]!)).toEqual([
       { owner: FRESH, hour: 12, k: '300' },

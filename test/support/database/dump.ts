@@ -25,7 +25,7 @@ const TABLES: Record<string, { order: string; exclude: string[] }> = {
 
 /**
  * Empties every table ingestion writes (the dumped ones, the ACS deltas, the snapshots' holdings and supply
- * totals and the checkpoints), as before a first import.
+ * totals, the round aggregates and the checkpoints), as before a first import.
  */
 export async function emptyIngestedTables(db: Db): Promise<void> {
   const tables = [
@@ -35,6 +35,9 @@ export async function emptyIngestedTables(db: Db): Promise<void> {
     'holding_totals_snapshots',
     'holding_totals_newest',
     'supply_totals',
+    'round_totals',
+    'round_party_totals',
+    'round_party_latest',
     'ingest_checkpoints',
   ];
   await sql`truncate ${sql.join(tables.map((t) => sql.table(t)))}`.execute(db);
