@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import { formatDecimal, parseDecimal, type Decimal10 } from '../../domain/decimal';
 import { migrationAtInstant } from '../../domain/migration-at-instant';
+import { MINTED_KINDS, type MintedKind } from '../../domain/supply-totals';
 import { formatDateTime, parseTimestamp, type Micros } from '../../domain/time';
 import { badRequest } from '../../internal/errors';
 import { supplyAtEach, type HoldingsSupply, type SupplyPoint } from '../../store/balance-repository';
@@ -112,8 +113,6 @@ const rangeMistake = (what: string) => ({
   body: ErrorResponse,
 });
 
-const MINTED = ['mint', 'tap', 'app_reward', 'validator_reward', 'sv_reward', 'validator_faucet'] as const;
-
 const dailyMintBurn = operation({
   method: 'get',
   path: '/v0/network/daily-mint-burn',
@@ -142,7 +141,7 @@ const dailyMintBurn = operation({
         return s === undefined ? 0n : parseDecimal(s[field]);
       };
       let minted = 0n;
-      for (const k of MINTED) minted += figure(k, 'amount');
+      for (const k of MINTED_KINDS) minted += figure(k, 'amount');
       const burned = figure('transfer', 'burned') + figure('traffic_purchase', 'burned');
       const holdingFees = figure('transfer', 'holdingFees') + figure('traffic_purchase', 'holdingFees');
       const traffic = figure('traffic_purchase', 'amount');
@@ -311,7 +310,7 @@ const networkSeries = operation({
         return s === undefined ? 0n : parseDecimal(s[field]);
       };
       let minted = 0n;
-      for (const k of MINTED) minted += figure(k, 'amount');
+      for (const k of MINTED_KINDS) minted += figure(k, 'amount');
       const burned = figure('transfer', 'burned') + figure('traffic_purchase', 'burned');
       const holdingFees = figure('transfer', 'holdingFees') + figure('traffic_purchase', 'holdingFees');
       const traffic = figure('traffic_purchase', 'amount');
@@ -320,7 +319,7 @@ const networkSeries = operation({
         start,
         minted: {
           total: formatDecimal(minted),
-          ...(Object.fromEntries(MINTED.map((k) => [k, formatDecimal(figure(k, 'amount'))])) as Record<(typeof MINTED)[number], string>),
+          ...(Object.fromEntries(MINTED_KINDS.map((k) => [k, formatDecimal(figure(k, 'amount'))])) as Record<MintedKind, string>),
         },
         burned: {
           total: formatDecimal(burned + ans),
