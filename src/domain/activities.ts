@@ -3,7 +3,7 @@
  * (its ScanTxLogParser and TxLogEntry): transfers, with the sender's and each receiver's figures and the
  * transfer's burn; mints and DevNet taps; the rewards a transfer claims (the input reward amounts of its
  * TransferSummary); amulet locked by a transfer output, and released by LockedAmulet_Unlock or
- * LockedAmulet_OwnerExpireLock; and traffic purchases (AmuletRules_BuyMemberTraffic). Around them, the
+ * LockedAmulet_OwnerExpireLock (or their V2 forms); and traffic purchases (AmuletRules_BuyMemberTraffic). Around them, the
  * exercises that say what they were for: ANS entry payments, transfer commands, token-standard transfer
  * instructions and allocations, ballots and vote results (CONTEXT_CHOICES; docs/ingestion.md has the
  * mapping). Read from the exercise results in compact_json. Pure.
@@ -384,17 +384,26 @@ function transferActivities(node: number, e: ExercisedEvent, via: string | null,
   return rows;
 }
 
-/** The amulet an AmuletCreateSummary names, created in this transaction. */
-function createdAmulet(result: Json, created: ReadonlyMap<string, CreatedEvent>): { owner: string; amount: Decimal10; round: bigint } {
-  const sum = obj(obj(result, 'result').amuletSum, 'amuletSum');
-  const cid = text(sum.amulet, 'amuletSum.amulet');
+/**
+ * The amulet a result names, created in this transaction: by its AmuletCreateSummary (`amuletSum`, with
+ * the round), or, for the V2 choices that release a lock (LockedAmulet_UnlockV2 and
+ * LockedAmulet_OwnerExpireLockV2, whose V1 forms splice-amulet 0.1.17 retires), by `amuletCid` alone:
+ * those name no round, and the amulet keeps the round it was first created in, so the round is left null.
+ */
+function createdAmulet(
+  result: Json,
+  created: ReadonlyMap<string, CreatedEvent>,
+): { owner: string; amount: Decimal10; round: bigint | null } {
+  const r = obj(result, 'result');
+  const sum = r.amuletCid === undefined ? obj(r.amuletSum, 'amuletSum') : undefined;
+  const cid = sum ? text(sum.amulet, 'amuletSum.amulet') : text(r.amuletCid, 'amuletCid');
   const amulet = created.get(cid);
   if (!amulet) throw new Error(`amulet ${cid} is not created in the transaction`);
   const args = obj(amulet.create_arguments, 'amulet');
   return {
     owner: text(args.owner, 'amulet.owner'),
     amount: decimal(obj(args.amount, 'amulet.amount').initialAmount, 'amulet.amount.initialAmount'),
-    round: roundOf(sum.round, 'amuletSum.round'),
+    round: sum ? roundOf(sum.round, 'amuletSum.round') : null,
   };
 }
 
@@ -774,6 +783,8 @@ const CHOICES = new Set([
   'AmuletRules_DevNet_Tap',
   'LockedAmulet_Unlock',
   'LockedAmulet_OwnerExpireLock',
+  'LockedAmulet_UnlockV2',
+  'LockedAmulet_OwnerExpireLockV2',
   'AmuletRules_BuyMemberTraffic',
 ]);
 
@@ -838,8 +849,10 @@ export function activitiesOf(tx: TransactionUpdate, details?: TransferDetails, s
       case 'AmuletRules_DevNet_Tap':
         return [amuletCreation(node, 'tap', e, created, via)];
       case 'LockedAmulet_Unlock':
+      case 'LockedAmulet_UnlockV2':
         return [amuletCreation(node, 'unlock', e, created, via)];
       case 'LockedAmulet_OwnerExpireLock':
+      case 'LockedAmulet_OwnerExpireLockV2':
         return [amuletCreation(node, 'owner_expire_lock', e, created, via)];
       case 'AmuletRules_BuyMemberTraffic':
         return trafficPurchase(node, e, via);

@@ -214,6 +214,25 @@ describe('activities of a transaction', () => {
     ]);
   });
 
+  it('the V2 choices that release a lock name the amulet they create without a round: the same rows, round null', () => {
+    const created = amulet(1, CAROL, '75.0000000000');
+    const result = { amuletCid: created.contract_id, meta: { values: { 'splice.lfdecentralizedtrust.org/tx-kind': 'unlock' } } };
+    const unlock = exercise(0, 'LockedAmulet_UnlockV2', {}, result, [1]);
+    expect(activitiesOf(tx([unlock, created], [0]))).toEqual([
+      { ...base, node: 0, kind: 'unlock', leg: 0, party: CAROL, round: null, amount: d('75'), fees: 0n },
+    ]);
+    const expire = exercise(0, 'LockedAmulet_OwnerExpireLockV2', {}, result, [1]);
+    expect(activitiesOf(tx([expire, created], [0]))).toEqual([
+      { ...base, node: 0, kind: 'owner_expire_lock', leg: 0, party: CAROL, round: null, amount: d('75'), fees: 0n },
+    ]);
+    // An amulet the tree does not create is a skipped activity, as for the V1 choices.
+    const skipped: { eventId: string; choice: string; reason: string }[] = [];
+    expect(activitiesOf(tx([exercise(0, 'LockedAmulet_UnlockV2', {}, { amuletCid: 'elsewhere' })], [0]), undefined, skipped)).toEqual([]);
+    expect(skipped).toEqual([
+      { eventId: 'u1:0', choice: 'LockedAmulet_UnlockV2', reason: 'amulet elsewhere is not created in the transaction' },
+    ]);
+  });
+
   it('a traffic purchase: the amulet paid, its fees and burn, the traffic bought, and the rewards it claims', () => {
     const buy = exercise(
       0,
