@@ -32,7 +32,9 @@ describe('refreshing the totals of owners whose holdings stop changing', () => {
   afterAll(async () => api?.close());
 
   beforeEach(async () => {
-    await sql`truncate contracts, acs_snapshots, supply_totals, holding_totals, holding_totals_snapshots, holding_totals_newest`.execute(t.db);
+    await sql`truncate contracts, acs_snapshots, supply_totals, holding_totals, holding_totals_snapshots, holding_totals_newest`.execute(
+      t.db,
+    );
   });
 
   /**

@@ -73,7 +73,9 @@ describe('holdings totals at snapshots', () => {
   const t = useTestDatabase();
 
   async function load(holdings: Holding[]): Promise<void> {
-    await sql`truncate contracts, acs_snapshots, supply_totals, holding_totals, holding_totals_snapshots, holding_totals_newest`.execute(t.db);
+    await sql`truncate contracts, acs_snapshots, supply_totals, holding_totals, holding_totals_snapshots, holding_totals_newest`.execute(
+      t.db,
+    );
     await sql`select ensure_history_partitions(0, ${formatRecordTime(DAY0)}::timestamptz)`.execute(t.db);
     for (const [i, h] of holdings.entries()) {
       const created = DAY0 + BigInt(h.createdMicros);
