@@ -2,6 +2,7 @@
  * The activity projection (20261126_080_activities.sql): a party's activities as keyset pages, and the
  * backfill's reads and writes for history stored before the projection existed.
  */
+import { ROUND_AGGREGATES_LOCK_KEY } from './round-aggregates-repository';
 import { sql } from 'kysely';
 import { formatDecimal, parseDecimal } from '../domain/decimal';
 import type { TransactionUpdate } from '../domain/items';
@@ -163,14 +164,20 @@ export const beginActivityBackfill = repositoryOperation('beginActivityBackfill'
         order by migration_id desc, record_time desc, synchronizer_id desc, update_id desc limit 1`.execute(db);
     const end = newest.rows[0];
     if (!end) return undefined;
-    await sql`
+    await db.transaction().execute(async (trx) => {
+      // The round aggregation takes this lock in each round's transaction and checks for a backfill under
+      // it: a round is either summed before the backfill begins (and cleared here) or not until it ends.
+      await sql`select pg_advisory_xact_lock(${ROUND_AGGREGATES_LOCK_KEY}::bigint)`.execute(trx);
+      const inserted = await sql`
         insert into activity_backfill (migration_id, record_time, synchronizer_id, update_id,
           end_migration_id, end_record_time, end_synchronizer_id, end_update_id, updates_done)
         values (${BEFORE_EVERYTHING.migrationId}, ${BEFORE_EVERYTHING.recordTime}::timestamptz, '', '',
           ${end.migration_id}, ${end.record_time}::timestamptz, ${end.synchronizer_id}, ${end.update_id}, 0)
-        on conflict (id) do nothing`.execute(db);
-    // Rounds aggregated before their activities were derived are summed again once the backfill ends.
-    await sql`truncate round_totals, round_party_totals, round_party_latest`.execute(db);
+        on conflict (id) do nothing`.execute(trx);
+      // Rounds aggregated before their activities were derived are summed again once the backfill ends;
+      // in the same transaction as the row, so that a crash leaves both or neither.
+      if (Number(inserted.numAffectedRows ?? 0n) > 0) await sql`truncate round_totals, round_party_totals, round_party_latest`.execute(trx);
+    });
   }
   const row = await db.selectFrom('activity_backfill').selectAll().executeTakeFirstOrThrow();
   return backfillStateOf(row);

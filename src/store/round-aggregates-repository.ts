@@ -44,6 +44,9 @@ export interface RoundPartyTotalsRow {
 // ---------------------------------------------------------------------------------------------------
 // Writes (the worker)
 
+/** The advisory lock between a round's aggregation and the start of the activity backfill (arbitrary constant). */
+export const ROUND_AGGREGATES_LOCK_KEY = '7231004183';
+
 /**
  * Aggregates the closed rounds after the newest aggregated one, in order, at most `maxRounds`, each in
  * its own transaction; stops at the first round without a ClosedMiningRound. Nothing while the activity
@@ -53,11 +56,14 @@ export interface RoundPartyTotalsRow {
 export const aggregateClosedRounds = repositoryOperation(
   'aggregateClosedRounds',
   async function aggregateClosedRounds(db: Db, maxRounds: number): Promise<bigint[]> {
-    const backfilling = await sql<{ n: number }>`select 1 as n from activity_backfill where finished_at is null`.execute(db);
-    if (backfilling.rows.length > 0) return [];
     const done: bigint[] = [];
     while (done.length < maxRounds) {
       const round = await db.transaction().execute(async (tx) => {
+        // Under the lock the backfill's start takes (beginActivityBackfill), checked in each round's
+        // transaction: a backfill that begins between two rounds stops the pass.
+        await sql`select pg_advisory_xact_lock(${ROUND_AGGREGATES_LOCK_KEY}::bigint)`.execute(tx);
+        const backfilling = await sql<{ n: number }>`select 1 as n from activity_backfill where finished_at is null`.execute(tx);
+        if (backfilling.rows.length > 0) return undefined;
         const last = await sql<{ r: string | null }>`select max(closed_round)::text as r from round_totals`.execute(tx);
         let next: bigint;
         if (last.rows[0]?.r != null) {

@@ -95,6 +95,9 @@ export const takeSnapshot = repositoryOperation(
     const to = formatRecordTime(at);
     const previousMax = from?.maxCreatedAt === null || from?.maxCreatedAt === undefined ? null : formatRecordTime(from.maxCreatedAt);
     return db.transaction().execute(async (trx) => {
+      // Not bound by DATABASE_STATEMENT_TIMEOUT_MS, which is for answers: a snapshot that does not finish
+      // would fail again at each start (the first with totals, or a refresh of many owners, is long work).
+      await sql`set local statement_timeout = 0`.execute(trx);
       const { rows } = await sql<{
         contract_count: number;
         unlocked: string;

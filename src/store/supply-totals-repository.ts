@@ -131,7 +131,9 @@ async function issuingRoundFlows(
     where i.migration_id = ${migrationId}
       and i.package_name = ${sql.lit(issuing.packageName)} and i.qualified_name = ${sql.lit(issuing.qualifiedName)}
       and i.created_record_time > ${ts(from)}
-      and i.created_record_time <= ${hi === undefined ? sql`'infinity'::timestamptz` : ts(hi)}`.execute(db);
+      and i.created_record_time <= ${hi === undefined ? sql`'infinity'::timestamptz` : ts(hi)}
+      -- A contract created after lo is archived after it too: only the archive months from lo on are read.
+      and i.archived_record_time > ${ts(from)}`.execute(db);
   let allowedMint: Decimal10 | null = 0n;
   for (const r of rows) {
     if (allowedMint === null) break;

@@ -88,8 +88,9 @@ describe('the parsed-history reads do not grow with history', () => {
   }
 
   /**
-   * A round that starts issuing every hour from `start` over `span`: an IssuingMiningRound created (still
-   * active) at the hour, and the SummarizingMiningRound with the issuance configuration archived then.
+   * A round that starts issuing every hour from `start` over `span`: an IssuingMiningRound created at the
+   * hour and archived two hours later (as rounds close: in every archive month of the history), and the
+   * SummarizingMiningRound with the issuance configuration archived at its creation.
    */
   async function rounds(migrationId: number, start: string, span: string): Promise<void> {
     const hours = `generate_series(0, extract(epoch from ($1::timestamptz + interval '${span}' - $1::timestamptz))::int / 3600 - 1) i`;
@@ -99,7 +100,7 @@ describe('the parsed-history reads do not grow with history', () => {
       `${insert}
        select $2::bigint, 'issuing-' || $1 || '-' || i, 'p:Splice.Round:IssuingMiningRound', 'splice-amulet', 'Splice.Round:IssuingMiningRound',
          '{}', $1::timestamptz + i * interval '1 hour', array['dso::1220'], array[]::text[], $1::timestamptz + i * interval '1 hour',
-         'infinity', i
+         $1::timestamptz + i * interval '1 hour' + interval '2 hours', i
        from ${hours}`,
       [start, migrationId],
     );

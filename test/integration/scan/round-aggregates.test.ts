@@ -7,9 +7,12 @@
  * rewards, faucets and transfers, which do not), in closed rounds and in rounds not closed yet, before
  * the worker's job aggregates them. Every expected figure is summed here from those rows, in exact units.
  */
+import { sql } from 'kysely';
 import type { CreatedEvent, TransactionUpdate } from '../../../src/domain/items';
 import { parseTimestamp, formatDateTime } from '../../../src/domain/time';
 import { catchUpRoundAggregates } from '../../../src/jobs/round-aggregates';
+import { beginActivityBackfill } from '../../../src/store/activity-repository';
+import { aggregateClosedRounds } from '../../../src/store/round-aggregates-repository';
 import { createLogger } from '../../../src/internal/logger';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
@@ -284,5 +287,21 @@ describe('Scan round aggregates', () => {
     }
     const missing = await post('/v0/round-totals', { start_round: 0 });
     expect([missing.status, missing.json]).toEqual([400, { error: expect.any(String) }]);
+  });
+
+  // Last: it clears the aggregates. The backfill's start and each round's transaction share a lock, so a
+  // round is summed either before the backfill begins (and cleared with it) or after it ends.
+  it('the activity backfill clears the aggregated rounds, none is summed while it runs, and all are summed again after it', async () => {
+    const backfill = await beginActivityBackfill(t.db);
+    expect(backfill?.finished).toBe(false);
+    const none = await get('/v0/aggregated-rounds');
+    expect(none.status).toBe(404);
+    expect(await aggregateClosedRounds(t.db, 10)).toEqual([]);
+    await sql`update activity_backfill set finished_at = now()`.execute(t.db);
+    expect(await catchUpRoundAggregates(t.db, createLogger('silent'))).toBe(rounds.length);
+    const range = await get('/v0/aggregated-rounds');
+    expect([range.status, range.json]).toEqual([200, { start: Number(first), end: Number(last) }]);
+    const res = await post('/v0/round-totals', { start_round: Number(first), end_round: Number(last) });
+    expect([res.status, res.json]).toEqual([200, { entries: rounds.map(expectedRoundTotals) }]);
   });
 });
