@@ -16,7 +16,7 @@
  *    every archived amulet lives `minLifetimeHours`..`maxLifetimeHours`
  *    (at least 4 h), so it crosses a 3-hour snapshot boundary and is visible
  *    in some snapshot (it is in the ACS indexes and contract_stakeholders);
- * 3. catchUpSnapshots, then `vacuum analyze`.
+ * 3. catchUpSnapshots and catchUpHoldingTotals, then `vacuum analyze`.
  *
  * Contracts are generated from their cohort (the transaction that creates
  * them) by a seeded PRNG, so archiving a cohort regenerates its contract ids
@@ -34,6 +34,8 @@ import { runWorker } from '../src/ingest/worker';
 import { commitPlan, storedLookup } from '../src/ingest/writer';
 import { createLogger } from '../src/internal/logger';
 import { catchUpSnapshots } from '../src/jobs/acs-snapshots';
+import { catchUpHoldingTotals } from '../src/jobs/holding-totals';
+import { HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT } from '../src/internal/config';
 import { newestStoredKey, readCheckpoint } from '../src/store/ingest-repository';
 import type { Db } from '../src/store/pool';
 import { DEFAULT_START_TIME } from '../src/simulator/options';
@@ -461,6 +463,8 @@ export async function buildDataset(db: Db, pool: pg.Pool, spec: DatasetSpec, log
   log(`  synthetic history: ${transactions} transactions in ${seconds.synthetic!.toFixed(1)} s`);
   const { taken } = await timed(seconds, 'snapshots', () => catchUpSnapshots(db));
   log(`  ${taken.length} ACS snapshots announced in ${seconds.snapshots!.toFixed(1)} s`);
+  const derived = await timed(seconds, 'holdingTotals', () => catchUpHoldingTotals(db, HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT));
+  log(`  the holdings totals of ${derived} of them derived in ${seconds.holdingTotals!.toFixed(1)} s`);
   await timed(seconds, 'vacuumAnalyze', () => pool.query('vacuum analyze'));
   log(`  vacuum analyze in ${seconds.vacuumAnalyze!.toFixed(1)} s`);
   const { rows } = await pool.query<{ record_time: string; n: string }>(

@@ -16,6 +16,7 @@ import { backfillActivities } from './ingest/activity-backfill';
 import { backfillUpdateSubjects } from './ingest/subject-backfill';
 import { backfillSupplyTotals } from './jobs/supply-totals-backfill';
 import { catchUpSnapshots } from './jobs/acs-snapshots';
+import { catchUpHoldingTotals } from './jobs/holding-totals';
 import { openMigratedDatabase, serve, startWorker } from './runtime';
 import { writeNdjson } from './simulator';
 
@@ -245,8 +246,10 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'snapshot': {
         const database = await openMigratedDatabase(config, logger, shutdown);
-        const { taken } = await catchUpSnapshots(database.db, logger, undefined, undefined, config.ingest.holdingTotalsRefreshOwners);
+        const { taken } = await catchUpSnapshots(database.db, logger);
         process.stdout.write(`announced ${taken.length} ACS snapshot${taken.length === 1 ? '' : 's'}\n`);
+        const derived = await catchUpHoldingTotals(database.db, config.ingest.holdingTotalsRefreshOwners, logger);
+        process.stdout.write(`derived the holdings totals of ${derived} ACS snapshot${derived === 1 ? '' : 's'}\n`);
         await shutdown.run('snapshots done');
         return 0;
       }

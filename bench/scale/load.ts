@@ -9,6 +9,8 @@
 import type pg from 'pg';
 import { startOfMonth, type Micros } from '../../src/domain/time';
 import { catchUpSnapshots } from '../../src/jobs/acs-snapshots';
+import { catchUpHoldingTotals } from '../../src/jobs/holding-totals';
+import { HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT } from '../../src/internal/config';
 import {
   copyRows,
   createIndex,
@@ -168,8 +170,10 @@ export async function buildLargeState(o: {
     }
     const indexesDone = performance.now();
 
-    o.log('  announcing the ACS snapshots of the history (the snapshot job)');
+    o.log('  announcing the ACS snapshots of the history and deriving their holdings totals (the two jobs)');
     const snapshots = await catchUpSnapshots(db);
+    // Their holdings totals too, as the worker's job would have derived them, so that it has none to derive beside the measured ingestion.
+    await catchUpHoldingTotals(db, HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT);
     const snapshotsDone = performance.now();
 
     // A database that grew for two years has been vacuumed (autovacuum runs after inserts too): its

@@ -6,6 +6,7 @@
 import type { BulkObjectStore } from '../store/bulk-object-store';
 import type pg from 'pg';
 import { formatRecordTime, parseTimestamp, type Micros } from '../domain/time';
+import { HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT } from '../internal/config';
 import { isRetryable } from '../internal/errors';
 import type { Logger } from '../internal/logger';
 import { sleep } from '../internal/sleep';
@@ -13,6 +14,7 @@ import type { Metrics } from '../internal/metrics';
 import { catchUpSnapshots, scheduleSnapshots } from '../jobs/acs-snapshots';
 import { runBulkWriter, writeCompletedSegments } from '../jobs/bulk-history';
 import { historyRetention } from '../jobs/history-retention';
+import { catchUpHoldingTotals, runHoldingTotals } from '../jobs/holding-totals';
 import { catchUpRoundAggregates, runRoundAggregation } from '../jobs/round-aggregates';
 import { newestStoredKey, readCheckpoint } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
@@ -97,7 +99,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
   metrics?.writerActive.set(1);
   const running = AbortSignal.any([signal, lost.signal]);
   // Only the lock holder announces snapshots on the schedule.
-  const stopSchedule = scheduleSnapshots(db, log, options.metrics, options.holdingTotalsRefreshOwners);
+  const stopSchedule = scheduleSnapshots(db, log, options.metrics);
   const retain = options.retentionDays === undefined ? undefined : historyRetention(db, options.retentionDays, log);
   // Like the snapshot schedule, only the lock holder writes bulk objects, beside ingestion.
   const bulkStop = new AbortController();
@@ -107,11 +109,15 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
   // The round aggregates too: summed from committed rows, outside the writer's transactions.
   const roundsStop = new AbortController();
   const roundAggregation = runRoundAggregation(db, log, AbortSignal.any([running, roundsStop.signal]));
+  // And the snapshots' holdings totals, after each announcement, outside the announcement's transaction.
+  const refreshOwners = options.holdingTotalsRefreshOwners ?? HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT;
+  const totalsStop = new AbortController();
+  const holdingTotals = runHoldingTotals(db, refreshOwners, log, metrics, AbortSignal.any([running, totalsStop.signal]));
   try {
     const checkpoint = await readCheckpoint(db, source.stream);
     await retain?.(checkpoint?.recordTime ?? undefined);
     log.info({ position: checkpoint?.position ?? null }, checkpoint ? 'resuming at the checkpoint' : 'starting from the beginning');
-    let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log, metrics, running, options.holdingTotalsRefreshOwners)).nextDue;
+    let nextSnapshot: Micros | undefined = (await catchUpSnapshots(db, log, metrics, running)).nextDue;
     const result = await runPipeline({
       items: source.read(checkpoint?.position, running),
       storedMax: await newestStoredKey(db),
@@ -135,7 +141,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
           metrics?.activitiesSkipped.inc({ choice: s.choice });
         }
         if (applied.last && (nextSnapshot === undefined || applied.last.recordTime >= nextSnapshot)) {
-          nextSnapshot = (await catchUpSnapshots(db, log, metrics, running, options.holdingTotalsRefreshOwners)).nextDue;
+          nextSnapshot = (await catchUpSnapshots(db, log, metrics, running)).nextDue;
         }
         await retain?.(applied.last?.recordTime);
         log.debug(
@@ -153,11 +159,15 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
       throw err;
     });
     if (lost.signal.aborted) throw new WriterLockLostError({ cause: lost.signal.reason });
-    await catchUpSnapshots(db, log, metrics, running, options.holdingTotalsRefreshOwners);
-    // The source ended: stop the loop, then aggregate the rounds it closed since the loop's last pass.
+    await catchUpSnapshots(db, log, metrics, running);
+    // The source ended: stop the loops, then aggregate the rounds it closed and derive the totals of the
+    // snapshots it announced since their last passes.
     roundsStop.abort();
     await roundAggregation;
     await catchUpRoundAggregates(db, log, running);
+    totalsStop.abort();
+    await holdingTotals;
+    await catchUpHoldingTotals(db, refreshOwners, log, metrics, running);
     if (options.bulkStore) {
       // The source ended (a file, INGEST_STOP_AT_END): stop the loop, then write what it had not reached yet.
       bulkStop.abort();
@@ -169,8 +179,10 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
     stopSchedule();
     bulkStop.abort();
     roundsStop.abort();
+    totalsStop.abort();
     await bulkWriter;
     await roundAggregation;
+    await holdingTotals;
     await lock.release();
     if (metrics) metrics.writer.role = 'none';
     metrics?.writerActive.set(0);

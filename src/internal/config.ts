@@ -36,7 +36,7 @@ const csv = z.string().transform((s) =>
 /**
  * HOLDING_TOTALS_REFRESH_OWNERS's default, for the callers that take snapshots without a configuration
  * (the `snapshot` command's tests, the benchmarks). A refresh reads an owner's row and the holdings
- * clamped since its round, a few index probes, so 1,000 add well under a second to a snapshot, and at
+ * clamped since its round, a few index probes, so 1,000 add well under a second to a snapshot's totals, and at
  * 8 snapshots a day 8,000 owners catch up daily.
  */
 export const HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT = 1000;

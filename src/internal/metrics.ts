@@ -267,6 +267,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
+    holdingTotalsDuration: new Histogram({
+      name: `${METRIC_PREFIX}holding_totals_duration_seconds`,
+      help: "Duration of deriving one ACS snapshot's per-owner holdings totals, after its announcement.",
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
     dbPoolConnections: new Gauge({
       name: `${METRIC_PREFIX}db_pool_connections`,
       help: 'Database pool connections by state: total, idle, and waiting (requests queued for a connection).',

@@ -6,7 +6,6 @@
 import cron from 'node-cron';
 import { dueSnapshotTimes, nextSnapshotTime } from '../domain/snapshot-schedule';
 import { formatRecordTime, type Micros } from '../domain/time';
-import { HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT } from '../internal/config';
 import type { Logger } from '../internal/logger';
 import type { Metrics } from '../internal/metrics';
 import type { Db } from '../store/pool';
@@ -18,17 +17,8 @@ export interface CatchUpResult {
   nextDue: Micros | undefined;
 }
 
-/**
- * Takes every due snapshot. `refreshOwners` (HOLDING_TOTALS_REFRESH_OWNERS): owners whose holdings
- * totals each snapshot refreshes though they did not change (takeSnapshot).
- */
-export async function catchUpSnapshots(
-  db: Db,
-  logger?: Logger,
-  metrics?: Metrics,
-  signal?: AbortSignal,
-  refreshOwners = HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT,
-): Promise<CatchUpResult> {
+/** Takes every due snapshot (their holdings totals follow: src/jobs/holding-totals.ts). */
+export async function catchUpSnapshots(db: Db, logger?: Logger, metrics?: Metrics, signal?: AbortSignal): Promise<CatchUpResult> {
   const endTimer = metrics?.snapshotJobDuration.startTimer();
   const taken: CatchUpResult['taken'] = [];
   let nextDue: Micros | undefined;
@@ -43,7 +33,7 @@ export async function catchUpSnapshots(
         endTimer?.();
         return { taken, nextDue: undefined };
       }
-      previous = await takeSnapshot(db, span.migrationId, previous, t, refreshOwners);
+      previous = await takeSnapshot(db, span.migrationId, previous, t);
       metrics?.snapshotsAnnounced.inc();
       taken.push({ migrationId: span.migrationId, recordTime: formatRecordTime(t) });
       logger?.info(
@@ -61,13 +51,11 @@ export async function catchUpSnapshots(
 }
 
 /** Schedules the catch-up on the Scan cadence; returns a function that stops it. */
-export function scheduleSnapshots(db: Db, logger: Logger, metrics?: Metrics, refreshOwners?: number): () => void {
+export function scheduleSnapshots(db: Db, logger: Logger, metrics?: Metrics): () => void {
   const task = cron.schedule(
     '0 */3 * * *',
     () => {
-      catchUpSnapshots(db, logger, metrics, undefined, refreshOwners).catch((err: unknown) =>
-        logger.error({ err }, 'ACS snapshot catch-up failed'),
-      );
+      catchUpSnapshots(db, logger, metrics).catch((err: unknown) => logger.error({ err }, 'ACS snapshot catch-up failed'));
     },
     { timezone: 'Etc/UTC', name: 'acs-snapshots' },
   );

@@ -2,7 +2,7 @@
  * Per-owner holdings totals at ACS snapshots (holding_totals, migration 20261126_070), so that a
  * holdings summary reads one row per owner whatever the number of its holdings.
  *
- * Taking a snapshot S after P writes a row at S for each owner whose holdings changed in (P, S]:
+ * The totals of a snapshot S after P, derived once S is announced (src/jobs/holding-totals.ts), are a row at S for each owner whose holdings changed in (P, S]:
  * its row at P plus the holdings created in (P, S] minus those archived in (P, S] (a contract
  * created and archived within the window counts once each way), read by snapshot slot
  * (contracts_holdings_by_creation, contracts_holdings_by_archive; snapshots are on slot
@@ -21,7 +21,7 @@
  * a bounded number of the owners whose K lags the most (refreshLagging, HOLDING_TOTALS_REFRESH_OWNERS).
  */
 import { sql, type RawBuilder } from 'kysely';
-import { formatRecordTime, type Micros } from '../domain/time';
+import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
 
@@ -255,6 +255,82 @@ async function refreshLagging(db: Db, migrationId: number, at: Micros, k: string
 }
 
 /**
+ * Serializes what writes holding_totals: the derivation of a snapshot's totals (by the worker's job and by
+ * `scan-indexer snapshot` alike) and the retention's move of the rows before the history it keeps.
+ */
+const HOLDING_TOTALS_LOCK_KEY = '7231004197';
+
+/** A snapshot whose owners' holdings totals are still to be derived. */
+export interface SnapshotAwaitingTotals {
+  migrationId: number;
+  recordTime: Micros;
+}
+
+/**
+ * The snapshots whose holdings totals are still to be derived, in the order they must be (each one's
+ * are written from those of the snapshot before it): per migration, those after its newest snapshot
+ * with totals; where none has any, only its newest snapshot (the first with totals sums every holding
+ * once; the snapshots before it keep being summed from the contracts, as those taken before
+ * migration 20261126_070 are).
+ */
+export const snapshotsAwaitingHoldingTotals = repositoryOperation(
+  'snapshotsAwaitingHoldingTotals',
+  async function snapshotsAwaitingHoldingTotals(db: Db, limit: number): Promise<SnapshotAwaitingTotals[]> {
+    const { rows } = await sql<{ migration_id: number; record_time: string }>`
+      with bounds as (
+        select s.migration_id, max(h.record_time) as with_totals, max(s.record_time) as newest
+        from acs_snapshots s left join holding_totals_snapshots h on h.migration_id = s.migration_id and h.record_time = s.record_time
+        group by s.migration_id)
+      select s.migration_id, s.record_time from acs_snapshots s
+      join bounds b on b.migration_id = s.migration_id
+      where case when b.with_totals is null then s.record_time = b.newest else s.record_time > b.with_totals end
+      order by s.migration_id, s.record_time
+      limit ${limit}`.execute(db);
+    return rows.map((r) => ({ migrationId: Number(r.migration_id), recordTime: fromPgTimestamp(r.record_time) }));
+  },
+);
+
+/**
+ * Derives the owners' holdings totals at snapshot `at` of the migration in a transaction of its own,
+ * from those at the snapshot before it when it has them (writeHoldingTotals), and records that the
+ * snapshot has them. Returns undefined, writing nothing, when the snapshot is gone, has them already (another
+ * process derived them), or a later snapshot has them.
+ */
+export const deriveHoldingTotals = repositoryOperation(
+  'deriveHoldingTotals',
+  async function deriveHoldingTotals(
+    db: Db,
+    migrationId: number,
+    at: Micros,
+    refreshOwners: number,
+  ): Promise<{ clampedBy: string | null; refreshed: number } | undefined> {
+    return db.transaction().execute(async (trx) => {
+      // Long work on a large window or a first full sum: not bound by the answers' statement timeout.
+      await sql`set local statement_timeout = 0`.execute(trx);
+      await sql`select pg_advisory_xact_lock(${HOLDING_TOTALS_LOCK_KEY}::bigint)`.execute(trx);
+      const { rows } = await sql<{ taken: boolean; derived: boolean; previous: string | null; previous_totals: boolean }>`
+        select exists (select 1 from acs_snapshots where migration_id = ${migrationId} and record_time = ${ts(at)}) as taken,
+          exists (select 1 from holding_totals_snapshots where migration_id = ${migrationId} and record_time = ${ts(at)}) as derived,
+          p.record_time as previous,
+          exists (select 1 from holding_totals_snapshots h where h.migration_id = ${migrationId} and h.record_time = p.record_time)
+            as previous_totals
+        from (select 1) one
+        left join lateral (select a.record_time from acs_snapshots a where a.migration_id = ${migrationId} and a.record_time < ${ts(at)}
+          order by a.record_time desc limit 1) p on true`.execute(trx);
+      const r = rows[0]!;
+      if (!r.taken || r.derived) return undefined;
+      const from = r.previous === null ? undefined : { recordTime: fromPgTimestamp(r.previous), holdingTotals: r.previous_totals };
+      const written = await writeHoldingTotals(trx, migrationId, from, at, refreshOwners);
+      if (written) {
+        await sql`insert into holding_totals_snapshots (migration_id, record_time, clamped_by)
+          values (${migrationId}, ${ts(at)}, ${written.clampedBy}::numeric)`.execute(trx);
+      }
+      return written;
+    });
+  },
+);
+
+/**
  * Before the snapshots before `start` are deleted: each owner's newest totals row before it moves to
  * the first snapshot with totals kept (unless the owner has a row there), so that what is read at
  * the kept snapshots does not change; the other rows before `start` go.
@@ -263,6 +339,7 @@ export const dropHoldingTotalsBefore = repositoryOperation(
   'dropHoldingTotalsBefore',
   async function dropHoldingTotalsBefore(db: Db, start: string): Promise<void> {
     await db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${HOLDING_TOTALS_LOCK_KEY}::bigint)`.execute(trx);
       await sql`with kept as (
           select migration_id, min(record_time) as first from holding_totals_snapshots
           where record_time >= ${start}::timestamptz group by migration_id),

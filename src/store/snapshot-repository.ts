@@ -7,7 +7,6 @@
 import { sql } from 'kysely';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import { snapshotNotice } from './commit-notifications';
-import { writeHoldingTotals } from './holding-totals-repository';
 import { writeSupplyTotals } from './supply-totals-repository';
 import type { Db } from './pool';
 import { repositoryOperation } from './query-operation';
@@ -77,26 +76,21 @@ export const latestSnapshot = repositoryOperation('latestSnapshot', async functi
 });
 
 /**
- * Takes the snapshot at `to` from the one at `from` (undefined: from nothing), with the owners'
- * holdings totals and the cumulative supply flows at it, in one transaction. A snapshot taken already is returned as it is.
- * `refreshOwners` (HOLDING_TOTALS_REFRESH_OWNERS): how many owners whose holdings did not change may
- * have their totals row rewritten with the snapshot's round K (writeHoldingTotals).
+ * Takes the snapshot at `to` from the one at `from` (undefined: from nothing), with the cumulative
+ * supply flows at it, in one transaction. A snapshot taken already is returned as it is. The owners'
+ * holdings totals at it are derived after it is announced, in a transaction of their own
+ * (src/jobs/holding-totals.ts): they cost what changed since the snapshot before, which would hold
+ * the announcement, and the ingestion that waits for it, for as long.
  */
 export const takeSnapshot = repositoryOperation(
   'takeSnapshot',
-  async function takeSnapshot(
-    db: Db,
-    migrationId: number,
-    from: SnapshotRow | undefined,
-    at: Micros,
-    refreshOwners: number,
-  ): Promise<SnapshotRow> {
+  async function takeSnapshot(db: Db, migrationId: number, from: SnapshotRow | undefined, at: Micros): Promise<SnapshotRow> {
     const lower = from ? formatRecordTime(from.recordTime) : '-infinity';
     const to = formatRecordTime(at);
     const previousMax = from?.maxCreatedAt === null || from?.maxCreatedAt === undefined ? null : formatRecordTime(from.maxCreatedAt);
     return db.transaction().execute(async (trx) => {
       // Not bound by DATABASE_STATEMENT_TIMEOUT_MS, which is for answers: a snapshot that does not finish
-      // would fail again at each start (the first with totals, or a refresh of many owners, is long work).
+      // would fail again at each start (the first supply totals of a long history are long work).
       await sql`set local statement_timeout = 0`.execute(trx);
       const { rows } = await sql<{
         contract_count: number;
@@ -120,19 +114,12 @@ export const takeSnapshot = repositoryOperation(
           as holding_totals,
         xmax = 0 as inserted`.execute(trx);
       const r = rows[0]!;
-      let holdingTotals = r.holding_totals;
-      const written = r.inserted ? await writeHoldingTotals(trx, migrationId, from, at, refreshOwners) : undefined;
       // The cumulative supply flows at it, when those at the snapshot before are known.
       if (r.inserted) await writeSupplyTotals(trx, migrationId, from?.recordTime, at);
       // Live streams with snapshot events read it once this commits.
       if (r.inserted) {
         const notice = snapshotNotice(migrationId, at);
         await sql`select pg_notify(${notice.channel}, ${notice.payload})`.execute(trx);
-      }
-      if (written) {
-        await sql`insert into holding_totals_snapshots (migration_id, record_time, clamped_by)
-          values (${migrationId}, ${to}::timestamptz, ${written.clampedBy}::numeric)`.execute(trx);
-        holdingTotals = true;
       }
       return {
         migrationId,
@@ -141,7 +128,7 @@ export const takeSnapshot = repositoryOperation(
         unlockedAmulet: r.unlocked,
         lockedAmulet: r.locked,
         maxCreatedAt: r.max_created_at === null ? null : fromPgTimestamp(r.max_created_at),
-        holdingTotals,
+        holdingTotals: r.holding_totals,
       };
     });
   },

@@ -12,6 +12,8 @@
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { catchUpSnapshots } from '../../src/jobs/acs-snapshots';
+import { catchUpHoldingTotals } from '../../src/jobs/holding-totals';
+import { HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT } from '../../src/internal/config';
 import { useTestDatabase } from '../support/database/database';
 import { request, startTestApi, type TestApi } from '../support/http/http';
 import { load } from '../support/items/network-items';
@@ -138,6 +140,7 @@ describe('web UI over the parsed history', () => {
   beforeAll(async () => {
     await load(t.db, items);
     await catchUpSnapshots(t.db);
+    await catchUpHoldingTotals(t.db, HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT);
     const busiest = await t.pool.query<{ party: string }>(
       `select party from activities where party like '%::%' group by party order by count(*) desc, party limit 8`,
     );

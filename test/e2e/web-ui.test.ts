@@ -8,6 +8,8 @@
 import type { Browser, Page } from 'playwright-core';
 import type { CanonicalItem, TransactionUpdate } from '../../src/domain/items';
 import { catchUpSnapshots } from '../../src/jobs/acs-snapshots';
+import { catchUpHoldingTotals } from '../../src/jobs/holding-totals';
+import { HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT } from '../../src/internal/config';
 import { createMetrics } from '../../src/internal/metrics';
 import { useTestDatabase } from '../support/database/database';
 import { request, startTestApi, type TestApi } from '../support/http/http';
@@ -114,6 +116,7 @@ describe('web UI', () => {
   beforeAll(async () => {
     await load(t.db, items);
     await catchUpSnapshots(t.db);
+    await catchUpHoldingTotals(t.db, HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT);
     // Expiry against the newest record time: the simulated network lies in the past.
     api = await startTestApi(t, { env: { API_CLOCK: 'ledger', LEDGER_AUTH_DISABLED: 'true' } });
     browser = await launchBrowser();

@@ -19,6 +19,8 @@
  *   anywhere: the test moves those locks itself, from the instruction's or allocation's rows.
  */
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
+import { catchUpHoldingTotals } from '../../../src/jobs/holding-totals';
+import { HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT } from '../../../src/internal/config';
 import { formatDateTime, parseTimestamp } from '../../../src/domain/time';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
@@ -148,6 +150,7 @@ describe('activity projection invariants', () => {
   beforeAll(async () => {
     await ingestThroughWorker(t, items);
     await catchUpSnapshots(t.db);
+    await catchUpHoldingTotals(t.db, HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT);
     const { rows } = await t.pool.query<{ migration_id: string; t: string }>(
       `select migration_id::text, to_char(record_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t
        from acs_snapshots order by migration_id, record_time`,

@@ -8,6 +8,8 @@
  * src/domain is read for an expected value.
  */
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
+import { catchUpHoldingTotals } from '../../../src/jobs/holding-totals';
+import { HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT } from '../../../src/internal/config';
 import type { CanonicalItem, TransactionUpdate } from '../../../src/domain/items';
 import { formatDateTime, parseTimestamp } from '../../../src/domain/time';
 import { useTestDatabase } from '../../support/database/database';
@@ -259,9 +261,10 @@ describe('balances and supply at any instant', () => {
   beforeAll(async () => {
     await ingestThroughWorker(t, items);
     await catchUpSnapshots(t.db);
+    await catchUpHoldingTotals(t.db, HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT);
     const { rows } = await t.pool.query<{ migration_id: string; t: string }>(
       `select migration_id::text, to_char(record_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as t
-       from holding_totals_snapshots order by migration_id, record_time`,
+       from acs_snapshots order by migration_id, record_time`,
     );
     snapshots = rows.map((r) => ({ migration: Number(r.migration_id), time: parseTimestamp(r.t) }));
     api = await startTestApi(t);

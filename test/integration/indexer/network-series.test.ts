@@ -15,6 +15,8 @@ import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import type { CanonicalItem, CreatedEvent, ExercisedEvent, TransactionUpdate } from '../../../src/domain/items';
 import { formatDateTime, parseTimestamp } from '../../../src/domain/time';
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
+import { catchUpHoldingTotals } from '../../../src/jobs/holding-totals';
+import { HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT } from '../../../src/internal/config';
 import { ensureHistoryPartitions } from '../../../src/store/partitions';
 import type { Database } from '../../../src/store/schema';
 import {
@@ -147,6 +149,7 @@ describe('network time series and reward leaderboards', () => {
     await ingestThroughWorker(t, items);
     // The ACS snapshots, which the supply at a period's end starts from.
     await catchUpSnapshots(t.db);
+    await catchUpHoldingTotals(t.db, HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT);
     for (const [i, c] of claims.entries()) {
       await t.pool.query(
         `insert into activities (migration_id, record_time, update_id, node, kind, leg, party, round, amount, fees, counterparties)

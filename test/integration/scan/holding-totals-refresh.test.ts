@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import { formatRecordTime, parseTimestamp, type Micros } from '../../../src/domain/time';
 import { holdingsTotals, holdingsTotalsFromContracts } from '../../../src/store/holdings-repository';
+import { deriveHoldingTotals } from '../../../src/store/holding-totals-repository';
 import { takeSnapshot, type SnapshotRow } from '../../../src/store/snapshot-repository';
 import { bufferCounter } from '../../support/database/buffer-count';
 import { useTestDatabase } from '../../support/database/database';
@@ -61,7 +62,8 @@ describe('refreshing the totals of owners whose holdings stop changing', () => {
     let last = previous;
     for (const at of SNAPSHOTS) {
       if (at <= (previous?.recordTime ?? -1n) || at > until) continue;
-      last = await takeSnapshot(t.db, 0, last, at, refreshOwners);
+      last = await takeSnapshot(t.db, 0, last, at);
+      await deriveHoldingTotals(t.db, 0, at, refreshOwners);
     }
     return last!;
   }

@@ -9,6 +9,8 @@ import { pageTokensWithKey } from '../../../src/api/page-token';
 import type { CanonicalItem, TreeEvent } from '../../../src/domain/items';
 import { ingestItems } from '../../support/ingest';
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
+import { catchUpHoldingTotals } from '../../../src/jobs/holding-totals';
+import { HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT } from '../../../src/internal/config';
 import {
   acsAt,
   activeContractBody,
@@ -457,6 +459,7 @@ describe('holdings on a hand-built network', () => {
       batch.map((item) => ({ item, position: String(position), origin: `hand:${position++}` })),
     );
     await catchUpSnapshots(t.db);
+    await catchUpHoldingTotals(t.db, HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT);
   };
   const carolAmulets = Array.from({ length: 1100 }, (_, i) =>
     amulet(
