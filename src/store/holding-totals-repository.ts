@@ -98,7 +98,7 @@ export const totalsAt = (migrationId: number, at: Micros, owner: string) =>
  * at every summary. Then up to `refreshOwners` owners without changes whose K lags are refreshed
  * (refreshLagging; 0: none), and their number returned.
  */
-export async function writeHoldingTotals(
+async function writeHoldingTotals(
   db: Db,
   migrationId: number,
   from: { recordTime: Micros; holdingTotals: boolean } | undefined,
