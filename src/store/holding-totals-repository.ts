@@ -276,15 +276,20 @@ export interface SnapshotAwaitingTotals {
 export const snapshotsAwaitingHoldingTotals = repositoryOperation(
   'snapshotsAwaitingHoldingTotals',
   async function snapshotsAwaitingHoldingTotals(db: Db, limit: number): Promise<SnapshotAwaitingTotals[]> {
+    // Per migration (migration_synchronizers has a row each), two index probes and the range after them:
+    // the job asks every few seconds, so the cost must not follow the number of snapshots.
     const { rows } = await sql<{ migration_id: number; record_time: string }>`
-      with bounds as (
-        select s.migration_id, max(h.record_time) as with_totals, max(s.record_time) as newest
-        from acs_snapshots s left join holding_totals_snapshots h on h.migration_id = s.migration_id and h.record_time = s.record_time
-        group by s.migration_id)
-      select s.migration_id, s.record_time from acs_snapshots s
-      join bounds b on b.migration_id = s.migration_id
-      where case when b.with_totals is null then s.record_time = b.newest else s.record_time > b.with_totals end
-      order by s.migration_id, s.record_time
+      select m.migration_id, s.record_time
+      from (select distinct migration_id from migration_synchronizers) m
+      cross join lateral (select max(h.record_time) as with_totals from holding_totals_snapshots h where h.migration_id = m.migration_id) h
+      cross join lateral (select max(a.record_time) as newest from acs_snapshots a where a.migration_id = m.migration_id) n
+      cross join lateral (
+        select a.record_time from acs_snapshots a
+        where a.migration_id = m.migration_id
+          -- After the newest with totals (times are whole microseconds), or from the newest when none has any.
+          and a.record_time >= coalesce(h.with_totals + interval '1 microsecond', n.newest)
+        order by a.record_time limit ${limit}) s
+      order by m.migration_id, s.record_time
       limit ${limit}`.execute(db);
     return rows.map((r) => ({ migrationId: Number(r.migration_id), recordTime: fromPgTimestamp(r.record_time) }));
   },
