@@ -109,7 +109,7 @@ export function reportOutcomes<K, T>(
 /** The attested source, and its attested import updates for the bulk source, which reads the rest from bulk objects. */
 export interface AttestedScanSource extends Source {
   /** The import updates of a migration after an update id that `threshold` upstreams attest, once they hold all of them. */
-  importsOf(migrationId: number, afterUpdateId: string, signal: AbortSignal): AsyncGenerator<SourceItem>;
+  importsOf: (migrationId: number, afterUpdateId: string, signal: AbortSignal) => AsyncGenerator<SourceItem>;
 }
 
 export function createAttestedScanSource(options: AttestedScanSourceOptions): AttestedScanSource {

@@ -456,7 +456,7 @@ export function createBulkSource(options: BulkSourceOptions): Source {
     }
     const agreed = threshold === 1 ? "the upstream's checksum" : `the checksum ${obj.sources.length} upstreams agree on,`;
     const refused: string[] = [];
-    let failure: unknown;
+    let failure: Error | undefined;
     for (const { upstream: from, url } of obj.sources) {
       let bytes: Buffer;
       try {
@@ -467,7 +467,7 @@ export function createBulkSource(options: BulkSourceOptions): Source {
           { upstream: from, object: obj.key, err: (err as Error).message },
           'a bulk object could not be downloaded; trying another upstream',
         );
-        failure = err;
+        failure = err as Error;
         continue;
       }
       const actual = sha256(bytes);
