@@ -247,8 +247,13 @@ export function createBulkSource(options: BulkSourceOptions): Source {
   const downloadTimeoutMs = options.downloadTimeoutMs ?? 600_000;
   const observer = options.observer;
   const logger = options.logger.child({ source: 'bulk', ...(threshold > 1 && { threshold }) });
-  // A 501 is Splice's "bulk storage is not configured": retrying does not change it.
-  const http: HttpClient = createHttpClient(logger, { ...options.http, finalStatuses: [501] });
+  // A 501 is Splice's "bulk storage is not configured": retrying does not change it. With several
+  // upstreams a 503 fails that upstream's answer, as in the attested scan source, rather than holding the round.
+  const http: HttpClient = createHttpClient(logger, {
+    waitWhileUnavailable: upstreams.length === 1,
+    ...options.http,
+    finalStatuses: [501],
+  });
   const upstream = createUpstreamReader({ pageSize: 1000, wantProtobuf: true, http, logger });
   const pageName = (token: string | null) => `page ${token ?? 'first'}`;
 

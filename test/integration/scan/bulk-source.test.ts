@@ -18,6 +18,13 @@
  * Also: a checksum mismatch is refused naming the object; reading from any position yields exactly
  * the items after it; and the `ingest` command, killed with SIGKILL at random points and restarted,
  * ends with C's tables.
+ *
+ * Attestation over several upstreams (A, B, proxies in front of them that lie about one object's
+ * digest or serve bad bytes for one, and A served again without bulk storage): with a threshold, the
+ * objects the threshold agree on are taken and the mirror ends with C's tables, each lie reported to
+ * the observer where it was told; an object too few agree on stops ingestion naming every upstream's
+ * digest; and an upstream whose listing answers 501 is asked once, and fails the source at once when
+ * it leaves fewer than the threshold.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
