@@ -121,20 +121,22 @@ export function createConfiguredSource(config: Config, logger: Logger, metrics?:
     case 'bulk': {
       const { urls } = config.scanSource;
       if (urls.length === 0) throw new ConfigError('Invalid configuration: SOURCE=bulk needs SCAN_SOURCE_URLS.');
-      if (scanSourceThreshold(config) > 1) {
+      const threshold = scanSourceThreshold(config);
+      if (threshold > urls.length) {
         throw new ConfigError(
-          'Invalid configuration: SOURCE=bulk reads the bulk objects of one upstream (the first of SCAN_SOURCE_URLS) and does not attest them: set SCAN_SOURCE_THRESHOLD=1, or use SOURCE=scan for attested mirroring.',
+          `Invalid configuration: SCAN_SOURCE_THRESHOLD=${threshold} is more than the ${urls.length} SCAN_SOURCE_URLS: no quorum could ever form.`,
         );
       }
+      const observer = metrics && { observer: metrics.attestationObserver };
+      const scan = { urls, pollIntervalMs: config.scanSource.pollMs, stopAtEnd: config.ingest.stopAtEnd, logger, http: http('scan') };
+      // Above 1, the objects, the import updates and the /v0/events that follow are all attested.
+      const attested = threshold > 1 ? createAttestedScanSource({ ...scan, threshold, ...observer }) : undefined;
       return createBulkSource({
-        url: urls[0]!,
-        events: createScanSource({
-          urls,
-          pollIntervalMs: config.scanSource.pollMs,
-          stopAtEnd: config.ingest.stopAtEnd,
-          logger,
-          http: http('scan'),
-        }),
+        urls,
+        threshold,
+        events: attested ?? createScanSource(scan),
+        ...(attested && { imports: attested.importsOf }),
+        ...observer,
         pageSize: config.bulkSource.pageSize,
         pollIntervalMs: config.scanSource.pollMs,
         downloadTimeoutMs: config.bulkSource.downloadTimeoutMs,

@@ -6,7 +6,8 @@
  *
  * Transient: 408, 429, 5xx, network errors, timeouts, and bodies that do not
  * parse (a cut-off response looks like a 200 with half a document). Any other
- * status is the caller's mistake or a misconfiguration and fails at once.
+ * status is the caller's mistake or a misconfiguration and fails at once, as does a 5xx the client
+ * is told is final (`finalStatuses`).
  *
  * A 503 gets special treatment: Scan answers it while it is still backfilling
  * its history (HttpScanHandler.confirmBackfillingIsCompleteThen), which can last hours, so by
@@ -29,6 +30,8 @@ export interface HttpClientOptions {
   waitWhileUnavailable?: boolean;
   /** Statuses retried besides 408, 429 and 5xx (the ledger API asks for 409). */
   retryStatuses?: readonly number[];
+  /** 5xx statuses that fail at once instead (the bulk source's 501: an upstream without bulk storage). */
+  finalStatuses?: readonly number[];
   /** Replaceable so tests can run without real waits; must reject when `signal` aborts. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Told of every attempt's outcome, by upstream origin (for metrics). */
@@ -136,7 +139,9 @@ export function createHttpClient(logger: Logger, options: HttpClientOptions = {}
   const retryStatuses = new Set(options.retryStatuses ?? []);
   const sleep = options.sleep ?? defaultSleep;
 
-  const isTransientStatus = (status: number) => status === 408 || status === 429 || status >= 500 || retryStatuses.has(status);
+  const finalStatuses = new Set(options.finalStatuses ?? []);
+  const isTransientStatus = (status: number) =>
+    !finalStatuses.has(status) && (status === 408 || status === 429 || status >= 500 || retryStatuses.has(status));
 
   /** The answer read, or the error `read` threw on it that is not a SyntaxError. */
   type Read<T> = { value: T } | { rejected: unknown };

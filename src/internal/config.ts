@@ -363,7 +363,7 @@ export const knobs = {
   },
   SOURCE: {
     description:
-      "Where the ingestion worker reads from: the built-in simulated network, upstream Scan instances (scan: their /v0/events; bulk: the first one's bulk storage objects, then /v0/events), or a Canton participant.",
+      'Where the ingestion worker reads from: the built-in simulated network, upstream Scan instances (scan: their /v0/events; bulk: their bulk storage objects, then /v0/events), or a Canton participant.',
     default: 'simulator',
     expects: 'one of simulator, scan, bulk, ledger',
     schema: z.enum(['simulator', 'scan', 'bulk', 'ledger']),
@@ -402,14 +402,14 @@ export const knobs = {
   },
   SCAN_SOURCE_URLS: {
     description:
-      'Comma-separated base URLs of upstream Scan instances of one network (SOURCE=scan or bulk): tried in turn, or read side by side with attestation (SCAN_SOURCE_THRESHOLD). SOURCE=bulk reads the bulk objects of the first only.',
+      'Comma-separated base URLs of upstream Scan instances of one network (SOURCE=scan or bulk): tried in turn, or read side by side with attestation (SCAN_SOURCE_THRESHOLD). SOURCE=bulk reads the bulk objects of the first only at threshold 1, and takes an object only when the threshold list it with the same checksum above.',
     default: '',
     expects: 'a comma-separated list of http(s) URLs',
     schema: csv.pipe(z.array(z.url({ protocol: /^https?$/ }))),
   },
   SCAN_SOURCE_THRESHOLD: {
     description:
-      'How many of the SCAN_SOURCE_URLS must serve an identical element before it is stored. Empty: f+1, where f = floor((N-1)/3) of N URLs. 1: no attestation, the URLs are tried in turn (failover).',
+      'How many of the SCAN_SOURCE_URLS must serve an identical element (SOURCE=bulk: list a bulk object with the same checksum) before it is stored. Empty: f+1, where f = floor((N-1)/3) of N URLs. 1: no attestation, the URLs are tried in turn (failover; SOURCE=bulk reads the objects of the first).',
     default: '',
     expects: 'empty, or an integer from 1 to the number of SCAN_SOURCE_URLS',
     schema: z.union([z.literal('').transform(() => undefined), positiveInt]),

@@ -71,7 +71,48 @@ type Take = () => SourceItem;
 
 const short = (hash: string | null) => (hash === null ? 'none' : hash.slice(0, 16));
 
-export function createAttestedScanSource(options: AttestedScanSourceOptions): Source {
+/**
+ * Logs and counts each upstream's part in the keys a decision settled (agreed, disagreed) and the
+ * upstreams that could not be asked: shared with the bulk source, which attests object listings.
+ */
+export function reportOutcomes<K, T>(
+  decision: Decision<K, T>,
+  answers: readonly ({ ok: boolean } | undefined)[],
+  urls: readonly string[],
+  position: (key: K) => string,
+  logger: Logger,
+  observer: AttestationObserver | undefined,
+): void {
+  const counts = urls.map(() => ({ agreed: 0, disagreed: 0 }));
+  for (const { key, byUpstream } of decision.outcomes) {
+    byUpstream.forEach((o, i) => {
+      if (o.kind === 'agreed') counts[i]!.agreed += 1;
+      if (o.kind === 'disagreed') {
+        counts[i]!.disagreed += 1;
+        const at = position(key);
+        logger.warn(
+          { upstream: urls[i], position: at, hash: short(o.hash), expected: short(o.expected) },
+          'an upstream disagrees with the quorum',
+        );
+        observer?.disagreed(urls[i]!, at, o.hash, o.expected);
+      }
+    });
+  }
+  counts.forEach((c, i) => {
+    if (c.agreed) observer?.counted(urls[i]!, 'agreed', c.agreed);
+    if (c.disagreed) observer?.counted(urls[i]!, 'disagreed', c.disagreed);
+    const a = answers[i];
+    if (a && !a.ok) observer?.counted(urls[i]!, 'unavailable', 1);
+  });
+}
+
+/** The attested source, and its attested import updates for the bulk source, which reads the rest from bulk objects. */
+export interface AttestedScanSource extends Source {
+  /** The import updates of a migration after an update id that `threshold` upstreams attest, once they hold all of them. */
+  importsOf: (migrationId: number, afterUpdateId: string, signal: AbortSignal) => AsyncGenerator<SourceItem>;
+}
+
+export function createAttestedScanSource(options: AttestedScanSourceOptions): AttestedScanSource {
   const urls = options.urls.map((u) => u.replace(/\/+$/, ''));
   const { threshold } = options;
   if (!Number.isInteger(threshold) || threshold < 1 || threshold > urls.length) {
@@ -139,27 +180,7 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
   }
 
   function report<K, T>(decision: Decision<K, T>, answers: (Answer<K, T> | undefined)[], position: (key: K) => string): void {
-    const counts = urls.map(() => ({ agreed: 0, disagreed: 0 }));
-    for (const { key, byUpstream } of decision.outcomes) {
-      byUpstream.forEach((o, i) => {
-        if (o.kind === 'agreed') counts[i]!.agreed += 1;
-        if (o.kind === 'disagreed') {
-          counts[i]!.disagreed += 1;
-          const at = position(key);
-          logger.warn(
-            { upstream: urls[i], position: at, hash: short(o.hash), expected: short(o.expected) },
-            'an upstream disagrees with the quorum',
-          );
-          observer?.disagreed(urls[i]!, at, o.hash, o.expected);
-        }
-      });
-    }
-    counts.forEach((c, i) => {
-      if (c.agreed) observer?.counted(urls[i]!, 'agreed', c.agreed);
-      if (c.disagreed) observer?.counted(urls[i]!, 'disagreed', c.disagreed);
-      const a = answers[i];
-      if (a && !a.ok) observer?.counted(urls[i]!, 'unavailable', 1);
-    });
+    reportOutcomes(decision, answers, urls, position, logger, observer);
     if (decision.stalled) {
       const at = position(decision.stalled.key);
       const stall = { position: at, reason: decision.stalled.reason };
@@ -268,6 +289,7 @@ export function createAttestedScanSource(options: AttestedScanSourceOptions): So
 
   return {
     stream: 'scan',
+    importsOf,
     async *read(from, signal) {
       const stop = new AbortController();
       const inner = AbortSignal.any([signal, stop.signal]);

@@ -31,27 +31,52 @@
  * none); every position from then on is the scan source's, and a restart there resumes the scan
  * source directly.
  *
- * The objects are read from one upstream (the first of SCAN_SOURCE_URLS): a position names that
- * upstream's objects, and another Scan may cut its objects elsewhere.
+ * Attestation. With a threshold of 1 the objects are read from the first upstream alone. Above 1,
+ * every upstream is asked for the same listing page and for the checksums of what it lists, and the
+ * objects are decided by key with the attested scan source's rule (attestation.ts's `decide`): an
+ * object is taken only when `threshold` upstreams list it with the same digest and give that digest
+ * as its checksum; it is downloaded from one of them and its bytes must have that digest (another of
+ * them is tried when they do not). An outvoted upstream is logged and counted as the scan source's
+ * disagreements are (reportOutcomes); an object no quorum can agree on stops ingestion with an error
+ * naming each upstream's digest. Where too few upstreams list the next objects yet (they lag), the
+ * bulk phase ends at the last attested object and /v0/events goes on from there. Import updates are
+ * then the attested scan source's (`imports`). A position names objects by key and agreed digest,
+ * so it resumes over the same quorum.
+ *
+ * An upstream whose listing answers 501 does not serve bulk history (Splice's answer when bulk
+ * storage is not configured): that is not retried; when it leaves fewer than `threshold` upstreams
+ * the source fails at once naming each upstream and its answer, rather than falling back to
+ * /v0/events, which is SOURCE=scan's job (an operator who asked for bulk learns it is not there).
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { isObjectKey, updateFromBulkLine } from '../../domain/bulk-layout';
+import { isObjectKey, parseFolder, updateFromBulkLine } from '../../domain/bulk-layout';
 import { compareStreamKeys, type StreamKey } from '../../domain/stream-key';
 import { formatRecordTime, IMPORT_RECORD_TIME, tryParseTimestamp } from '../../domain/time';
 import type { Logger } from '../../internal/logger';
 import { zstdDecompressFrames, ZstdFormatError, zstdReady } from '../../internal/zstd';
 import { createHttpClient, HttpStatusError, type HttpClient, type HttpClientOptions } from '../http-client';
 import { SourceItemError, type Source, type SourceItem } from '../source';
+import { decide, type Answer, type Element } from './attestation';
+import { reportOutcomes, type AttestationObserver } from './attested-scan-source';
 import { readItem } from './event-page';
 import { createUpstreamReader, positionOf } from './scan-upstream';
 import { array, isObject, object, ShapeError, string } from './shape';
 
 export interface BulkSourceOptions {
-  /** Base URL of the Scan whose bulk objects are read (without /api/scan). */
-  url: string;
+  /** Base URLs of the upstream Scans whose bulk objects are read (without /api/scan). */
+  urls: readonly string[];
+  /** How many of them must list an object with the same checksum (default 1: the first URL alone is read). */
+  threshold?: number;
   /** Reads the history after the bulk objects from /v0/events: the scan source over the same upstreams. */
   events: Source;
+  /**
+   * The import updates of a migration after an update id, once all are held. Default: the first URL's;
+   * required with a threshold above 1 (the attested scan source's `importsOf`).
+   */
+  imports?: (migrationId: number, afterUpdateId: string, signal: AbortSignal) => AsyncIterable<SourceItem>;
+  /** Told of each upstream's part in the attested listings (the attested scan source's metrics). */
+  observer?: AttestationObserver;
   /** Object refs per listing page, 1 to 1000 (default 1000). */
   pageSize?: number;
   /** Wait before asking for checksums again after a "not yet" (default 5000 ms). */
@@ -81,12 +106,40 @@ interface ObjectRef {
   key: string;
 }
 
+/** One upstream's listing page: its refs, the checksums it gives for them, and its next token. */
+interface Listing {
+  refs: ObjectRef[];
+  checksums: string[];
+  next: string | undefined;
+}
+
+/** An object a quorum of upstreams list alike: its digest and checksum, and where each of them serves it. */
+interface AttestedObject {
+  key: string;
+  digest: string;
+  checksum: string;
+  sources: { upstream: string; url: string }[];
+}
+
 /** A downloaded object whose bytes matched its checksums. */
-interface VerifiedObject extends ObjectRef {
+interface VerifiedObject {
+  key: string;
+  digest: string;
+  /** The upstream it was downloaded from. */
+  from: string;
   bytes: Buffer;
 }
 
+/** Too few upstreams serve bulk history (their listing answers 501): not retried. */
+export class BulkHistoryNotServedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BulkHistoryNotServedError';
+  }
+}
+
 const LISTING_START = '0001-01-01T00:00:00Z';
+const LISTING_PATH = '/api/scan/v0/history/bulk/updates';
 const LISTING_END = '9999-12-31T23:59:59Z';
 const OBJECT_KEY_AT_END = /([^/]+\/updates_\d+\.zstd)$/;
 
@@ -150,6 +203,18 @@ function keyOfUrl(url: string): string | undefined {
   return key !== undefined && isObjectKey(key) ? key : undefined;
 }
 
+/** Listing order: by folder (start, then end), then by object number. Keys are checked by keyOfUrl. */
+function compareObjectKeys(a: string, b: string): number {
+  const parts = (key: string) => {
+    const slash = key.lastIndexOf('/');
+    const folder = parseFolder(key.slice(0, slash))!;
+    return [folder.start, folder.end, BigInt(/_(\d+)\.zstd$/.exec(key)![1]!)] as const;
+  };
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+  return 0;
+}
+
 /** The NDJSON lines of an object's bytes, frame by frame, a line cut by a frame boundary joined. */
 function* linesOf(bytes: Buffer): Generator<string> {
   let carry: Buffer | undefined;
@@ -167,31 +232,58 @@ function* linesOf(bytes: Buffer): Generator<string> {
 }
 
 export function createBulkSource(options: BulkSourceOptions): Source {
-  const url = options.url.replace(/\/+$/, '');
+  const urls = options.urls.map((u) => u.replace(/\/+$/, ''));
+  const threshold = options.threshold ?? 1;
+  if (!Number.isInteger(threshold) || threshold < 1 || threshold > urls.length) {
+    throw new Error(`The bulk source needs a threshold from 1 to ${urls.length} (the number of URLs); got ${threshold}`);
+  }
+  if (threshold > 1 && options.imports === undefined) {
+    throw new Error('The attested bulk source needs attested import updates (options.imports)');
+  }
+  /** The upstreams whose listings are read: the first alone without attestation. */
+  const upstreams = threshold === 1 ? urls.slice(0, 1) : urls;
   const pageSize = options.pageSize ?? 1000;
   const pollIntervalMs = options.pollIntervalMs ?? 5000;
   const downloadTimeoutMs = options.downloadTimeoutMs ?? 600_000;
-  const logger = options.logger.child({ source: 'bulk' });
-  const http: HttpClient = createHttpClient(logger, options.http);
+  const observer = options.observer;
+  const logger = options.logger.child({ source: 'bulk', ...(threshold > 1 && { threshold }) });
+  // A 501 is Splice's "bulk storage is not configured": retrying does not change it. With several
+  // upstreams a 503 fails that upstream's answer, as in the attested scan source, rather than holding the round.
+  const http: HttpClient = createHttpClient(logger, {
+    waitWhileUnavailable: upstreams.length === 1,
+    ...options.http,
+    finalStatuses: [501],
+  });
   const upstream = createUpstreamReader({ pageSize: 1000, wantProtobuf: true, http, logger });
-  const listingOrigin = `${url}/api/scan/v0/history/bulk/updates`;
+  const pageName = (token: string | null) => `page ${token ?? 'first'}`;
 
-  /** One page of the listing: the refs, and the token of the next page. */
-  async function listPage(token: string | null, signal: AbortSignal): Promise<{ refs: ObjectRef[]; next: string | undefined }> {
-    const origin = `${listingOrigin} (page ${token ?? 'first'})`;
-    const body = await http.json(
-      {
-        method: 'POST',
-        url: listingOrigin,
-        body: {
-          start_record_time: LISTING_START,
-          end_record_time: LISTING_END,
-          page_size: pageSize,
-          ...(token !== null && { next_page_token: token }),
+  /** One page of an upstream's listing: the refs, and the token of the next page. */
+  async function listPage(
+    url: string,
+    token: string | null,
+    signal: AbortSignal,
+  ): Promise<{ refs: ObjectRef[]; next: string | undefined }> {
+    const listingUrl = `${url}${LISTING_PATH}`;
+    const origin = `${listingUrl} (${pageName(token)})`;
+    let body: unknown;
+    try {
+      body = await http.json(
+        {
+          method: 'POST',
+          url: listingUrl,
+          body: {
+            start_record_time: LISTING_START,
+            end_record_time: LISTING_END,
+            page_size: pageSize,
+            ...(token !== null && { next_page_token: token }),
+          },
         },
-      },
-      signal,
-    );
+        signal,
+      );
+    } catch (err) {
+      if (err instanceof HttpStatusError && err.status === 501) throw new NotServed(url, err.bodyText);
+      throw err;
+    }
     try {
       const page = object(body, 'response');
       const refs = array(page, 'object_refs', 'response').map((raw, i) => {
@@ -213,8 +305,8 @@ export function createBulkSource(options: BulkSourceOptions): Source {
     }
   }
 
-  /** The upstream's checksums of the objects by key, waiting while it answers "not yet" (404, 501). */
-  async function checksumsOf(keys: string[], signal: AbortSignal): Promise<string[]> {
+  /** An upstream's checksums of the objects by key, waiting while it answers "not yet" (404, 501). */
+  async function checksumsOf(url: string, keys: string[], signal: AbortSignal): Promise<string[]> {
     const origin = `${url}/api/scan/v0/history/bulk/checksums`;
     for (;;) {
       let body: unknown;
@@ -222,7 +314,10 @@ export function createBulkSource(options: BulkSourceOptions): Source {
         body = await http.json({ method: 'POST', url: origin, body: { object_keys: keys } }, signal);
       } catch (err) {
         if (!(err instanceof HttpStatusError) || (err.status !== 404 && err.status !== 501)) throw err;
-        logger.info({ keys: keys.length, status: err.status, err: err.message }, 'bulk checksums not available yet: waiting');
+        logger.info(
+          { upstream: url, keys: keys.length, status: err.status, err: err.message },
+          'bulk checksums not available yet: waiting',
+        );
         await delay(pollIntervalMs, undefined, { signal });
         continue;
       }
@@ -241,30 +336,165 @@ export function createBulkSource(options: BulkSourceOptions): Source {
     }
   }
 
-  /** Downloads an object and checks its bytes against both the listing's digest and the upstream's checksum. */
-  async function download(ref: ObjectRef, checksum: string, signal: AbortSignal): Promise<VerifiedObject> {
-    const origin = `bulk object ${ref.key} of ${url}`;
-    if (checksum !== ref.digest) {
-      throw new SourceItemError(
-        origin,
-        undefined,
-        `the upstream's checksum (${checksum}) differs from the digest its listing gives (${ref.digest}): refusing the object`,
-      );
-    }
-    const bytes = await http.bytes({ method: 'GET', url: ref.url, timeoutMs: downloadTimeoutMs }, signal);
-    const actual = sha256(bytes);
-    if (actual !== checksum) {
-      throw new SourceItemError(
-        origin,
-        undefined,
-        `the SHA-256 of the ${bytes.length} bytes downloaded from ${ref.url} is ${actual}, not the upstream's checksum ${checksum}: refusing the object`,
-      );
-    }
-    return { ...ref, bytes };
+  async function listingOf(url: string, token: string | null, signal: AbortSignal): Promise<Listing> {
+    const { refs, next } = await listPage(url, token, signal);
+    const checksums =
+      refs.length === 0
+        ? []
+        : await checksumsOf(
+            url,
+            refs.map((r) => r.key),
+            signal,
+          );
+    return { refs, checksums, next };
   }
 
-  /** The import updates of a migration after an update id, each positioned before line `at.lines + 1`. */
-  async function* importsOf(migrationId: number, afterUpdateId: string, at: BulkAt, signal: AbortSignal): AsyncGenerator<SourceItem> {
+  /**
+   * An upstream's listing as elements to decide on: one per object, its vote the listing's digest
+   * (with the checksum beside it where the checksums answer says otherwise, so that such an object
+   * can never be taken). Cut before a key that is not after the one before it.
+   */
+  function elementsOf(url: string, listing: Listing): Element<string, { ref: ObjectRef; checksum: string }>[] {
+    const elements: Element<string, { ref: ObjectRef; checksum: string }>[] = [];
+    for (const [i, ref] of listing.refs.entries()) {
+      const checksum = listing.checksums[i]!;
+      const previous = elements.at(-1);
+      if (previous && compareObjectKeys(previous.key, ref.key) >= 0) {
+        logger.warn(
+          { upstream: url, object: ref.key, after: previous.key },
+          'an upstream listed a bulk object out of order; its page ends there',
+        );
+        break;
+      }
+      const hash = checksum === ref.digest ? ref.digest : `${ref.digest} (checksums: ${checksum})`;
+      elements.push({ key: ref.key, hash, value: { ref, checksum } });
+    }
+    return elements;
+  }
+
+  /** What an upstream's answer says of an object, for an error. */
+  function whatListed(answer: Answer<string, { ref: ObjectRef; checksum: string }>, key: string): string {
+    if (!answer.ok) return `did not answer (${answer.reason})`;
+    const e = answer.elements.find((x) => x.key === key);
+    return e ? `lists digest ${e.hash}` : 'does not list it';
+  }
+
+  /**
+   * One listing page of every upstream read, decided: the objects attested in listing order, the
+   * next token a quorum gives, whether every object any of them listed was decided, and the error
+   * to stop with after the objects attested when no quorum can attest the next one.
+   */
+  async function attestedPage(
+    token: string | null,
+    signal: AbortSignal,
+  ): Promise<{ objects: AttestedObject[]; next: string | undefined; complete: boolean; refused: SourceItemError | undefined }> {
+    const settled = await Promise.allSettled(upstreams.map((u) => listingOf(u, token, signal)));
+    if (signal.aborted) throw signal.reason;
+    const notServed = settled.flatMap((r) => (r.status === 'rejected' && r.reason instanceof NotServed ? [r.reason] : []));
+    if (notServed.length > 0) {
+      const answers = notServed.map((n) => `${n.url}${LISTING_PATH} answered HTTP 501 (${n.body})`).join('; ');
+      if (upstreams.length - notServed.length < threshold) {
+        const which =
+          upstreams.length === 1
+            ? 'that upstream does not serve bulk history'
+            : `${notServed.length} of the ${upstreams.length} upstreams do not serve bulk history, which leaves fewer than the threshold (${threshold}) to attest objects`;
+        throw new BulkHistoryNotServedError(`${answers}: ${which}. SOURCE=scan backfills from /v0/events instead.`);
+      }
+      logger.warn({ answers }, 'some upstreams do not serve bulk history; the others attest the objects');
+    }
+    // An upstream without bulk storage is left out of the decision: it will never list anything, and as
+    // an upstream not heard from it would keep a lone dissent from ever being outvoted.
+    const served = upstreams.flatMap((url, i) => (notServed.some((n) => n.url === url) ? [] : [{ url, listing: settled[i]! }]));
+    for (const n of notServed) observer?.counted(n.url, 'unavailable', 1);
+    const urlsServed = served.map((u) => u.url);
+    const answers: Answer<string, { ref: ObjectRef; checksum: string }>[] = served.map(({ url, listing }) =>
+      listing.status === 'fulfilled'
+        ? { ok: true, elements: elementsOf(url, listing.value) }
+        : { ok: false, reason: listing.reason instanceof Error ? listing.reason.message : String(listing.reason) },
+    );
+    if (answers.filter((a) => a.ok).length < threshold) {
+      // Not enough answers for a quorum: the first failure (a retryable one restarts from the checkpoint).
+      throw served.map((u) => u.listing).find((r): r is PromiseRejectedResult => r.status === 'rejected')!.reason;
+    }
+    const decision = decide(answers, threshold, compareObjectKeys);
+    let refused: SourceItemError | undefined;
+    reportOutcomes(decision, answers, urlsServed, (key) => `bulk object ${key}`, logger, observer);
+    if (decision.stalled) {
+      const { key, reason } = decision.stalled;
+      const why =
+        reason === 'conflict'
+          ? `two digests are each listed by ${threshold} or more upstreams`
+          : `no digest is listed by ${threshold} upstreams, nor can be`;
+      const each = urlsServed.map((u, i) => `${u} ${whatListed(answers[i]!, key)}`).join('; ');
+      logger.error({ object: key, reason, upstreams: each }, 'no quorum of upstreams attests a bulk object');
+      refused = new SourceItemError(`bulk object ${key}`, undefined, `${why} (${each}): refusing the object`);
+    }
+    const outcomes = new Map(decision.outcomes.map((o) => [o.key, o.byUpstream]));
+    const objects = decision.committed.map(({ key, value }): AttestedObject => {
+      const sources = outcomes
+        .get(key)!
+        .flatMap((o, i) => (o.kind === 'agreed' ? [i] : []))
+        .map((i) => ({
+          upstream: urlsServed[i]!,
+          url: (answers[i] as { ok: true; elements: Element<string, { ref: ObjectRef }>[] }).elements.find((e) => e.key === key)!.value.ref
+            .url,
+        }));
+      return { key, digest: value.ref.digest, checksum: value.checksum, sources };
+    });
+    const listed = new Set(answers.flatMap((a) => (a.ok ? a.elements.map((e) => e.key) : [])));
+    const tokens = new Map<string | undefined, number>();
+    for (const r of settled) if (r.status === 'fulfilled') tokens.set(r.value.next, (tokens.get(r.value.next) ?? 0) + 1);
+    const next = [...tokens].find(([, n]) => n >= threshold);
+    return { objects, next: next?.[0], complete: outcomes.size === listed.size && next !== undefined, refused };
+  }
+
+  /** Downloads an object from an upstream that lists it, its bytes checked against the agreed checksum. */
+  async function download(obj: AttestedObject, signal: AbortSignal): Promise<VerifiedObject> {
+    const holders = obj.sources.map((s) => s.upstream).join(', ');
+    const origin = `bulk object ${obj.key} of ${holders}`;
+    if (obj.checksum !== obj.digest) {
+      throw new SourceItemError(
+        origin,
+        undefined,
+        `the upstream's checksum (${obj.checksum}) differs from the digest its listing gives (${obj.digest}): refusing the object`,
+      );
+    }
+    const agreed = threshold === 1 ? "the upstream's checksum" : `the checksum ${obj.sources.length} upstreams agree on,`;
+    const refused: string[] = [];
+    let failure: Error | undefined;
+    for (const { upstream: from, url } of obj.sources) {
+      let bytes: Buffer;
+      try {
+        bytes = await http.bytes({ method: 'GET', url, timeoutMs: downloadTimeoutMs }, signal);
+      } catch (err) {
+        if (signal.aborted || obj.sources.length === 1) throw err;
+        logger.warn(
+          { upstream: from, object: obj.key, err: (err as Error).message },
+          'a bulk object could not be downloaded; trying another upstream',
+        );
+        failure = err as Error;
+        continue;
+      }
+      const actual = sha256(bytes);
+      if (actual === obj.digest) return { key: obj.key, digest: obj.digest, from, bytes };
+      refused.push(`the SHA-256 of the ${bytes.length} bytes downloaded from ${url} is ${actual}, not ${agreed} ${obj.digest}`);
+      logger.error(
+        { upstream: from, object: obj.key, url, sha256: actual, expected: obj.digest },
+        'a bulk object downloaded does not have the agreed checksum',
+      );
+      if (threshold > 1) {
+        observer?.disagreed(from, `bulk object ${obj.key}`, actual, obj.digest);
+        observer?.counted(from, 'disagreed', 1);
+      }
+    }
+    // A download that failed may yet succeed: retried from the checkpoint.
+    if (failure !== undefined) throw failure;
+    throw new SourceItemError(origin, undefined, `${refused.join('; ')}: refusing the object`);
+  }
+
+  /** The first upstream's import updates of a migration (no attestation). */
+  async function* firstUpstreamImports(migrationId: number, afterUpdateId: string, signal: AbortSignal): AsyncGenerator<SourceItem> {
+    const url = upstreams[0]!;
     for (;;) {
       if (await upstream.importsComplete(url, migrationId, signal)) break;
       logger.info({ migrationId }, 'the upstream does not hold all import updates of the migration yet: waiting');
@@ -273,12 +503,18 @@ export function createBulkSource(options: BulkSourceOptions): Source {
     let after = afterUpdateId;
     for (;;) {
       const got = await upstream.importPageFrom(url, migrationId, after, signal);
-      for (const { item, origin } of got.items) {
-        const importAfter = item.update!.update_id;
-        yield { item, origin, position: formatPosition({ migrationId, recordTime: IMPORT_RECORD_TIME, bulk: at, importAfter }) };
-      }
+      yield* got.items;
       if (!got.full) return;
       after = got.lastId;
+    }
+  }
+  const readImports = options.imports ?? firstUpstreamImports;
+
+  /** The import updates of a migration after an update id, each positioned before line `at.lines + 1`. */
+  async function* importsOf(migrationId: number, afterUpdateId: string, at: BulkAt, signal: AbortSignal): AsyncGenerator<SourceItem> {
+    for await (const got of readImports(migrationId, afterUpdateId, signal)) {
+      const importAfter = got.item.update!.update_id;
+      yield { ...got, position: formatPosition({ migrationId, recordTime: IMPORT_RECORD_TIME, bulk: at, importAfter }) };
     }
   }
 
@@ -304,36 +540,37 @@ export function createBulkSource(options: BulkSourceOptions): Source {
       let lines = 0;
       try {
         for (;;) {
-          const page = await listPage(token, inner);
+          const page = await attestedPage(token, inner);
           let first = 0;
           if (pending) {
             const at = pending.bulk;
-            first = page.refs.findIndex((r) => r.key === at.object);
+            first = page.objects.findIndex((o) => o.key === at.object);
             if (first < 0) {
+              if (page.refused) throw page.refused;
               throw new SourceItemError(
-                `${listingOrigin} (page ${token ?? 'first'})`,
+                `${upstreams.join(', ')} (listing ${pageName(token)})`,
                 undefined,
-                `bulk object ${at.object}, where ingestion stopped, is no longer listed there: cannot resume`,
+                `bulk object ${at.object}, where ingestion stopped, is no longer listed there${threshold > 1 ? ' by a quorum' : ''}: cannot resume`,
               );
             }
           }
-          const refs = page.refs.slice(first);
-          if (refs.length === 0) break;
-          const checksums = await checksumsOf(
-            refs.map((r) => r.key),
-            inner,
-          );
-          let next: Promise<VerifiedObject> | undefined = download(refs[0]!, checksums[0]!, inner);
-          for (let i = 0; i < refs.length; i++) {
+          const listed = page.objects.slice(first);
+          if (listed.length === 0) {
+            if (page.refused) throw page.refused;
+            break;
+          }
+          let next: Promise<VerifiedObject> | undefined = download(listed[0]!, inner);
+          for (let i = 0; i < listed.length; i++) {
             const current = await next!;
-            next = i + 1 < refs.length ? download(refs[i + 1]!, checksums[i + 1]!, inner) : undefined;
+            next = i + 1 < listed.length ? download(listed[i + 1]!, inner) : undefined;
             // Its failure surfaces when it is awaited; this only keeps an abandoned one from being reported as unhandled.
             next?.catch(() => undefined);
+            const objectOrigin = `bulk object ${current.key} of ${current.from}`;
             let skip = 0;
             if (pending) {
               if (current.digest !== pending.bulk.digest) {
                 throw new SourceItemError(
-                  `bulk object ${current.key} of ${url}`,
+                  objectOrigin,
                   undefined,
                   `its digest is now ${current.digest}, not ${pending.bulk.digest} as when ingestion stopped in it: cannot resume`,
                 );
@@ -350,7 +587,7 @@ export function createBulkSource(options: BulkSourceOptions): Source {
                 n++;
                 if (n <= skip) continue;
                 const at: BulkAt = { page: token, object: current.key, digest: current.digest, lines: n };
-                const origin = `bulk object ${current.key} of ${url}, line ${n}`;
+                const origin = `${objectOrigin}, line ${n}`;
                 let read;
                 try {
                   read = readItem({ update: updateFromBulkLine(text) });
@@ -374,20 +611,25 @@ export function createBulkSource(options: BulkSourceOptions): Source {
               }
             } catch (err) {
               if (err instanceof ZstdFormatError) {
-                throw new SourceItemError(`bulk object ${current.key} of ${url}`, undefined, `not a zstd stream: ${err.message}`);
+                throw new SourceItemError(objectOrigin, undefined, `not a zstd stream: ${err.message}`);
               }
               throw err;
             }
             objects++;
             if (n < skip) {
-              throw new SourceItemError(
-                `bulk object ${current.key} of ${url}`,
-                undefined,
-                `has ${n} lines, fewer than the ${skip} ingested before: cannot resume`,
-              );
+              throw new SourceItemError(objectOrigin, undefined, `has ${n} lines, fewer than the ${skip} ingested before: cannot resume`);
             }
           }
           logger.info({ page: token, objects, lines }, 'bulk: read a page of objects');
+          // The objects before one no quorum attests are taken; that one stops ingestion.
+          if (page.refused) throw page.refused;
+          if (!page.complete) {
+            logger.warn(
+              { page: token, after: listed.at(-1)!.key },
+              'fewer than the threshold of upstreams list the next bulk objects alike yet: the bulk phase ends here',
+            );
+            break;
+          }
           if (page.next === undefined || page.next === token) break;
           token = page.next;
         }
@@ -402,4 +644,14 @@ export function createBulkSource(options: BulkSourceOptions): Source {
       yield* options.events.read(last ? positionOf({ migrationId: last.migrationId, recordTime: last.recordTime }) : undefined, signal);
     },
   };
+}
+
+/** An upstream's listing answered 501: it does not serve bulk history. */
+class NotServed extends Error {
+  constructor(
+    readonly url: string,
+    readonly body: string,
+  ) {
+    super(`${url}${LISTING_PATH} answered HTTP 501: ${body}`);
+  }
 }

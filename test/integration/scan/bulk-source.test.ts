@@ -18,6 +18,13 @@
  * Also: a checksum mismatch is refused naming the object; reading from any position yields exactly
  * the items after it; and the `ingest` command, killed with SIGKILL at random points and restarted,
  * ends with C's tables.
+ *
+ * Attestation over several upstreams (A, B, proxies in front of them that lie about one object's
+ * digest or serve bad bytes for one, and A served again without bulk storage): with a threshold, the
+ * objects the threshold agree on are taken and the mirror ends with C's tables, each lie reported to
+ * the observer where it was told; an object too few agree on stops ingestion naming every upstream's
+ * digest; and an upstream whose listing answers 501 is asked once, and fails the source at once when
+ * it leaves fewer than the threshold.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -30,7 +37,8 @@ import type { CanonicalItem, TransactionUpdate, Update } from '../../../src/doma
 import { formatRecordTime, parseTimestamp } from '../../../src/domain/time';
 import { createBlobMirror } from '../../../src/ingest/blob-mirror';
 import { SourceItemError, type Source, type SourceItem } from '../../../src/ingest/source';
-import { createBulkSource } from '../../../src/ingest/sources/bulk-source';
+import { createAttestedScanSource, type AttestationObserver } from '../../../src/ingest/sources/attested-scan-source';
+import { BulkHistoryNotServedError, createBulkSource } from '../../../src/ingest/sources/bulk-source';
 import { createScanSource } from '../../../src/ingest/sources/scan-source';
 import { runWorker } from '../../../src/ingest/worker';
 import { writeCompletedSegments } from '../../../src/jobs/bulk-history';
@@ -91,11 +99,29 @@ function arraySource(list: CanonicalItem[]): Source {
   };
 }
 
-const ingest = (t: TestDatabase, source: Source) =>
-  runWorker({ db: t.db, pool: t.pool, source, logger, batchSize: 200, batchMaxWaitMs: 20 }, new AbortController().signal);
+const ingest = (t: TestDatabase, source: Source, batchSize = 200) =>
+  runWorker({ db: t.db, pool: t.pool, source, logger, batchSize, batchMaxWaitMs: 20 }, new AbortController().signal);
 
 const bulkSource = (url: string) =>
-  createBulkSource({ url, pageSize, logger, events: createScanSource({ urls: [url], pageSize: 100, stopAtEnd: true, logger }) });
+  createBulkSource({ urls: [url], pageSize, logger, events: createScanSource({ urls: [url], pageSize: 100, stopAtEnd: true, logger }) });
+
+/** What the attestation observer was told: each disagreement, and the counts by upstream and outcome. */
+function recorder() {
+  const disagreed: string[] = [];
+  const counted = new Map<string, number>();
+  const observer: AttestationObserver = {
+    counted: (upstream, outcome, n) => void counted.set(`${upstream} ${outcome}`, (counted.get(`${upstream} ${outcome}`) ?? 0) + n),
+    disagreed: (upstream, position, hash, expected) => void disagreed.push(`${upstream} at ${position}: ${hash} instead of ${expected}`),
+    stalled: () => undefined,
+  };
+  return { observer, disagreed, counted };
+}
+
+/** The bulk source over several upstreams with a threshold, attested throughout (as src/runtime.ts makes it). */
+function attestedBulkSource(urls: string[], threshold: number, observer?: AttestationObserver) {
+  const events = createAttestedScanSource({ urls, threshold, pageSize: 100, stopAtEnd: true, pollIntervalMs: 50, logger, observer });
+  return createBulkSource({ urls, threshold, pageSize, logger, events, imports: events.importsOf, observer, pollIntervalMs: 50 });
+}
 
 async function collect(source: Source, from?: string): Promise<SourceItem[]> {
   const out: SourceItem[] = [];
@@ -124,6 +150,7 @@ interface Instance {
 describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/events', () => {
   const instances: Instance[] = [];
   const extraDatabases: TestDatabase[] = [];
+  const extraApis: TestApi[] = [];
   let a: Instance;
   let b: Instance;
   let c: Instance;
@@ -231,6 +258,7 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
     }
   });
   afterAll(async () => {
+    for (const api of extraApis) await api.close();
     for (const i of instances) {
       await i.api?.close();
       await destroyTestDatabase(i.t);
@@ -583,7 +611,7 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
 
     // An upstream whose checksums answer disagrees with its listing: refused before the download.
     const wrong = sha256(Buffer.from('not the object'));
-    const proxy = await checksumRewritingProxy(a.api.url, victim.key, wrong);
+    const proxy = await proxyTo(a.api.url, { key: victim.key, checksum: wrong });
     try {
       const e = await createTestDatabase();
       extraDatabases.push(e);
@@ -596,6 +624,122 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
       );
     } finally {
       await proxy.close();
+    }
+  });
+
+  /** A's database and directory served again without bulk storage: its listing answers 501, its /v0/events as A's. */
+  async function withoutBulk(): Promise<TestApi> {
+    const api = await startTestApi(a.t);
+    extraApis.push(api);
+    return api;
+  }
+  const NOT_SERVED = error('Bulk storage is not configured');
+
+  it('attests each object across upstreams: takes what the threshold agree on, reports one lying about a checksum and one serving bad bytes, leaves out one without bulk storage, and ends with the tables of one upstream read alone', async () => {
+    const lied = objects[1]!;
+    const spoiled = objects.at(-2)!;
+    expect(lied.key).not.toBe(spoiled.key);
+    const wrong = sha256(Buffer.from('not the object'));
+    const flip = (b: Buffer) => {
+      const c = Buffer.from(b);
+      c.writeUInt8(c.readUInt8(c.length >> 1) ^ 0x01, c.length >> 1);
+      return c;
+    };
+    const spoiledBytes = flip(fs.readFileSync(path.join(a.dir, spoiled.key)));
+    // Listed alike by all; its bytes from this one do not match. First, so that it is asked first.
+    const badBytes = await proxyTo(a.api.url, { key: spoiled.key, bytes: flip });
+    // Lies about one object, in its listing and its checksums alike.
+    const liar = await proxyTo(b.api.url, { key: lied.key, digest: wrong, checksum: wrong });
+    const none = await withoutBulk();
+    const d = await createTestDatabase();
+    extraDatabases.push(d);
+    const { observer, disagreed, counted } = recorder();
+    try {
+      await ingest(d, attestedBulkSource([badBytes.url, liar.url, b.api.url, none.url], 2, observer));
+    } finally {
+      await Promise.all([badBytes.close(), liar.close()]);
+    }
+    await mirrorBlobs(d, a.api.url);
+    expect(await dumpTables(d.db)).toEqual(await dumpTables(c.t.db));
+    expect(disagreed.sort()).toEqual(
+      [
+        `${liar.url} at bulk object ${lied.key}: ${wrong} instead of ${lied.ref.digest}`,
+        `${badBytes.url} at bulk object ${spoiled.key}: ${sha256(spoiledBytes)} instead of ${spoiled.ref.digest}`,
+      ].sort(),
+    );
+    expect(counted.get(`${liar.url} disagreed`)).toBe(1);
+    expect(counted.get(`${badBytes.url} disagreed`)).toBe(1);
+    // Each listing round counts the upstream without bulk storage as unavailable: one per page.
+    expect(counted.get(`${none.url} unavailable`)).toBe(listingPages);
+    // The spoiled object was downloaded from the first upstream, then from the next that lists it alike.
+    const download = (key: string) => `GET /api/scan/v0/history/bulk/download/${encodeURIComponent(key)}`;
+    expect(badBytes.requests.filter((r) => r === download(spoiled.key))).toHaveLength(1);
+    expect(liar.requests.filter((r) => r === download(spoiled.key))).toHaveLength(1);
+  });
+
+  it('refuses an object too few upstreams list with the same checksum, naming each, after ingesting the objects before it', async () => {
+    const victim = objects[2]!;
+    const wrong = sha256(Buffer.from('another object'));
+    const liar = await proxyTo(b.api.url, { key: victim.key, digest: wrong, checksum: wrong });
+    const before = objects.slice(0, 2).flatMap((o) => o.lines.map((l) => (JSON.parse(l) as Update).update_id));
+    const ofVictim = victim.lines.map((l) => (JSON.parse(l) as Update).update_id);
+    const BATCH = 10;
+    expect(before.length).toBeGreaterThan(BATCH);
+    try {
+      for (const [urls, threshold] of [
+        [[a.api.url, liar.url], 2],
+        [[a.api.url, b.api.url, liar.url], 3],
+      ] as const) {
+        const d = await createTestDatabase();
+        extraDatabases.push(d);
+        const { observer, disagreed } = recorder();
+        const err = await ingest(d, attestedBulkSource([...urls], threshold, observer), BATCH).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        const each = urls.map((u) => `${u} lists digest ${u === liar.url ? wrong : victim.ref.digest}`).join('; ');
+        expect(err).toBeInstanceOf(SourceItemError);
+        expect((err as Error).message).toBe(
+          `bulk object ${victim.key}: no digest is listed by ${threshold} upstreams, nor can be (${each}): refusing the object`,
+        );
+        expect(disagreed).toEqual([]);
+        const { rows } = await sql<{
+          update_id: string;
+        }>`select update_id from updates where record_time > '0001-01-02'`.execute(d.db);
+        // What was committed of the objects before it (all but the batch that was being read), and nothing of it.
+        const stored = rows.map((r) => r.update_id);
+        expect(stored.length).toBeGreaterThan(before.length - BATCH);
+        expect(new Set(stored)).toEqual(new Set(before.slice(0, stored.length)));
+        expect(ofVictim.some((id) => before.includes(id))).toBe(false);
+      }
+    } finally {
+      await liar.close();
+    }
+  });
+
+  it('fails at once, naming the upstream and its answer, when too few upstreams serve bulk history (their listing answers 501)', async () => {
+    const none = await proxyTo((await withoutBulk()).url);
+    try {
+      const listing = `${none.url}/api/scan/v0/history/bulk/updates answered HTTP 501 (${NOT_SERVED})`;
+      const alone = await collect(bulkSource(none.url)).catch((e: unknown) => e);
+      expect(alone).toBeInstanceOf(BulkHistoryNotServedError);
+      expect((alone as Error).message).toBe(
+        `${listing}: that upstream does not serve bulk history. SOURCE=scan backfills from /v0/events instead.`,
+      );
+      // Asked once: a 501 is not retried.
+      expect(none.requests).toEqual(['POST /api/scan/v0/history/bulk/updates']);
+      const d = await createTestDatabase();
+      extraDatabases.push(d);
+      const withA = await ingest(d, attestedBulkSource([a.api.url, none.url], 2)).catch((e: unknown) => e);
+      expect(withA).toBeInstanceOf(BulkHistoryNotServedError);
+      expect((withA as Error).message).toBe(
+        `${listing}: 1 of the 2 upstreams do not serve bulk history, which leaves fewer than the threshold (2) to attest objects. SOURCE=scan backfills from /v0/events instead.`,
+      );
+      expect(none.requests).toHaveLength(2);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from updates`.execute(d.db);
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await none.close();
     }
   });
 
@@ -643,9 +787,25 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
   });
 });
 
-/** An HTTP proxy to `upstream` that answers the checksum of `key` with `value`. */
-async function checksumRewritingProxy(upstream: string, key: string, value: string): Promise<{ url: string; close(): Promise<void> }> {
+interface Proxy {
+  url: string;
+  /** Method and path of each request, in order. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * An HTTP proxy to `upstream` whose listings point downloads at itself, and which lies about the object
+ * `lie.key` as told: its checksum (checksums answer), its digest (listing), or its bytes (download).
+ */
+async function proxyTo(
+  upstream: string,
+  lie?: { key: string; checksum?: string; digest?: string; bytes?: (b: Buffer) => Buffer },
+): Promise<Proxy> {
+  const requests: string[] = [];
+  let self = '';
   const server = http.createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -656,12 +816,23 @@ async function checksumRewritingProxy(upstream: string, key: string, value: stri
           headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
           body,
         });
-        let bytes = Buffer.from(await answer.arrayBuffer());
-        if (req.url === '/api/scan/v0/history/bulk/checksums' && answer.status === 200) {
+        let bytes: Buffer = Buffer.from(await answer.arrayBuffer());
+        if (req.url === '/api/scan/v0/history/bulk/checksums' && answer.status === 200 && lie?.checksum) {
           const keys = (JSON.parse(body!.toString()) as { object_keys: string[] }).object_keys;
           const sums = JSON.parse(bytes.toString()) as { checksums: { value: string }[] };
-          sums.checksums = sums.checksums.map((c, i) => (keys[i] === key ? { value } : c));
+          sums.checksums = sums.checksums.map((c, i) => (keys[i] === lie.key ? { value: lie.checksum! } : c));
           bytes = Buffer.from(JSON.stringify(sums));
+        }
+        if (req.url === '/api/scan/v0/history/bulk/updates' && answer.status === 200) {
+          const page = JSON.parse(bytes.toString()) as { object_refs: ObjectRef[] };
+          for (const ref of page.object_refs) {
+            if (keyOfRef(ref) === lie?.key && lie.digest) ref.digest = lie.digest;
+            ref.url = ref.url.replace(upstream, self);
+          }
+          bytes = Buffer.from(JSON.stringify(page));
+        }
+        if (lie?.bytes && req.url === `/api/scan/v0/history/bulk/download/${encodeURIComponent(lie.key)}` && answer.status === 200) {
+          bytes = lie.bytes(bytes);
         }
         res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream' });
         res.end(bytes);
@@ -670,8 +841,10 @@ async function checksumRewritingProxy(upstream: string, key: string, value: stri
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
+  self = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: self,
+    requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

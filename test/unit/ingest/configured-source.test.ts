@@ -1,7 +1,8 @@
 /**
  * Which source the configuration makes for SOURCE=scan (the failover source at threshold 1, the
  * attested one above, and a configuration error for a threshold no quorum could ever meet) and for
- * SOURCE=bulk (one upstream's objects, never attested).
+ * SOURCE=bulk (the first upstream's objects at threshold 1, objects attested by the threshold above, and the
+ * same configuration error).
  */
 import { ConfigError, loadConfig } from '../../../src/internal/config';
 import { createLogger } from '../../../src/internal/logger';
@@ -29,14 +30,13 @@ describe('the configured scan source', () => {
 describe('the configured bulk source', () => {
   const bulk = (env: Record<string, string>) => createConfiguredSource(loadConfig({ SOURCE: 'bulk', ...env }), logger);
 
-  it('needs URLs, reads the objects of one of them without attestation, and keeps its own checkpoint', () => {
+  it('needs URLs and a threshold no greater than their number, attests above 1, and keeps its own checkpoint', () => {
     expect(() => bulk({})).toThrow(new ConfigError('Invalid configuration: SOURCE=bulk needs SCAN_SOURCE_URLS.'));
-    // Four URLs attest with 2 of them by default: the objects of one upstream cannot be.
-    expect(() => bulk({ SCAN_SOURCE_URLS: urls(4) })).toThrow(
-      new ConfigError(
-        'Invalid configuration: SOURCE=bulk reads the bulk objects of one upstream (the first of SCAN_SOURCE_URLS) and does not attest them: set SCAN_SOURCE_THRESHOLD=1, or use SOURCE=scan for attested mirroring.',
-      ),
+    expect(() => bulk({ SCAN_SOURCE_URLS: urls(2), SCAN_SOURCE_THRESHOLD: '3' })).toThrow(
+      new ConfigError('Invalid configuration: SCAN_SOURCE_THRESHOLD=3 is more than the 2 SCAN_SOURCE_URLS: no quorum could ever form.'),
     );
+    // Four URLs attest with 2 of them by default.
+    expect(bulk({ SCAN_SOURCE_URLS: urls(4) }).stream).toBe('bulk');
     expect(bulk({ SCAN_SOURCE_URLS: urls(4), SCAN_SOURCE_THRESHOLD: '1' }).stream).toBe('bulk');
     expect(bulk({ SCAN_SOURCE_URLS: urls(1) }).stream).toBe('bulk');
   });

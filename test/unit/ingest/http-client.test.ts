@@ -88,6 +88,20 @@ describe('http client', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('fails at once on a 5xx it is told is final, and still retries it otherwise', async () => {
+    const notServed = { status: 501, body: { error: 'Bulk storage is not configured' } };
+    server.faults = [notServed];
+    const error = await get({ finalStatuses: [501] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HttpStatusError);
+    expect((error as Error).message).toBe(`GET ${server.url}/x: HTTP 501: {"error":"Bulk storage is not configured"}`);
+    expect(server.requests).toHaveLength(1);
+    expect(waits).toEqual([]);
+    server.faults = [notServed, null];
+    await expect(get()).resolves.toEqual({ ok: true, echo: null });
+    expect(server.requests).toHaveLength(3);
+    expect(waits).toHaveLength(1);
+  });
+
   it('downloads bytes as served, retrying a cut-off body or a request past its own limit, and quotes an error body', async () => {
     const expected = Buffer.from(JSON.stringify({ ok: true, echo: null }));
     const bytes = (timeoutMs?: number) =>
