@@ -380,7 +380,7 @@ export const ACTIVITY_COLUMNS = [
  * unknown, and of the subject, the contract it is read from (PendingActivity).
  */
 export const ACTIVITY_AMOUNT = ACTIVITY_COLUMNS.indexOf('amount');
-export const ACTIVITY_BURNED = ACTIVITY_COLUMNS.indexOf('burned');
+const ACTIVITY_BURNED = ACTIVITY_COLUMNS.indexOf('burned');
 export const ACTIVITY_SUBJECT = ACTIVITY_COLUMNS.indexOf('subject');
 
 /**

@@ -139,6 +139,9 @@ export const NetworkSupply = z.object({
           holding_fees: decimal('Holding fees of the amulet spent by transfers and traffic purchases.'),
           traffic: decimal('Amulet paid for traffic.'),
           ans: decimal('ANS entry fees, which the DSO burns.'),
+          expired: decimal(
+            'Amulet the DSO expired once its holding fees had eaten it (Amulet_Expire, LockedAmulet_ExpireAmulet and their V2 forms): the initial amounts of the amulets that left the supply.',
+          ),
         })
         .describe('Amulet burned, by kind.'),
       allowed_mint: decimal(
