@@ -33,14 +33,19 @@ interface Expiring {
 export class AmuletExpiry {
   constructor(private readonly net: NetworkContext) {}
 
-  /** The smallest amulet of a user, expired by the DSO (a user without one is left for a transfer or a tap). */
+  /**
+   * A user's oldest amulet (the one its fees have eaten most; the smallest of those), expired by the DSO;
+   * a user without one is left for a transfer or a tap.
+   */
   expireDust(owner: string): CanonicalItem | undefined {
     const usable = this.net.wallets.usable(owner);
     if (usable.length === 0) return undefined;
-    let smallest: Holding = usable[0]!;
-    for (const h of usable) if (h.amount < smallest.amount) smallest = h;
-    this.net.wallets.drop(smallest);
-    return this.expire(smallest, false);
+    let oldest: Holding = usable[0]!;
+    for (const h of usable) {
+      if (h.createdRound < oldest.createdRound || (h.createdRound === oldest.createdRound && h.amount < oldest.amount)) oldest = h;
+    }
+    this.net.wallets.drop(oldest);
+    return this.expire(oldest, false);
   }
 
   /** A LockedAmulet left past its lock's expiry, expired by the DSO instead of reclaimed by its owner. */

@@ -160,7 +160,7 @@ interface Settlement {
 describe.each([
   // A seed of its own for the second: each network must show every kind of step the test asks for.
   ['the default network', 'invariants', false],
-  ['a network where the DSO expires amulet', 'expiry', true],
+  ['a network where the DSO expires amulet', 'burns', true],
 ])('activity projection invariants, %s', (_name, seed, amuletExpiry) => {
   const t = useTestDatabase();
   const items = simulatedItems({
