@@ -3,7 +3,8 @@
  * (its ScanTxLogParser and TxLogEntry): transfers, with the sender's and each receiver's figures and the
  * transfer's burn; mints and DevNet taps; the rewards a transfer claims (the input reward amounts of its
  * TransferSummary); amulet locked by a transfer output, and released by LockedAmulet_Unlock or
- * LockedAmulet_OwnerExpireLock (or their V2 forms); and traffic purchases (AmuletRules_BuyMemberTraffic). Around them, the
+ * LockedAmulet_OwnerExpireLock (or their V2 forms); amulet the DSO expires (Amulet_Expire,
+ * LockedAmulet_ExpireAmulet, or their V2 forms); and traffic purchases (AmuletRules_BuyMemberTraffic). Around them, the
  * exercises that say what they were for: ANS entry payments, transfer commands, token-standard transfer
  * instructions and allocations, ballots and vote results (CONTEXT_CHOICES; docs/ingestion.md has the
  * mapping). Read from the exercise results in compact_json. Pure.
@@ -35,6 +36,7 @@ export const ACTIVITY_KINDS = [
   'lock',
   'unlock',
   'owner_expire_lock',
+  'expire',
   'traffic_purchase',
   'unclaimed_reward',
   'ans_entry',
@@ -86,6 +88,12 @@ export interface Activity {
   outcome: string | null;
   /** An ANS entry's expiry; a command's, instruction's or allocation's deadline. */
   expiresAt: Micros | null;
+  /**
+   * The contract whose initial amount is the row's amount and burn, when the transaction does not hold
+   * it: an expired amulet created in an earlier update. `amount` and `burned` are then unknown (0 and
+   * null here); the planner or the writer fills them in from the stored contract.
+   */
+  amountOf: string | null;
 }
 
 /**
@@ -176,6 +184,7 @@ function activity(
     detail: null,
     outcome: null,
     expiresAt: null,
+    amountOf: null,
   };
 }
 
@@ -417,6 +426,53 @@ function amuletCreation(
 ): Activity {
   const a = createdAmulet(e.exercise_result, created);
   return activity(node, kind, 0, a.owner, a.round, a.amount, 0n, via);
+}
+
+const BURNED_META_KEY = 'splice.lfdecentralizedtrust.org/burned';
+
+/** A metadata's value at `key` (Splice.Api.Token.MetadataV1.Metadata, optional or not); undefined when absent. */
+function metaValue(meta: Json | undefined, key: string): Json | undefined {
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return undefined;
+  const values = meta.values;
+  if (typeof values !== 'object' || values === null) return undefined;
+  if (Array.isArray(values)) {
+    for (const pair of values) if (Array.isArray(pair) && pair[0] === key) return pair[1];
+    return undefined;
+  }
+  return values[key];
+}
+
+/**
+ * The DSO expires an amulet its holding fees have eaten (Amulet_Expire, LockedAmulet_ExpireAmulet and
+ * their V2 forms): the amulet leaves the supply, a burn of its initial amount, as supply counts amulet
+ * (initial amounts). The owner's row (the summary's owner); the V1 summary's round; the expired contract
+ * as subject, detail `locked` for a LockedAmulet. The amount is the V2 result's burned metadata where it
+ * has it, else the contract's create: in the transaction, or (amountOf) stored earlier.
+ */
+function expiry(node: number, e: ExercisedEvent, tree: Tree, via: string | null): Activity {
+  const result = obj(e.exercise_result, '# result', e.choice);
+  const sum = obj(result.expireSum, 'expireSum');
+  const owner = text(sum.owner, 'expireSum.owner');
+  const round = sum.round === undefined ? null : roundOf(sum.round, 'expireSum.round');
+  const locked = e.choice.startsWith('LockedAmulet_');
+  const row = activity(node, 'expire', 0, owner, round, 0n, 0n, via);
+  row.subject = e.contract_id;
+  if (locked) row.detail = 'locked';
+  const burnedMeta = result.meta === undefined || result.meta === null ? undefined : metaValue(result.meta, BURNED_META_KEY);
+  const created = tree.created.get(e.contract_id);
+  let amount: Decimal10 | undefined;
+  if (burnedMeta !== undefined && burnedMeta !== null) amount = decimal(burnedMeta, 'meta burned');
+  else if (created) {
+    const args = obj(created.create_arguments, 'amulet');
+    const amulet = locked ? obj(args.amulet, 'amulet.amulet') : args;
+    amount = decimal(obj(amulet.amount, 'amulet.amount').initialAmount, 'amulet.amount.initialAmount');
+  }
+  if (amount === undefined) row.amountOf = e.contract_id;
+  else {
+    row.amount = amount;
+    row.burned = amount;
+  }
+  return row;
 }
 
 /** AmuletRules_BuyMemberTraffic: the provider pays for traffic; the summary's rewards are its claims. */
@@ -785,6 +841,10 @@ const CHOICES = new Set([
   'LockedAmulet_OwnerExpireLock',
   'LockedAmulet_UnlockV2',
   'LockedAmulet_OwnerExpireLockV2',
+  'Amulet_Expire',
+  'Amulet_ExpireV2',
+  'LockedAmulet_ExpireAmulet',
+  'LockedAmulet_ExpireAmuletV2',
   'AmuletRules_BuyMemberTraffic',
 ]);
 
@@ -854,6 +914,11 @@ export function activitiesOf(tx: TransactionUpdate, details?: TransferDetails, s
       case 'LockedAmulet_OwnerExpireLock':
       case 'LockedAmulet_OwnerExpireLockV2':
         return [amuletCreation(node, 'owner_expire_lock', e, created, via)];
+      case 'Amulet_Expire':
+      case 'Amulet_ExpireV2':
+      case 'LockedAmulet_ExpireAmulet':
+      case 'LockedAmulet_ExpireAmuletV2':
+        return [expiry(node, e, tree, via)];
       case 'AmuletRules_BuyMemberTraffic':
         return trafficPurchase(node, e, via);
       case 'AnsRules_CollectInitialEntryPayment':

@@ -19,8 +19,10 @@ export interface SupplyTotals {
   holdingFees: Decimal10;
   /** the amulet paid for traffic, */
   traffic: Decimal10;
-  /** and ANS entry fees. The rest is transfer and traffic purchase fees. */
+  /** ANS entry fees, */
   ans: Decimal10;
+  /** and the initial amounts of the amulets the DSO expired. The rest is transfer and traffic purchase fees. */
+  expired: Decimal10;
   /** What the issuance curve let the rounds that started issuing mint; null: a round's configuration could not be read. */
   allowedMint: Decimal10 | null;
   issuingRounds: number;
@@ -32,6 +34,7 @@ export const zeroTotals = (): SupplyTotals => ({
   holdingFees: 0n,
   traffic: 0n,
   ans: 0n,
+  expired: 0n,
   allowedMint: 0n,
   issuingRounds: 0,
 });
@@ -45,6 +48,7 @@ export function addTotals(a: SupplyTotals, b: SupplyTotals): SupplyTotals {
     holdingFees: a.holdingFees + b.holdingFees,
     traffic: a.traffic + b.traffic,
     ans: a.ans + b.ans,
+    expired: a.expired + b.expired,
     allowedMint: a.allowedMint === null || b.allowedMint === null ? null : a.allowedMint + b.allowedMint,
     issuingRounds: a.issuingRounds + b.issuingRounds,
   };
@@ -70,6 +74,7 @@ export function flowsOfKinds(sums: readonly KindSums[]): SupplyTotals {
     if (s.kind === 'transfer' || s.kind === 'traffic_purchase') t.holdingFees += parseDecimal(s.holdingFees);
     if (s.kind === 'traffic_purchase') t.traffic += parseDecimal(s.amount);
     if (s.kind === 'ans_entry') t.ans += parseDecimal(s.burned);
+    if (s.kind === 'expire') t.expired += parseDecimal(s.burned);
   }
   return t;
 }

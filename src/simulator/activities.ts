@@ -52,6 +52,7 @@ export class Activities {
       [() => rejectedItem(net, this.users.pick(net.rng)), 1],
       // Appended, so that without it the picker draws as it always did.
       ...(net.settings.tokenStandardV2 ? ([[() => this.allocationV2(), 5]] as [Activity, number][]) : []),
+      ...(net.settings.amuletExpiry ? ([[() => net.expiry.expireDust(net.rng.pick(net.who.users).party), 5]] as [Activity, number][]) : []),
     ];
     this.activities = new WeightedPicker(entries);
   }

@@ -114,6 +114,11 @@ export class AmuletWallets {
     list.splice(i, 1);
   }
 
+  /** Takes a holding out of its owner's wallet (the DSO expires it). */
+  drop(h: Holding): void {
+    this.remove(h);
+  }
+
   /** A random user's random holding, for reassignment. */
   randomHolding(): Holding | undefined {
     const user = this.net.rng.pick(this.net.who.users);

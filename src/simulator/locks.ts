@@ -25,6 +25,8 @@ interface LockedHolding {
 
 /** Share of locks the holders release before expiry; the rest expire and are reclaimed by the owner. */
 const RELEASE_SHARE = 0.6;
+/** With amuletExpiry, the share of the expired locks the DSO expires (LockedAmulet_ExpireAmulet) instead. */
+const DSO_EXPIRE_SHARE = 0.5;
 
 export class Locks {
   private settlement = 0;
@@ -57,6 +59,10 @@ export class Locks {
       if (net.rng.chance(RELEASE_SHARE)) {
         const lockedFor = expiresAt - net.now;
         net.after(lockedFor / 4n + BigInt(net.rng.int(0, Number(lockedFor / 2n))), () => this.release(locked, 'LockedAmulet_Unlock'));
+      } else if (net.settings.amuletExpiry && net.rng.chance(DSO_EXPIRE_SHARE)) {
+        net.at(expiresAt + BigInt(net.rng.int(1, Number(net.settings.tickMicros / 2n))), () =>
+          net.expiry.expireLocked({ cid, owner: user.party, amount, createdRound: plan.round }),
+        );
       } else {
         net.at(expiresAt + BigInt(net.rng.int(1, Number(net.settings.tickMicros / 2n))), () =>
           this.release(locked, 'LockedAmulet_OwnerExpireLock'),

@@ -24,6 +24,7 @@ import type { Settings } from './options';
 import { Prng } from './prng';
 import { Reassignments } from './reassignments';
 import { ExternalTransfers } from './external-transfers';
+import { AmuletExpiry } from './expiry';
 import { TokenStandard } from './token-standard';
 import { ValidatorLicenses } from './validator-licenses';
 import { Rounds } from './rounds';
@@ -59,6 +60,7 @@ export class Network implements NetworkContext {
   readonly licenses: ValidatorLicenses;
   readonly externalTransfers: ExternalTransfers;
   readonly tokenStandard: TokenStandard;
+  readonly expiry: AmuletExpiry;
   private readonly activities: Activities;
   private readonly userParties: ReadonlySet<string>;
   private lastEffectiveAt: Micros;
@@ -89,6 +91,7 @@ export class Network implements NetworkContext {
     this.licenses = new ValidatorLicenses(this);
     this.externalTransfers = new ExternalTransfers(this);
     this.tokenStandard = new TokenStandard(this);
+    this.expiry = new AmuletExpiry(this);
     this.activities = new Activities(this);
   }
 

@@ -40,6 +40,11 @@ export interface SimulatorOptions {
    * left to expire. Off by default: the streams of existing seeds stay the same, byte for byte.
    */
   readonly tokenStandardV2?: boolean;
+  /**
+   * The DSO expires amulet now and then (Amulet_Expire; LockedAmulet_ExpireAmulet for some locks left
+   * to expire; with tokenStandardV2, the V2 forms for half of them). Off by default, for the same reason.
+   */
+  readonly amuletExpiry?: boolean;
 }
 
 export interface Settings {
@@ -55,6 +60,7 @@ export interface Settings {
   readonly parties: number;
   readonly scheduledUpgradeAt: Micros | undefined;
   readonly tokenStandardV2: boolean;
+  readonly amuletExpiry: boolean;
 }
 
 export const DEFAULT_START_TIME = parseTimestamp('2025-01-01T00:00:00Z');
@@ -84,5 +90,6 @@ export function resolveOptions(o: SimulatorOptions): Settings {
     parties,
     scheduledUpgradeAt: o.scheduledUpgradeAt,
     tokenStandardV2: o.tokenStandardV2 ?? false,
+    amuletExpiry: o.amuletExpiry ?? false,
   };
 }

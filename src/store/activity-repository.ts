@@ -244,6 +244,10 @@ export const writeActivityBackfillPage = repositoryOperation(
 
 function valueOf(row: ActivityRow, column: (typeof ACTIVITY_COLUMNS)[number]) {
   const v = row[column];
+  // An expiry's amount and burn: the initial amount of the contract it archives, stored with the history.
+  if (row.amount === null && (column === 'amount' || column === 'burned')) {
+    return sql`(select c.amulet_initial_amount from contracts c where c.migration_id = ${row.migration_id} and c.contract_id = ${row.subject})`;
+  }
   switch (column) {
     case 'record_time':
       return sql`${v}::timestamptz`;

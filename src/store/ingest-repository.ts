@@ -17,9 +17,13 @@ import { sortedDistinct } from '../domain/update-subjects';
 import { formatRecordTime, fromPgTimestamp, type Micros } from '../domain/time';
 import { markChangedBlobs } from './answer-versions-repository';
 import type { CopyData } from './chunked-buffer';
+import { CopyRows } from './copy-text';
 import { CONTRACT_COLUMNS, STAKEHOLDER_COLUMNS, type ContractRow } from './contract-rows';
 import {
+  ACTIVITY_COLUMNS,
+  completeActivity,
   subjectCopies,
+  type PendingActivity,
   type AcsDeltaRow,
   type ArchiveRow,
   type BatchRows,
@@ -315,7 +319,7 @@ const ARCHIVE_SQL = `with x as (
          locked_amulet = acs_deltas.locked_amulet + excluded.locked_amulet,
          max_created_at = greatest(acs_deltas.max_created_at, excluded.max_created_at),
          archived_count = acs_deltas.archived_count + excluded.archived_count)
-     select migration_id, contract_id, archived_in_update_id, signatories, observers from archived`;
+     select migration_id, contract_id, archived_in_update_id, signatories, observers, amulet_initial_amount from archived`;
 
 function archiveParams(archives: ArchiveRow[], deltas: AcsDeltaRow[]): unknown[] {
   const col = <K extends keyof ArchiveRow>(k: K) => archives.map((a) => a[k]);
@@ -342,6 +346,8 @@ interface Archived {
   archived_in_update_id: string;
   signatories: string[];
   observers: string[];
+  /** An Amulet's or LockedAmulet's initial amount (decimal text); null for other templates. */
+  amulet_initial_amount: string | null;
 }
 
 /** Returns the archives that matched no active contract, and the contracts archived. */
@@ -371,6 +377,25 @@ function completedSubjects(pending: Map<string, SubjectRow>, archived: Archived[
   return subjectCopies(
     [...pending].map(([key, row]) => ({ ...row, parties: sortedDistinct([...row.parties, ...(parties.get(key) ?? [])]) })),
   );
+}
+
+/**
+ * The expiry rows that waited for the initial amount of the stored amulet their update archives, with
+ * it set as their amount and burn. One the archive did not match is left out: the batch fails on that
+ * unmatched archive anyway.
+ */
+function completedActivities(pending: readonly PendingActivity[], archived: Archived[]): CopyData | undefined {
+  if (pending.length === 0) return undefined;
+  const amounts = new Map<string, string | null>();
+  for (const a of archived) amounts.set(`${a.migration_id}/${a.contract_id}`, a.amulet_initial_amount);
+  const copies = new CopyRows('activities', ACTIVITY_COLUMNS);
+  for (const p of pending) {
+    const amount = amounts.get(`${p.migration_id}/${p.contract_id}`);
+    if (amount === undefined || amount === null) continue;
+    completeActivity(p.values, amount);
+    copies.add(p.values);
+  }
+  return copies;
 }
 
 const REASSIGN_SQL = `update contracts c set synchronizer_id = x.synchronizer_id, reassignment_counter = x.reassignment_counter
@@ -450,8 +475,9 @@ export async function writeBatch(connection: WriteConnection, rows: BatchRows): 
     rows.appended.activities,
     rows.appended.subjects,
     completedSubjects(rows.pendingSubjects, archived),
+    completedActivities(rows.pendingActivities, archived),
   ]) {
-    await copy(connection, copied);
+    if (copied) await copy(connection, copied);
   }
 
   if (rows.contractBlobs.length) await connection.query(UPSERT_BLOBS_SQL, blobParams(rows.contractBlobs));

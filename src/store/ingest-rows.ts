@@ -115,7 +115,8 @@ export interface ActivityRow {
   leg: number;
   party: string;
   round: bigint | null;
-  amount: string;
+  /** Null while an expiry's amount is unknown: it is the initial amount of the stored contract in `subject`. */
+  amount: string | null;
   fees: string;
   holding_fees: string | null;
   burned: string | null;
@@ -297,10 +298,11 @@ export function activityValues(tx: TransactionUpdate, migrationId: number, recor
       a.leg,
       a.party,
       a.round,
-      formatDecimal(a.amount),
+      // An amount kept on an earlier contract (an expiry's) is left null for the planner or the writer to fill in.
+      a.amountOf === null ? formatDecimal(a.amount) : null,
       formatDecimal(a.fees),
       nullableDecimal(a.holdingFees),
-      nullableDecimal(a.burned),
+      a.amountOf === null ? nullableDecimal(a.burned) : null,
       a.counterparties,
       a.provider,
       a.featured,
@@ -322,6 +324,22 @@ export function activityValues(tx: TransactionUpdate, migrationId: number, recor
     ]);
   }
   return out;
+}
+
+/**
+ * An activity row whose amount is the initial amount of a contract stored before its batch (an amulet
+ * the DSO expires): the writer fills in amount and burned from the archive of that contract.
+ */
+export interface PendingActivity {
+  migration_id: number;
+  contract_id: string;
+  values: CopyValue[];
+}
+
+/** Sets a pending row's amount and burn (decimal text). */
+export function completeActivity(values: CopyValue[], amount: string): void {
+  values[ACTIVITY_AMOUNT] = amount;
+  values[ACTIVITY_BURNED] = amount;
 }
 
 export const ACTIVITY_COLUMNS = [
@@ -356,6 +374,14 @@ export const ACTIVITY_COLUMNS = [
   'outcome',
   'expires_at',
 ] as const satisfies readonly (keyof ActivityRow)[];
+
+/**
+ * The places in activityValues' rows of the amount and burned columns, null while an expiry's amount is
+ * unknown, and of the subject, the contract it is read from (PendingActivity).
+ */
+export const ACTIVITY_AMOUNT = ACTIVITY_COLUMNS.indexOf('amount');
+const ACTIVITY_BURNED = ACTIVITY_COLUMNS.indexOf('burned');
+export const ACTIVITY_SUBJECT = ACTIVITY_COLUMNS.indexOf('subject');
 
 /**
  * The rows of a batch that never change once planned (updates, verdicts,
@@ -463,6 +489,8 @@ export interface BatchRows {
    * copies them with the others.
    */
   pendingSubjects: Map<string, SubjectRow>;
+  /** Expiry rows that wait for the initial amount of the stored contract their update archives. */
+  pendingActivities: PendingActivity[];
 }
 
 /** A contract's created-event blob (contract_blobs). */

@@ -100,8 +100,8 @@ export const volumeLeaders = repositoryOperation(
   },
 );
 
-/** The kinds whose leg-0 rows a series sums: the daily sums' and the ANS entry fees, which burn. */
-const SERIES_KINDS = [...DAILY_KINDS, 'ans_entry'];
+/** The kinds whose leg-0 rows a series sums: the daily sums' and the other burns, ANS entry fees and expired amulet. */
+const SERIES_KINDS = [...DAILY_KINDS, 'ans_entry', 'expire'];
 
 /** One period's sums for one kind of activity (leg 0), as dailyActivitySums', `period` its start. */
 export interface PeriodKindSums extends Omit<DailyKindSums, 'day'> {

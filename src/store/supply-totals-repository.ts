@@ -44,6 +44,7 @@ const SUPPLY_TOTALS_COLUMNS = [
   'burned_holding_fees',
   'burned_traffic',
   'burned_ans',
+  'burned_expired',
   'allowed_mint',
   'issuing_rounds',
 ] as const;
@@ -71,6 +72,7 @@ export function totalsOfRow(r: SupplyTotalsRow): SupplyTotals | undefined {
     holdingFees: d(r.burned_holding_fees),
     traffic: d(r.burned_traffic),
     ans: d(r.burned_ans),
+    expired: d(r.burned_expired),
     allowedMint: r.allowed_mint === null ? null : d(r.allowed_mint),
     issuingRounds: Number(r.issuing_rounds),
   };
@@ -79,9 +81,19 @@ export function totalsOfRow(r: SupplyTotalsRow): SupplyTotals | undefined {
 function totalsValues(t: SupplyTotals): (string | null)[] {
   const m = t.minted;
   return [
-    ...[m.mint, m.tap, m.app_reward, m.validator_reward, m.sv_reward, m.validator_faucet, t.burned, t.holdingFees, t.traffic, t.ans].map(
-      formatDecimal,
-    ),
+    ...[
+      m.mint,
+      m.tap,
+      m.app_reward,
+      m.validator_reward,
+      m.sv_reward,
+      m.validator_faucet,
+      t.burned,
+      t.holdingFees,
+      t.traffic,
+      t.ans,
+      t.expired,
+    ].map(formatDecimal),
     t.allowedMint === null ? null : formatDecimal(t.allowedMint),
     String(t.issuingRounds),
   ];
@@ -242,7 +254,7 @@ export interface SupplyTotalsBackfillState {
   /** False when the history stored before migration 20261127_010 never needed it, or it has finished. */
   pending: boolean;
   snapshotsDone: number;
-  /** Whether `scan-indexer backfill-activities` has finished (since migration 20261126_130 last reset it). */
+  /** Whether `scan-indexer backfill-activities` has finished (since migration 20261127_040 last reset it). */
   activitiesComplete: boolean;
 }
 

@@ -123,10 +123,11 @@ function cumulativeFigures(t: SupplyTotals): NonNullable<z.input<typeof NetworkS
     minted: { total: formatDecimal(totalMinted(t)), ...minted },
     burned: {
       total: formatDecimal(t.burned),
-      fees: formatDecimal(t.burned - t.holdingFees - t.traffic - t.ans),
+      fees: formatDecimal(t.burned - t.holdingFees - t.traffic - t.ans - t.expired),
       holding_fees: formatDecimal(t.holdingFees),
       traffic: formatDecimal(t.traffic),
       ans: formatDecimal(t.ans),
+      expired: formatDecimal(t.expired),
     },
     allowed_mint: t.allowedMint === null ? null : formatDecimal(t.allowedMint),
     issuing_rounds: t.issuingRounds,

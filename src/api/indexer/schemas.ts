@@ -37,7 +37,8 @@ const ActivityRecord = z
     kind: z
       .enum(ACTIVITY_KINDS)
       .describe(
-        'transfer, mint, tap; reward claims app_reward, validator_reward, sv_reward, validator_faucet (liveness), unclaimed_reward (unclaimed activity records spent); lock, unlock, owner_expire_lock; traffic_purchase; ' +
+        'transfer, mint, tap; reward claims app_reward, validator_reward, sv_reward, validator_faucet (liveness), unclaimed_reward (unclaimed activity records spent); lock, unlock, owner_expire_lock; ' +
+          "expire (the DSO expired an amulet of the party: amount and burned its initial amount, round the V1 summary's, subject the amulet's contract id, detail locked for a LockedAmulet); traffic_purchase; " +
           'ans_entry (the user paying for an ANS entry, then the DSO that burned the fee: amount the fee burned, also burned on leg 0, subject the name, expires_at the expiry; outcome created or renewed); ' +
           'transfer_command, transfer_instruction, allocation (created: sender then receiver with the amount, subject the contract id, expires_at the deadline; ' +
           'then sent, failed, withdrawn or expired for commands, the sender only with amount 0; accepted, rejected or withdrawn for instructions and executed, cancelled or withdrawn for allocations, the acting party then the owners of the holdings it returns, with their amounts); ' +
@@ -53,7 +54,9 @@ const ActivityRecord = z
     ),
     fees: decimal("Fees the party paid: a sender's share of the output fees and its change fee; a receiver's share."),
     holding_fees: nullableDecimal("Holding fees of the sender's inputs (transfers and traffic purchases)."),
-    burned: nullableDecimal("What the activity burned in all (leg 0 of transfers and traffic purchases; an ANS entry's fee)."),
+    burned: nullableDecimal(
+      "What the activity burned in all (leg 0 of transfers and traffic purchases; an ANS entry's fee; an expired amulet).",
+    ),
     counterparties: z.array(z.string()).describe("A sender's receivers, a receiver's sender, a lock's holders."),
     provider: str('The app provider of a transfer.').nullable(),
     featured: bool('Whether the transfer used a featured-app right.').nullable(),
@@ -139,6 +142,9 @@ export const NetworkSupply = z.object({
           holding_fees: decimal('Holding fees of the amulet spent by transfers and traffic purchases.'),
           traffic: decimal('Amulet paid for traffic.'),
           ans: decimal('ANS entry fees, which the DSO burns.'),
+          expired: decimal(
+            'Amulet the DSO expired once its holding fees had eaten it (Amulet_Expire, LockedAmulet_ExpireAmulet and their V2 forms): the initial amounts of the amulets that left the supply.',
+          ),
         })
         .describe('Amulet burned, by kind.'),
       allowed_mint: decimal(

@@ -258,7 +258,7 @@ const networkSeries = operation({
   method: 'get',
   path: '/v0/network/series',
   summary:
-    "Per UTC day or hour of record time, across migrations: Amulet minted by kind, burned by kind (fees, holding fees, traffic, ANS entry fees), transfers and their volume, the distinct parties with an activity, and the supply at the period's end (its last microsecond) as /v0/network/supply gives it.",
+    "Per UTC day or hour of record time, across migrations: Amulet minted by kind, burned by kind (fees, holding fees, traffic, ANS entry fees, expired amulet), transfers and their volume, the distinct parties with an activity, and the supply at the period's end (its last microsecond) as /v0/network/supply gives it.",
   request: { query: SeriesQuery },
   responses: {
     '200': { description: 'OK', body: NetworkSeries },
@@ -315,6 +315,7 @@ const networkSeries = operation({
       const holdingFees = figure('transfer', 'holdingFees') + figure('traffic_purchase', 'holdingFees');
       const traffic = figure('traffic_purchase', 'amount');
       const ans = figure('ans_entry', 'burned');
+      const expired = figure('expire', 'burned');
       periods.push({
         start,
         minted: {
@@ -322,11 +323,12 @@ const networkSeries = operation({
           ...(Object.fromEntries(MINTED_KINDS.map((k) => [k, formatDecimal(figure(k, 'amount'))])) as Record<MintedKind, string>),
         },
         burned: {
-          total: formatDecimal(burned + ans),
+          total: formatDecimal(burned + ans + expired),
           fees: formatDecimal(burned - holdingFees - traffic),
           holding_fees: formatDecimal(holdingFees),
           traffic: formatDecimal(traffic),
           ans: formatDecimal(ans),
+          expired: formatDecimal(expired),
         },
         transfers: kinds?.get('transfer')?.count ?? 0,
         transfer_volume: formatDecimal(figure('transfer', 'amount')),

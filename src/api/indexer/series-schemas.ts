@@ -89,11 +89,14 @@ export const NetworkSeries = z.object({
           .describe('Amulet minted, by kind.'),
         burned: z
           .object({
-            total: decimal('Everything burned in the period: fees + holding_fees + traffic + ans.'),
+            total: decimal('Everything burned in the period: fees + holding_fees + traffic + ans + expired.'),
             fees: decimal('Output and change fees of transfers and traffic purchases.'),
             holding_fees: decimal('Holding fees of the amulets these spent.'),
             traffic: decimal('Amulet paid for traffic.'),
             ans: decimal("ANS entry fees (the amulet the DSO archived on an entry's creation or renewal)."),
+            expired: decimal(
+              'Amulet the DSO expired once its holding fees had eaten it (Amulet_Expire, LockedAmulet_ExpireAmulet and their V2 forms): their initial amounts.',
+            ),
           })
           .describe('Amulet burned, by kind.'),
         transfers: int64('Transfers (AmuletRules_Transfer exercises).'),

@@ -23,6 +23,7 @@ const KIND_ORDER: Record<ActivityKind, true> = {
   lock: true,
   unlock: true,
   owner_expire_lock: true,
+  expire: true,
   traffic_purchase: true,
   unclaimed_reward: true,
   ans_entry: true,

@@ -16,8 +16,14 @@
  *   activity says what and when, a transfer's change is its entry in the deprecated
  *   POST /api/scan/v0/transactions, and the other kinds count as Scan's transaction log counted them.
  *   The simulated network settles two-step transfers in a way Splice does not, with no balance change
- *   anywhere: the test moves those locks itself, from the instruction's or allocation's rows.
+ *   anywhere: the test moves those locks itself, from the instruction's or allocation's rows. An amulet
+ *   the DSO expires leaves its owner's holdings: its row's subject names it, and the simulator's own
+ *   create of it (not the projection) gives the amount and round it is taken out with.
+ *
+ * Both run over two networks: the simulator's default, and one where the DSO expires amulet (V1 forms:
+ * the V2 ones come with token-standard V2 allocations, which the projection does not derive yet).
  */
+import type { CanonicalItem } from '../../../src/domain/items';
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
 import { catchUpHoldingTotals } from '../../../src/jobs/holding-totals';
 import { HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT } from '../../../src/internal/config';
@@ -90,7 +96,30 @@ interface ActivityRow {
   amount: string;
   counterparties: string[];
   subject: string | null;
+  detail: string | null;
   outcome: string | null;
+}
+
+/** Every Amulet and LockedAmulet the items create, by migration and contract id: owner, amount and round (units of 1e-10). */
+function createdAmulets(items: CanonicalItem[]): Map<string, { owner: string; amount: bigint; round: bigint }> {
+  const out = new Map<string, { owner: string; amount: bigint; round: bigint }>();
+  for (const item of items) {
+    const tx = item.update;
+    if (!tx || !('events_by_id' in tx)) continue;
+    for (const e of Object.values(tx.events_by_id)) {
+      if (e.event_type !== 'created_event') continue;
+      const locked = e.template_id.endsWith(':Splice.Amulet:LockedAmulet');
+      if (!locked && !e.template_id.endsWith(':Splice.Amulet:Amulet')) continue;
+      const args = e.create_arguments as { owner?: string; amount?: ExpiringAmount; amulet?: { owner: string; amount: ExpiringAmount } };
+      const a = locked ? args.amulet! : (args as { owner: string; amount: ExpiringAmount });
+      out.set(`${tx.migration_id}/${e.contract_id}`, {
+        owner: a.owner,
+        amount: units(a.amount.initialAmount),
+        round: BigInt(a.amount.createdAt.number),
+      });
+    }
+  }
+  return out;
 }
 
 /** The kinds whose rows change no balance of their own: the transfers, taps and burns under or beside them do. */
@@ -130,9 +159,21 @@ interface Settlement {
   round: bigint;
 }
 
-describe('activity projection invariants', () => {
+describe.each([
+  // A seed of its own for the second: each network must show every kind of step the test asks for.
+  ['the default network', 'invariants', false],
+  ['a network where the DSO expires amulet', 'burns', true],
+])('activity projection invariants, %s', (_name, seed, amuletExpiry) => {
   const t = useTestDatabase();
-  const items = simulatedItems({ seed: 'invariants', updates: 1500, migrations: 2, meanUpdateGapMs: 150_000, tickSeconds: 3600 });
+  const items = simulatedItems({
+    seed,
+    updates: 1500,
+    migrations: 2,
+    meanUpdateGapMs: 150_000,
+    tickSeconds: 3600,
+    amuletExpiry,
+  });
+  const amulets = createdAmulets(items);
   let snapshots: Snapshot[] = [];
   let api: TestApi;
   const supply = async (at: bigint) => {
@@ -321,7 +362,7 @@ describe('activity projection invariants', () => {
     }
 
     const unmodelled: ActivityRow[] = [];
-    const counted = { transfers: 0, taps: 0, burns: 0, settlements: 0 };
+    const counted = { transfers: 0, taps: 0, burns: 0, settlements: 0, expiries: 0, lockedExpiries: 0 };
     let changedParties = 0;
     for (const [a, b] of pairs()) {
       const within = (x: { migration: number; time: bigint }) => x.migration === b.migration && x.time > a.time && x.time <= b.time;
@@ -345,6 +386,18 @@ describe('activity projection invariants', () => {
             expect(payment.length).toBe(1);
             add(changes, party, -(units(r.amount) + BigInt(payment[0]!.round!) * rate), -rate);
             counted.burns += 1;
+          } else if (r.kind === 'expire') {
+            // The expired amulet leaves its owner, as the simulator created it.
+            const created = amulets.get(`${r.migration_id}/${r.subject}`);
+            expect({ event: r.event_id, leg: r.leg, party: r.party, amount: units(r.amount) }).toEqual({
+              event: r.event_id,
+              leg: 0,
+              party: created?.owner,
+              amount: created?.amount,
+            });
+            add(changes, party, -(created!.amount + created!.round * rate), -rate);
+            counted.expiries += 1;
+            if (r.detail === 'locked') counted.lockedExpiries += 1;
           } else if (!NEUTRAL_KINDS.has(r.kind)) {
             unmodelled.push(r);
           }
@@ -378,23 +431,29 @@ describe('activity projection invariants', () => {
     expect(counted.burns).toBeGreaterThan(0);
     expect(counted.settlements).toBeGreaterThan(0);
     expect(changedParties).toBeGreaterThan(100);
+    // Amulet expired by the DSO, locked amulet too, only where the network has it.
+    expect({ expiries: counted.expiries > 5, locked: counted.lockedExpiries > 0, counted }).toEqual({
+      expiries: amuletExpiry,
+      locked: amuletExpiry,
+      counted,
+    });
     // Locks released both ways, two-step transfers settled, returned and reclaimed, ANS fees burned.
     const outcomes = [...new Set(rows.map((r) => (r.outcome === null ? r.kind : `${r.kind} ${r.outcome}`)))].sort();
-    expect(outcomes).toEqual(
-      expect.arrayContaining([
-        'allocation cancelled',
-        'allocation executed',
-        'allocation withdrawn',
-        'ans_entry created',
-        'ans_entry renewed',
-        'lock',
-        'owner_expire_lock',
-        'tap',
-        'transfer_instruction accepted',
-        'transfer_instruction rejected',
-        'transfer_instruction withdrawn',
-        'unlock',
-      ]),
-    );
+    const wanted = [
+      'allocation cancelled',
+      'allocation executed',
+      'allocation withdrawn',
+      'ans_entry created',
+      'ans_entry renewed',
+      'lock',
+      'owner_expire_lock',
+      'tap',
+      'transfer_instruction accepted',
+      'transfer_instruction rejected',
+      'transfer_instruction withdrawn',
+      'unlock',
+      ...(amuletExpiry ? ['expire'] : []),
+    ];
+    expect(wanted.filter((o) => !outcomes.includes(o))).toEqual([]);
   });
 });

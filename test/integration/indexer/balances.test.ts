@@ -4,7 +4,8 @@
  * ACS snapshots announced. The expected bodies come from a model of the simulator's items written for
  * this test: every Amulet and LockedAmulet created and archived, with its record times, the open
  * mining rounds, and the fee rule min(amount, (R - created round) x rate) in exact integers; taps and
- * the transfers' `burned` metadata for the flows. Neither the contracts table nor the derivation in
+ * the transfers' `burned` metadata for the flows; the amulets the DSO expires (the simulator's amuletExpiry),
+ * burned at the initial amount of their create. Neither the contracts table nor the derivation in
  * src/domain is read for an expected value.
  */
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
@@ -59,9 +60,9 @@ interface Model {
   firsts: Map<number, bigint>;
   /**
    * Per migration: taps (minted) and burns by record time: transfers' (with the holding fees among them)
-   * and ANS entry fees.
+   * and ANS entry fees, and expired amulet.
    */
-  flows: { migration: number; time: bigint; minted: bigint; burned: bigint; holdingFees: bigint; ans: bigint }[];
+  flows: { migration: number; time: bigint; minted: bigint; burned: bigint; holdingFees: bigint; ans: bigint; expired: bigint }[];
   /** Rounds that started issuing (an IssuingMiningRound created live), with what the issuance curve let them issue. */
   issuing: { migration: number; time: bigint; allowed: bigint }[];
 }
@@ -142,13 +143,17 @@ function modelOf(items: CanonicalItem[]): Model {
           for (const c of created) {
             if (c.event_type === 'created_event' && c.template_id.endsWith(':Splice.Amulet:Amulet')) {
               const amount = (c.create_arguments as { amount: { initialAmount: string } }).amount.initialAmount;
-              flows.push({ migration: m, time, minted: units(amount), burned: 0n, holdingFees: 0n, ans: 0n });
+              flows.push({ migration: m, time, minted: units(amount), burned: 0n, holdingFees: 0n, ans: 0n, expired: 0n });
             }
           }
         } else if (e.choice === 'AmuletRules_Transfer') {
           const result = e.exercise_result as { meta?: { values: Record<string, string> }; summary: { holdingFees: string } };
           const holdingFees = units(result.summary.holdingFees);
-          flows.push({ migration: m, time, minted: 0n, burned: units(result.meta!.values[BURNED]!), holdingFees, ans: 0n });
+          flows.push({ migration: m, time, minted: 0n, burned: units(result.meta!.values[BURNED]!), holdingFees, ans: 0n, expired: 0n });
+        } else if (/^(Amulet_Expire|LockedAmulet_ExpireAmulet)(V2)?$/.test(e.choice)) {
+          // The DSO expires the amulet: what leaves the supply is its initial amount, as the items created it.
+          const amount = holdings.get(key)!.amount;
+          flows.push({ migration: m, time, minted: 0n, burned: amount, holdingFees: 0n, ans: 0n, expired: amount });
         } else if (e.choice === 'AnsRules_CollectInitialEntryPayment' || e.choice === 'AnsRules_CollectEntryRenewalPayment') {
           // The ANS fee: the amulets the DSO receives under the collection and archives there (burns).
           const created = new Map<string, bigint>();
@@ -166,7 +171,7 @@ function modelOf(items: CanonicalItem[]): Model {
           };
           e.child_event_ids.forEach(walk);
           const burned = [...created].filter(([cid]) => consumed.has(cid)).reduce((a, [, amount]) => a + amount, 0n);
-          flows.push({ migration: m, time, minted: 0n, burned, holdingFees: 0n, ans: burned });
+          flows.push({ migration: m, time, minted: 0n, burned, holdingFees: 0n, ans: burned, expired: 0n });
         }
       }
     }
@@ -202,6 +207,7 @@ function expectedCumulative(model: Model, m: number, at: bigint) {
   const burned = sum((x) => x.burned);
   const holdingFees = sum((x) => x.holdingFees);
   const ans = sum((x) => x.ans);
+  const expired = sum((x) => x.expired);
   const issuing = model.issuing.filter(upTo);
   const zero = text(0n);
   return {
@@ -215,7 +221,14 @@ function expectedCumulative(model: Model, m: number, at: bigint) {
       sv_reward: zero,
       validator_faucet: zero,
     },
-    burned: { total: text(burned), fees: text(burned - holdingFees - ans), holding_fees: text(holdingFees), traffic: zero, ans: text(ans) },
+    burned: {
+      total: text(burned),
+      fees: text(burned - holdingFees - ans - expired),
+      holding_fees: text(holdingFees),
+      traffic: zero,
+      ans: text(ans),
+      expired: text(expired),
+    },
     allowed_mint: text(issuing.reduce((a, x) => a + x.allowed, 0n)),
     issuing_rounds: issuing.length,
   };
@@ -247,7 +260,15 @@ function expectedBalance(model: Model, party: string, at: bigint, round?: bigint
 describe('balances and supply at any instant', () => {
   const t = useTestDatabase();
   // About three days in two migrations, with locks, token-standard transfers and taps.
-  const items = simulatedItems({ seed: 'balances', updates: 1500, migrations: 2, meanUpdateGapMs: 150_000, tickSeconds: 3600 });
+  const items = simulatedItems({
+    seed: 'balances',
+    updates: 1500,
+    migrations: 2,
+    meanUpdateGapMs: 150_000,
+    tickSeconds: 3600,
+    amuletExpiry: true,
+    tokenStandardV2: true,
+  });
   const model = modelOf(items);
   const owners = [...new Set(model.holdings.map((h) => h.owner))].sort();
   const times = [...model.firsts.values()];
@@ -294,6 +315,7 @@ describe('balances and supply at any instant', () => {
     expect(owners.length).toBeGreaterThan(5);
     expect(new Set(model.issuing.map((r) => r.migration))).toEqual(new Set([0, 1]));
     expect(model.flows.some((f) => f.ans > 0n) && model.flows.some((f) => f.holdingFees > 0n)).toBe(true);
+    expect(model.flows.filter((f) => f.expired > 0n).length).toBeGreaterThan(5);
   });
 
   it("answers a party's balance at any instant, fees as of the round open then or the round asked", async () => {

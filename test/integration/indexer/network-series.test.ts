@@ -6,7 +6,9 @@
  * src/domain is not called. The simulator claims no rewards, so reward claims are added as rows of the
  * projection, and the expected figures add the same rows. A series period's supply is expected to be what
  * GET /v0/network/supply answers at the period's last microsecond, asked separately for each period (its
- * own figures are checked against a model of the items in balances.test.ts).
+ * own figures are checked against a model of the items in balances.test.ts). The DSO expires amulet in this
+ * network (the simulator's amuletExpiry, V1 and V2 forms): each expiry burns the initial amount of the
+ * amulet the items created, counted as the series' burned.expired.
  *
  * A second part checks the plans: on a history of several months, a short range reads an index range of
  * the activities' key in the range's partition only, never a sequential scan.
@@ -62,6 +64,28 @@ interface Claim {
   party: string;
   kind: 'app_reward' | 'validator_reward' | 'sv_reward' | 'validator_faucet';
   amount: string;
+}
+
+const EXPIRES = /^(Amulet_Expire|LockedAmulet_ExpireAmulet)(V2)?$/;
+
+/** Per UTC day (or hour, keyLength 13), the initial amounts of the amulets the DSO expired, read from the items' creates. */
+function expiredByPeriod(items: CanonicalItem[], keyLength: number): Map<string, bigint> {
+  const amounts = new Map<string, bigint>();
+  const out = new Map<string, bigint>();
+  for (const item of items) {
+    const tx = item.update as TransactionUpdate | null;
+    if (!tx || !('events_by_id' in tx)) continue;
+    for (const e of Object.values(tx.events_by_id)) {
+      if (e.event_type === 'created_event' && /:Splice\.Amulet:(Locked)?Amulet$/.test(e.template_id)) {
+        const args = e.create_arguments as { amount?: { initialAmount: string }; amulet?: { amount: { initialAmount: string } } };
+        amounts.set(`${tx.migration_id}/${e.contract_id}`, units((args.amulet ?? args).amount!.initialAmount));
+      } else if (e.event_type === 'exercised_event' && EXPIRES.test(e.choice)) {
+        const k = tx.record_time.slice(0, keyLength);
+        out.set(k, (out.get(k) ?? 0n) + amounts.get(`${tx.migration_id}/${e.contract_id}`)!);
+      }
+    }
+  }
+  return out;
 }
 
 /** Per UTC day (or hour, keyLength 13), the figures of the items' taps and transfers, and of the claims. */
@@ -125,7 +149,15 @@ function expectedDaily(byDay: Map<string, DayFigures>, from: string, to: string)
 describe('network time series and reward leaderboards', () => {
   const t = useTestDatabase();
   // About four days, in two migrations; two-hour round ticks leave most updates to transfers and taps.
-  const items = simulatedItems({ seed: 'series', updates: 2000, migrations: 2, meanUpdateGapMs: 150_000, tickSeconds: 7200 });
+  const items = simulatedItems({
+    seed: 'series',
+    updates: 2000,
+    migrations: 2,
+    meanUpdateGapMs: 150_000,
+    tickSeconds: 7200,
+    amuletExpiry: true,
+    tokenStandardV2: true,
+  });
   const times = items
     .map((i) => (i.update as { record_time?: string } | null)?.record_time)
     .filter((x): x is string => x !== undefined && !x.startsWith('0001-'))
@@ -296,6 +328,7 @@ describe('network time series and reward leaderboards', () => {
     const keyLength = interval === 'day' ? 10 : 13;
     const step = interval === 'day' ? 86_400_000 : 3_600_000;
     const byKey = figuresByDay(items, claims, keyLength);
+    const expired = expiredByPeriod(items, keyLength);
     const ans = new Map<string, bigint>();
     const addAns = (time: string, fee: bigint) => ans.set(time.slice(0, keyLength), (ans.get(time.slice(0, keyLength)) ?? 0n) + fee);
     for (const a of ansFees) addAns(a.time, units(a.fee));
@@ -335,13 +368,21 @@ describe('network time series and reward leaderboards', () => {
       const k = start.slice(0, keyLength);
       const f = byKey.get(k) ?? emptyDay();
       const a = ans.get(k) ?? 0n;
+      const x = expired.get(k) ?? 0n;
       periods.push({
         start,
         minted: {
           total: text(MINTED.reduce((x, m) => x + f.minted[m], 0n)),
           ...Object.fromEntries(MINTED.map((m) => [m, text(f.minted[m])])),
         },
-        burned: { total: text(f.burned + a), fees: text(f.fees), holding_fees: text(f.holding), traffic: text(0n), ans: text(a) },
+        burned: {
+          total: text(f.burned + a + x),
+          fees: text(f.fees),
+          holding_fees: text(f.holding),
+          traffic: text(0n),
+          ans: text(a),
+          expired: text(x),
+        },
         transfers: f.transfers,
         transfer_volume: text(f.volume),
         active_parties: parties.get(k)?.size ?? 0,
@@ -357,6 +398,7 @@ describe('network time series and reward leaderboards', () => {
     const res = await get(`/v0/network/series?interval=day&from=${from}&to=${to}`);
     const expected = await expectedSeries('day', from, to);
     expect(expected.periods.some((p) => p.burned.ans !== '0.0000000000' && p.active_parties > 3)).toBe(true);
+    expect(expected.periods.filter((p) => p.burned.expired !== '0.0000000000').length).toBeGreaterThan(2);
     // The first day ends before the first migration; later days end in either migration, on no snapshot.
     expect(expected.periods[0]!.supply).toBeNull();
     expect(new Set(expected.periods.map((p) => p.supply?.migration_id ?? null))).toEqual(new Set([null, 0, 1]));

@@ -93,9 +93,109 @@ const base = {
   detail: null,
   outcome: null,
   expiresAt: null,
+  amountOf: null,
 };
 
 describe('activities of a transaction', () => {
+  describe('amulet expiry', () => {
+    const expireSum = {
+      owner: ALICE,
+      round: { number: '9' },
+      changeToInitialAmountAsOfRoundZero: '-3.0001331813',
+      changeToHoldingFeesRate: '-0.0000190259',
+    };
+    const dso = (e: ExercisedEvent): ExercisedEvent => ({ ...e, contract_id: 'amulet5', consuming: true, acting_parties: [DSO] });
+
+    it('Amulet_Expire of an amulet created earlier: the owner burns an amount the writer reads from the stored contract', () => {
+      const expire = dso(exercise(0, 'Amulet_Expire', { roundCid: 'r' }, { expireSum, meta: null }));
+      expect(activitiesOf(tx([expire], [0]))).toEqual([
+        {
+          ...base,
+          node: 0,
+          kind: 'expire',
+          leg: 0,
+          party: ALICE,
+          round: 9n,
+          amount: 0n,
+          fees: 0n,
+          subject: 'amulet5',
+          amountOf: 'amulet5',
+        },
+      ]);
+    });
+
+    it('Amulet_Expire of an amulet created in the same transaction: its initial amount, burned', () => {
+      const expire = dso(exercise(0, 'Amulet_Expire', { roundCid: 'r' }, { expireSum, meta: null }));
+      const created = amulet(5, ALICE, '3.0000000000');
+      expect(activitiesOf(tx([created, expire], [5, 0]))).toEqual([
+        { ...base, node: 0, kind: 'expire', leg: 0, party: ALICE, round: 9n, amount: d('3'), fees: 0n, burned: d('3'), subject: 'amulet5' },
+      ]);
+    });
+
+    it('LockedAmulet_ExpireAmulet: the locked amulet inside, marked locked', () => {
+      const expire = {
+        ...dso(exercise(0, 'LockedAmulet_ExpireAmulet', { roundCid: 'r' }, { expireSum, meta: null })),
+        contract_id: 'amulet5',
+      };
+      const inner = amulet(5, ALICE, '2.5000000000');
+      const locked: CreatedEvent = {
+        ...inner,
+        template_id: 'pkg:Splice.Amulet:LockedAmulet',
+        create_arguments: { amulet: inner.create_arguments, lock: { holders: [APP], expiresAt: '2025-01-02T00:00:00Z', optContext: null } },
+      };
+      expect(activitiesOf(tx([locked, expire], [5, 0]))).toEqual([
+        {
+          ...base,
+          node: 0,
+          kind: 'expire',
+          leg: 0,
+          party: ALICE,
+          round: 9n,
+          amount: d('2.5'),
+          fees: 0n,
+          burned: d('2.5'),
+          subject: 'amulet5',
+          detail: 'locked',
+        },
+      ]);
+    });
+
+    it('Amulet_ExpireV2: the burned amount of its metadata, no round', () => {
+      const meta = {
+        values: { 'splice.lfdecentralizedtrust.org/burned': '1.7500000000', 'splice.lfdecentralizedtrust.org/tx-kind': 'expire-dust' },
+      };
+      const expire = dso(
+        exercise(
+          0,
+          'Amulet_ExpireV2',
+          { externalPartyConfigState0Cid: 'e0', externalPartyConfigState1Cid: 'e1' },
+          { expireSum: { owner: BOB }, meta },
+        ),
+      );
+      expect(activitiesOf(tx([expire], [0]))).toEqual([
+        {
+          ...base,
+          node: 0,
+          kind: 'expire',
+          leg: 0,
+          party: BOB,
+          round: null,
+          amount: d('1.75'),
+          fees: 0n,
+          burned: d('1.75'),
+          subject: 'amulet5',
+        },
+      ]);
+    });
+
+    it('an expiry without its summary owner is skipped', () => {
+      const expire = dso(exercise(0, 'Amulet_ExpireV2', {}, { expireSum: {}, meta: { values: {} } }));
+      const skipped: { eventId: string; choice: string; reason: string }[] = [];
+      expect(activitiesOf(tx([expire], [0]), undefined, skipped)).toEqual([]);
+      expect(skipped).toEqual([{ eventId: 'u1:0', choice: 'Amulet_ExpireV2', reason: 'expireSum.owner must be text' }]);
+    });
+  });
+
   it('a transfer to several receivers, with fees split by ratio, a self-output, a lock and claimed rewards, reached through a preapproval', () => {
     const transfer = exercise(
       1,
