@@ -121,7 +121,9 @@ export async function markChangedFamilies(db: Db, families: readonly AnswerFamil
   await sql`with families as (select unnest(${families}::text[]) as family) ${sql.raw(SET_VERSIONS)}`.execute(db);
 }
 
-const READ_VERSIONS_SQL = `select family, version::text from answer_versions
+// In key order so that the table of a few rows is read by its primary key, not by the sequential scan
+// the pool's settings price at the disable cost (src/store/pool.ts).
+const READ_VERSIONS_SQL = `(select family, version::text from answer_versions order by family)
   union all
   select 'migration', coalesce(max(migration_id), -1)::text from migrations`;
 

@@ -57,8 +57,11 @@ export function createPool(options: PoolOptions): pg.Pool {
   // With sequential scans off, a plan that still has one (a table of a few rows, such as
   // answer_versions) costs PostgreSQL's disable cost of 1e10, far past jit_above_cost: the server
   // would JIT-compile a sub-millisecond statement for about a second, each time. Short index ranges
-  // never gain from JIT.
-  const settings = ['-c TimeZone=UTC', '-c DateStyle=ISO', '-c enable_seqscan=off', '-c jit=off'];
+  // never gain from JIT. The same cost makes such a plan parallel: a Gather whose workers took about
+  // 90 ms to start on a stock PostgreSQL 15, for a statement of well under a millisecond (the answer
+  // cache's reading of its versions served 0.05x a bare server's rate). Index ranges gain nothing from
+  // workers on two shared cores either.
+  const settings = ['-c TimeZone=UTC', '-c DateStyle=ISO', '-c enable_seqscan=off', '-c jit=off', '-c max_parallel_workers_per_gather=0'];
   if (options.statementTimeoutMs) settings.push(`-c statement_timeout=${options.statementTimeoutMs}`);
   const pool = new pg.Pool({
     connectionString: options.connectionString,
