@@ -12,30 +12,7 @@ import { backfillActivities } from '../../../src/ingest/activity-backfill';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
-
-interface Row {
-  migration_id: number;
-  record_time: string;
-  update_id: string;
-  event_id: string;
-  kind: string;
-  leg: number;
-  party: string;
-  round: number | null;
-  amount: string;
-  fees: string;
-  holding_fees: string | null;
-  burned: string | null;
-  counterparties: string[];
-  provider: string | null;
-  featured: boolean | null;
-  via: string | null;
-  traffic: number | null;
-  subject: string | null;
-  detail: string | null;
-  outcome: string | null;
-  expires_at: string | null;
-}
+import type { ActivityRow } from '../../support/http/activity-row';
 
 const EXPIRES = /^(Amulet_Expire|LockedAmulet_ExpireAmulet)(V2)?$/;
 const units = (x: string) => {
@@ -48,9 +25,9 @@ const text = (x: bigint) => `${x / 10_000_000_000n}.${(x % 10_000_000_000n).toSt
  * The expiry rows the items imply, in the network's order; how many of each choice; and for each V1 expiry
  * (no amount in its result), how many items before it the amulet was created.
  */
-function expectedExpiries(items: CanonicalItem[]): { rows: Row[]; choices: Map<string, number>; v1Ages: number[] } {
+function expectedExpiries(items: CanonicalItem[]): { rows: ActivityRow[]; choices: Map<string, number>; v1Ages: number[] } {
   const created = new Map<string, { owner: string; amount: string; item: number }>();
-  const rows: Row[] = [];
+  const rows: ActivityRow[] = [];
   const choices = new Map<string, number>();
   const v1Ages: number[] = [];
   items.forEach((item, index) => {
@@ -159,7 +136,7 @@ describe('amulet expiry in the activity projection', () => {
     }
     const busiest = owners.map((o) => expected.filter((r) => r.party === o)).sort((a, b) => b.length - a.length)[0]!;
     const all = await activity(busiest[0]!.party, '?order=asc&page_size=1000');
-    const body = all.json as { activities: Row[]; next_page_token: string | null };
+    const body = all.json as { activities: ActivityRow[]; next_page_token: string | null };
     expect({ token: body.next_page_token, expiries: body.activities.filter((r) => r.kind === 'expire') }).toEqual({
       token: null,
       expiries: busiest,

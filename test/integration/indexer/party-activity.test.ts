@@ -10,32 +10,10 @@ import { backfillActivities } from '../../../src/ingest/activity-backfill';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
+import type { ActivityRow } from '../../support/http/activity-row';
 
-interface Row {
-  migration_id: number;
-  record_time: string;
-  update_id: string;
-  event_id: string;
-  kind: string;
-  leg: number;
-  party: string;
-  round: number | null;
-  amount: string;
-  fees: string;
-  holding_fees: string | null;
-  burned: string | null;
-  counterparties: string[];
-  provider: string | null;
-  featured: boolean | null;
-  via: string | null;
-  traffic: number | null;
-  subject: string | null;
-  detail: string | null;
-  outcome: string | null;
-  expires_at: string | null;
-}
 interface Page {
-  activities: Row[];
+  activities: ActivityRow[];
   next_page_token: string | null;
 }
 
@@ -67,8 +45,8 @@ type Action = { value: { dsoAction?: { tag: string }; amuletRulesAction?: { tag:
 const actionName = (a: Action) => (a.value.dsoAction ?? a.value.amuletRulesAction)!.tag;
 
 /** Every activity row of the items, in the network's order (migration, record time, update, node, kind, leg). */
-function expectedRows(items: CanonicalItem[]): Row[] {
-  const rows: Row[] = [];
+function expectedRows(items: CanonicalItem[]): ActivityRow[] {
+  const rows: ActivityRow[] = [];
   // A vote request's id: the first request's contract id, followed through each ballot's new request.
   const requestIds = new Map<string, string>();
   for (const item of items) {
@@ -312,7 +290,7 @@ function expectedRows(items: CanonicalItem[]): Row[] {
       }
     }
   }
-  const node = (r: Row) => Number(r.event_id.split(':').pop());
+  const node = (r: ActivityRow) => Number(r.event_id.split(':').pop());
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return rows.sort(
     (a, b) =>
@@ -326,7 +304,7 @@ function expectedRows(items: CanonicalItem[]): Row[] {
 }
 
 const csvField = (x: string) => (/[",\r\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
-const csvOf = (rows: Row[]) =>
+const csvOf = (rows: ActivityRow[]) =>
   'migration_id,record_time,update_id,event_id,kind,leg,party,round,amount,fees,holding_fees,burned,counterparties,provider,featured,via,traffic,subject,detail,outcome,expires_at\r\n' +
   rows
     .map(
@@ -418,7 +396,7 @@ describe('the activity projection and a party activity', () => {
     expect(first.status).toBe(200);
     expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect((first.json as Page).activities).toEqual(expected.slice(0, 7));
-    const seen: Row[] = [];
+    const seen: ActivityRow[] = [];
     let token: string | null = null;
     let pages = 0;
     do {
