@@ -47,7 +47,14 @@ describe('writer lock', () => {
     // The standby writes nothing while the first holds the lock: all rows so far are the first's.
     expect(whileStandby.rows[0]!.n).toBeLessThanOrEqual(firstResult.items);
 
-    await new Promise((r) => setTimeout(r, 500));
+    // The standby takes the lock within its poll and writes; on a loaded machine that can take more than a
+    // fixed wait, so wait for its first rows (up to 10 s), then stop it.
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const now = await sql<{ n: number }>`select count(*)::int as n from updates`.execute(t.db);
+      if (now.rows[0]!.n > firstResult.items) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     second.abort();
     const secondResult = await secondRun;
     expect(secondResult.items).toBeGreaterThan(0);
