@@ -54,6 +54,21 @@ export function isObjectKey(key: string): boolean {
   return m?.[1] !== undefined && parseFolder(m[1]) !== undefined;
 }
 
+/**
+ * The order of a listing: by folder (its start, then its end), then by object number. Both keys must
+ * be object keys (isObjectKey).
+ */
+export function compareObjectKeys(a: string, b: string): number {
+  const parts = (key: string) => {
+    const slash = key.lastIndexOf('/');
+    const folder = parseFolder(key.slice(0, slash))!;
+    return [folder.start, folder.end, BigInt(/_(\d+)\.zstd$/.exec(key)![1]!)] as const;
+  };
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+  return 0;
+}
+
 /** The segment after one that ends at `end`, given where its own end lies. */
 export interface Segment {
   start: StreamKey;

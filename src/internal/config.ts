@@ -402,7 +402,7 @@ export const knobs = {
   },
   SCAN_SOURCE_URLS: {
     description:
-      'Comma-separated base URLs of upstream Scan instances of one network (SOURCE=scan or bulk): tried in turn, or read side by side with attestation (SCAN_SOURCE_THRESHOLD). SOURCE=bulk reads the bulk objects of the first only at threshold 1, and takes an object only when the threshold list it with the same checksum above.',
+      'Comma-separated base URLs of upstream Scan instances of one network (SOURCE=scan or bulk): tried in turn, or read side by side with attestation (SCAN_SOURCE_THRESHOLD). SOURCE=bulk reads the bulk objects of the first only at threshold 1; above it, it takes an object only when at least the threshold of them list it with the same checksum.',
     default: '',
     expects: 'a comma-separated list of http(s) URLs',
     schema: csv.pipe(z.array(z.url({ protocol: /^https?$/ }))),

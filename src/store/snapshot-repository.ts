@@ -27,8 +27,6 @@ export interface SnapshotRow {
   lockedAmulet: string;
   /** Highest created_at among the snapshot's contracts (null: none). */
   maxCreatedAt: Micros | null;
-  /** Whether the owners' holdings totals at this snapshot are stored (holding_totals). */
-  holdingTotals: boolean;
 }
 
 export const migrationSpans = repositoryOperation('migrationSpans', async function migrationSpans(db: Db): Promise<MigrationSpan[]> {
@@ -47,17 +45,6 @@ export const latestSnapshot = repositoryOperation('latestSnapshot', async functi
   const row = await db
     .selectFrom('acs_snapshots as a')
     .selectAll('a')
-    .select((eb) =>
-      eb
-        .exists(
-          eb
-            .selectFrom('holding_totals_snapshots as h')
-            .select('h.migration_id')
-            .whereRef('h.migration_id', '=', 'a.migration_id')
-            .whereRef('h.record_time', '=', 'a.record_time'),
-        )
-        .as('holding_totals'),
-    )
     .where('migration_id', '=', migrationId)
     .orderBy('record_time', 'desc')
     .limit(1)
@@ -70,7 +57,6 @@ export const latestSnapshot = repositoryOperation('latestSnapshot', async functi
         unlockedAmulet: row.unlocked_amulet,
         lockedAmulet: row.locked_amulet,
         maxCreatedAt: row.max_created_at === null ? null : fromPgTimestamp(row.max_created_at),
-        holdingTotals: Boolean(row.holding_totals),
       }
     : undefined;
 });
@@ -97,7 +83,6 @@ export const takeSnapshot = repositoryOperation(
         unlocked: string;
         locked: string;
         max_created_at: string | null;
-        holding_totals: boolean;
         inserted: boolean;
       }>`
       insert into acs_snapshots (migration_id, record_time, contract_count, unlocked_amulet, locked_amulet, max_created_at)
@@ -109,10 +94,7 @@ export const takeSnapshot = repositoryOperation(
       from acs_deltas d
       where d.migration_id = ${migrationId} and d.slot > ${lower}::timestamptz and d.slot <= ${to}::timestamptz
       on conflict (migration_id, record_time) do update set migration_id = excluded.migration_id
-      returning contract_count, unlocked_amulet as unlocked, locked_amulet as locked, max_created_at,
-        exists (select 1 from holding_totals_snapshots h where h.migration_id = ${migrationId} and h.record_time = ${to}::timestamptz)
-          as holding_totals,
-        xmax = 0 as inserted`.execute(trx);
+      returning contract_count, unlocked_amulet as unlocked, locked_amulet as locked, max_created_at, xmax = 0 as inserted`.execute(trx);
       const r = rows[0]!;
       // The cumulative supply flows at it, when those at the snapshot before are known.
       if (r.inserted) await writeSupplyTotals(trx, migrationId, from?.recordTime, at);
@@ -128,7 +110,6 @@ export const takeSnapshot = repositoryOperation(
         unlockedAmulet: r.unlocked,
         lockedAmulet: r.locked,
         maxCreatedAt: r.max_created_at === null ? null : fromPgTimestamp(r.max_created_at),
-        holdingTotals: r.holding_totals,
       };
     });
   },

@@ -28,7 +28,7 @@ export const HourlyUpdates = z.object({
 
 const nullableDecimal = (description: string) => decimal(description).nullable();
 
-const ActivityRecord = z
+export const ActivityRecord = z
   .object({
     migration_id: int64(),
     record_time: dateTime("The update's record time, six fractional digits."),

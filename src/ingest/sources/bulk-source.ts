@@ -50,7 +50,7 @@
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { isObjectKey, parseFolder, updateFromBulkLine } from '../../domain/bulk-layout';
+import { compareObjectKeys, isObjectKey, updateFromBulkLine } from '../../domain/bulk-layout';
 import { compareStreamKeys, type StreamKey } from '../../domain/stream-key';
 import { formatRecordTime, IMPORT_RECORD_TIME, tryParseTimestamp } from '../../domain/time';
 import type { Logger } from '../../internal/logger';
@@ -201,18 +201,6 @@ function keyOfUrl(url: string): string | undefined {
   }
   const key = OBJECT_KEY_AT_END.exec(path)?.[1];
   return key !== undefined && isObjectKey(key) ? key : undefined;
-}
-
-/** Listing order: by folder (start, then end), then by object number. Keys are checked by keyOfUrl. */
-function compareObjectKeys(a: string, b: string): number {
-  const parts = (key: string) => {
-    const slash = key.lastIndexOf('/');
-    const folder = parseFolder(key.slice(0, slash))!;
-    return [folder.start, folder.end, BigInt(/_(\d+)\.zstd$/.exec(key)![1]!)] as const;
-  };
-  const [x, y] = [parts(a), parts(b)];
-  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
-  return 0;
 }
 
 /** The NDJSON lines of an object's bytes, frame by frame, a line cut by a frame boundary joined. */

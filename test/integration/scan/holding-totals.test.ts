@@ -104,7 +104,6 @@ describe('holdings totals at snapshots', () => {
         await sql`delete from holding_totals_snapshots`.execute(t.db);
         await sql`delete from holding_totals`.execute(t.db);
         await sql`delete from holding_totals_newest`.execute(t.db);
-        previous = { ...previous, holdingTotals: false };
       }
     }
   }

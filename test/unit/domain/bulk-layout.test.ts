@@ -3,6 +3,7 @@ import {
   bulkLine,
   bulkSnapshotTimeAfter,
   bulkSnapshotTimeAtOrBefore,
+  compareObjectKeys,
   isObjectKey,
   parseFolder,
   segmentFolder,
@@ -41,6 +42,25 @@ describe('bulk storage layout', () => {
     for (const key of [`${folder}/../x`, `${folder}/updates_.zstd`, '../../etc/passwd', `x/${folder}/updates_0.zstd`]) {
       expect(isObjectKey(key)).toBe(false);
     }
+  });
+
+  it('orders object keys as a listing: by folder start, then end, then object number (not as text)', () => {
+    const a = segmentFolder(t('2025-03-01T00:00:00Z'), t('2025-03-02T00:00:00Z'));
+    const b = segmentFolder(t('2025-03-01T00:00:00Z'), t('2025-03-02T00:00:00.5Z'));
+    const c = segmentFolder(t('2025-03-02T00:00:00Z'), t('2025-03-03T00:00:00Z'));
+    const keys = [
+      bulkObjectKey(c, 'updates', 0),
+      bulkObjectKey(a, 'updates', 10),
+      bulkObjectKey(b, 'updates', 0),
+      bulkObjectKey(a, 'updates', 2),
+    ];
+    expect([...keys].sort(compareObjectKeys)).toEqual([
+      bulkObjectKey(a, 'updates', 2),
+      bulkObjectKey(a, 'updates', 10),
+      bulkObjectKey(b, 'updates', 0),
+      bulkObjectKey(c, 'updates', 0),
+    ]);
+    expect(compareObjectKeys(keys[1]!, keys[1]!)).toBe(0);
   });
 
   it('writes a line with top-level nulls dropped and every key sorted, integer-like keys included', () => {
