@@ -108,7 +108,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
     : undefined;
   // The round aggregates too: summed from committed rows, outside the writer's transactions.
   const roundsStop = new AbortController();
-  const roundAggregation = runRoundAggregation(db, log, AbortSignal.any([running, roundsStop.signal]));
+  const roundAggregation = runRoundAggregation(db, log, AbortSignal.any([running, roundsStop.signal]), metrics);
   // And the snapshots' holdings totals, after each announcement, outside the announcement's transaction.
   const refreshOwners = options.holdingTotalsRefreshOwners ?? HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT;
   const totalsStop = new AbortController();

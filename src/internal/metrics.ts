@@ -273,6 +273,11 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
+    roundAggregatesMissingRound: new Gauge({
+      name: `${METRIC_PREFIX}round_aggregates_missing_round`,
+      help: 'The round the round aggregates wait for while a later round is closed (a gap in the history: no ClosedMiningRound for it); 0 when there is no gap.',
+      registers: [registry],
+    }),
     dbPoolConnections: new Gauge({
       name: `${METRIC_PREFIX}db_pool_connections`,
       help: 'Database pool connections by state: total, idle, and waiting (requests queued for a connection).',

@@ -91,6 +91,30 @@ export const aggregateClosedRounds = repositoryOperation(
   },
 );
 
+/**
+ * Where the aggregation waits for good: the round after the newest aggregated one has no ClosedMiningRound,
+ * yet a later round has one (a gap in the history, after an import or retention). Rounds are summed in
+ * order, so nothing after the gap is aggregated until the missing round's contract is ingested.
+ * Undefined where there is no such gap (including before the first aggregated round).
+ */
+export const findRoundAggregationGap = repositoryOperation(
+  'findRoundAggregationGap',
+  async function findRoundAggregationGap(db: Db): Promise<{ missing: bigint; nextClosed: bigint } | undefined> {
+    const { rows } = await sql<{ missing: string; next_closed: string | null }>`
+      select (l.r + 1)::text as missing,
+             (select min(round_number) from contracts
+               where package_name = ${CLOSED.packageName} and qualified_name = ${CLOSED.qualifiedName}
+                 and round_number > l.r + 1)::text as next_closed
+        from (select max(closed_round) as r from round_totals) l
+       where l.r is not null
+         and not exists (select 1 from contracts
+                          where package_name = ${CLOSED.packageName} and qualified_name = ${CLOSED.qualifiedName}
+                            and round_number = l.r + 1)`.execute(db);
+    const row = rows[0];
+    return row?.next_closed == null ? undefined : { missing: BigInt(row.missing), nextClosed: BigInt(row.next_closed) };
+  },
+);
+
 /** One round's rows: the round's claims and purchases by party, added to each party's running totals. */
 async function aggregateRound(tx: Db, round: bigint, effectiveAt: string): Promise<void> {
   const r = round.toString();

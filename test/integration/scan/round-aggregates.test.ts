@@ -10,9 +10,11 @@
 import { sql } from 'kysely';
 import type { CreatedEvent, TransactionUpdate } from '../../../src/domain/items';
 import { parseTimestamp, formatDateTime } from '../../../src/domain/time';
-import { catchUpRoundAggregates } from '../../../src/jobs/round-aggregates';
+import { Writable } from 'node:stream';
+import { catchUpRoundAggregates, reportRoundAggregationGap } from '../../../src/jobs/round-aggregates';
+import { createMetrics } from '../../../src/internal/metrics';
 import { beginActivityBackfill } from '../../../src/store/activity-repository';
-import { aggregateClosedRounds } from '../../../src/store/round-aggregates-repository';
+import { aggregateClosedRounds, findRoundAggregationGap } from '../../../src/store/round-aggregates-repository';
 import { createLogger } from '../../../src/internal/logger';
 import { useTestDatabase } from '../../support/database/database';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
@@ -303,5 +305,53 @@ describe('Scan round aggregates', () => {
     expect([range.status, range.json]).toEqual([200, { start: Number(first), end: Number(last) }]);
     const res = await post('/v0/round-totals', { start_round: Number(first), end_round: Number(last) });
     expect([res.status, res.json]).toEqual([200, { entries: rounds.map(expectedRoundTotals) }]);
+  });
+
+  // After the others: it hides a round's ClosedMiningRound, as a history with a gap would lack it.
+  it('a gap in the closed rounds stops the aggregation at it, and the job says so once, with the gauge, until the round is ingested', async () => {
+    expect(rounds.length).toBeGreaterThanOrEqual(4);
+    const missing = rounds[2]!;
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const logger = createLogger('warn', 'scan-indexer', sink);
+    const metrics = createMetrics({ processMetrics: false });
+    const gauge = async () => (await metrics.roundAggregatesMissingRound.get()).values.map((v) => v.value);
+    const warnings = () => lines.filter((l) => l.level === 40).map((l) => [l.missingRound, l.nextClosedRound]);
+
+    // No gap while every round is aggregated.
+    expect(await findRoundAggregationGap(t.db)).toBeUndefined();
+    expect(await reportRoundAggregationGap(t.db, logger, metrics)).toBeUndefined();
+    expect(await gauge()).toEqual([0]);
+
+    // The aggregates of the rounds from the missing one on, and that round's ClosedMiningRound, are gone.
+    await sql`delete from round_totals where closed_round >= ${missing.toString()}::bigint`.execute(t.db);
+    await sql`delete from round_party_totals where closed_round >= ${missing.toString()}::bigint`.execute(t.db);
+    const hide = (from: string, to: string) =>
+      sql`update contracts set qualified_name = ${to} where qualified_name = ${from} and round_number = ${missing.toString()}::bigint`.execute(
+        t.db,
+      );
+    await hide('Splice.Round:ClosedMiningRound', 'Test.Gap:HiddenClosedMiningRound');
+
+    expect(await catchUpRoundAggregates(t.db, createLogger('silent'))).toBe(0);
+    expect(await findRoundAggregationGap(t.db)).toEqual({ missing, nextClosed: rounds[3]! });
+    const warned = await reportRoundAggregationGap(t.db, logger, metrics);
+    expect(warned).toBe(missing);
+    expect(await reportRoundAggregationGap(t.db, logger, metrics, warned)).toBe(missing);
+    expect(warnings()).toEqual([[String(missing), String(rounds[3])]]);
+    expect(await gauge()).toEqual([Number(missing)]);
+    const latest = await get('/v0/round-of-latest-data');
+    expect([latest.status, latest.json]).toEqual([200, { round: Number(rounds[1]), effectiveAt: closedAt.get(rounds[1]!) }]);
+
+    // The round's contract ingested: the aggregation goes on past it, and the gauge falls back to 0.
+    await hide('Test.Gap:HiddenClosedMiningRound', 'Splice.Round:ClosedMiningRound');
+    expect(await catchUpRoundAggregates(t.db, createLogger('silent'))).toBe(rounds.length - 2);
+    expect(await reportRoundAggregationGap(t.db, logger, metrics, warned)).toBeUndefined();
+    expect(await gauge()).toEqual([0]);
+    expect(warnings()).toHaveLength(1);
   });
 });
