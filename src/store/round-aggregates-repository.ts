@@ -93,7 +93,7 @@ export const aggregateClosedRounds = repositoryOperation(
 
 /**
  * Where the aggregation waits for good: the round after the newest aggregated one has no ClosedMiningRound,
- * yet a later round has one (a gap in the history, after an import or retention). Rounds are summed in
+ * yet a later round has one (a gap in the history, as an import with a hole would leave). Rounds are summed in
  * order, so nothing after the gap is aggregated until the missing round's contract is ingested.
  * Undefined where there is no such gap (including before the first aggregated round).
  */

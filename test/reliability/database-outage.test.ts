@@ -18,7 +18,6 @@ import { createDb, createPool } from '../../src/store/pool';
 import { tableDigests } from '../support/database/dump';
 import { atScale, recordFigure, recordZero } from './figures';
 import { startPostgresProcess, type PostgresProcess } from './postgres-process';
-import { GENEROUS_LIMITS } from '../support/http/http';
 import { startServerProcess, type ServerProcess } from './server-process';
 
 // Full-scale runs take minutes.
@@ -108,8 +107,6 @@ describe('a database outage under load', () => {
     const outageUrl = await ensureDatabase(postgres.url, 'outage');
     const plainUrl = await ensureDatabase(postgres.url, 'plain');
     server = await startServerProcess('start', {
-      // Four clients from 127.0.0.1 asking over and over: limits far above that.
-      ...GENEROUS_LIMITS,
       DATABASE_URL: outageUrl,
       LEDGER_AUTH_DISABLED: 'true',
       API_CLOCK: 'ledger',

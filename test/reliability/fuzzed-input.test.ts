@@ -17,7 +17,6 @@ import fc from 'fast-check';
 import { useTestDatabase } from '../support/database/database';
 import { ingestThroughWorker, simulatedItems } from '../support/items/simulated-network';
 import { atScale, recordFigure, recordZero } from './figures';
-import { GENEROUS_LIMITS } from '../support/http/http';
 import { responseChecker, ResponseMismatch, type OpenApiDocument } from '../support/http/openapi-check';
 import { startServerProcess, type ServerProcess } from './server-process';
 
@@ -276,8 +275,6 @@ describe('fuzzed input on every operation', () => {
   beforeAll(async () => {
     await ingestThroughWorker(t, items);
     server = await startServerProcess('serve', {
-      // Thousands of requests from 127.0.0.1, four at a time, large pages among them: limits far above that.
-      ...GENEROUS_LIMITS,
       DATABASE_URL: t.url,
       LEDGER_AUTH_DISABLED: 'true',
       DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),

@@ -12,7 +12,6 @@
 import { useTestDatabase } from '../support/database/database';
 import { ingestThroughWorker, simulatedItems } from '../support/items/simulated-network';
 import { recordFigure, recordZero } from './figures';
-import { GENEROUS_LIMITS } from '../support/http/http';
 import { startServerProcess, type ServerProcess } from './server-process';
 
 // Full-scale runs take minutes.
@@ -41,8 +40,6 @@ describe('limits', () => {
   beforeAll(async () => {
     await ingestThroughWorker(t, simulatedItems({ seed: 'limits', updates: 200 }));
     server = await startServerProcess('serve', {
-      // Every POST operation from 127.0.0.1 at once: limits far above that.
-      ...GENEROUS_LIMITS,
       DATABASE_URL: t.url,
       LEDGER_AUTH_DISABLED: 'true',
       DATABASE_POOL_SIZE: String(POOL),

@@ -12,7 +12,6 @@
  */
 import { BESIDE_ENV, READ_MIX } from '../../bench/beside-bench';
 import { useTestDatabase } from '../support/database/database';
-import { GENEROUS_LIMITS } from '../support/http/http';
 import { atScale, recordFigure, recordZero, SCALE } from './figures';
 import { startServerProcess, type ServerProcess } from './server-process';
 
@@ -67,8 +66,6 @@ describe('load during ingest', () => {
   beforeAll(async () => {
     server = await startServerProcess('start', {
       ...BESIDE_ENV,
-      // Fifty clients from 127.0.0.1 measure the server, not the limits: theirs are far above the load.
-      ...GENEROUS_LIMITS,
       DATABASE_URL: t.url,
     });
   });

@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { spawnCli } from '../../bench/support/cli-child';
+import { GENEROUS_LIMITS } from '../support/http/http';
 
 export interface ServerProcess {
   url: string;
@@ -15,10 +16,14 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Runs `scan-indexer <command>` on the database and resolves once it prints where it serves. */
+/**
+ * Runs `scan-indexer <command>` on the database and resolves once it prints where it serves. Like
+ * startTestApi, the server gets rate limits no test reaches (GENEROUS_LIMITS) unless `env` sets its own:
+ * tests ask from 127.0.0.1 faster than the defaults allow.
+ */
 export function startServerProcess(command: 'serve' | 'start' | 'ingest', env: Record<string, string>): Promise<ServerProcess> {
   const child = spawnCli([command], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...GENEROUS_LIMITS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -15,7 +15,7 @@ import { storeContractBlobs } from '../../../src/store/ingest-repository';
 import { setNetworkFact } from '../../../src/store/network-repository';
 import { createDb, createPool, type Db } from '../../../src/store/pool';
 import { useTestDatabase } from '../../support/database/database';
-import { GENEROUS_LIMITS, request, startTestApi, type TestApi } from '../../support/http/http';
+import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { alice, bob, externalPartyNetwork, provider } from '../../support/items/external-party-network';
 import { after, archiveEvent, createEvent, load, tx, unassign } from '../../support/items/network-items';
 import { arg, ofTemplate, replay, type LiveContract } from '../../support/replays/live-acs';
@@ -160,8 +160,7 @@ describe('kept answers: a change is served by the next request after its commit,
     const env = { LEDGER_AUTH_DISABLED: 'true' };
     reference = await startTestApi(t, { env: { ...env, ANSWER_CACHE_ENABLED: 'false' } });
     inProcess = [await startTestApi(t, { env }), await startTestApi(second, { env })];
-    // The child's rate limits are its own settings: the test asks it ~50 times a change, faster than the defaults allow.
-    child = await startServerProcess('serve', { DATABASE_URL: t.url, ...GENEROUS_LIMITS, ...env });
+    child = await startServerProcess('serve', { DATABASE_URL: t.url, ...env });
     servers = [
       { name: 'app 1', url: inProcess[0]!.url },
       { name: 'app 2 (own pool)', url: inProcess[1]!.url },

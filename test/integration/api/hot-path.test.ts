@@ -5,10 +5,10 @@
  * Date and a generated x-request-id, the body) is the same; so are the refusals (400, 401, 429), the
  * request log's lines and the request metrics. The hot path's counter shows which requests it took.
  */
-import { Writable } from 'node:stream';
 import { createLogger } from '../../../src/internal/logger';
 import { createMetrics, type Metrics } from '../../../src/internal/metrics';
 import { useTestDatabase } from '../../support/database/database';
+import { collectLogLines } from '../../support/logs/log-lines';
 import { request, startTestApi, type HttpResult, type TestApi } from '../../support/http/http';
 import { alice, bob, externalPartyNetwork } from '../../support/items/external-party-network';
 import { load } from '../../support/items/network-items';
@@ -152,13 +152,7 @@ async function serve(
   env: Record<string, string> = {},
   clock?: () => number,
 ): Promise<Served> {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { lines, sink } = collectLogLines();
   const metrics = createMetrics();
   const api = await startTestApi(t, {
     env: { LEDGER_AUTH_HS256_SECRET: SECRET, ...env },

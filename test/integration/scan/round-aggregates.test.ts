@@ -10,13 +10,13 @@
 import { sql } from 'kysely';
 import type { CreatedEvent, TransactionUpdate } from '../../../src/domain/items';
 import { parseTimestamp, formatDateTime } from '../../../src/domain/time';
-import { Writable } from 'node:stream';
 import { catchUpRoundAggregates, reportRoundAggregationGap } from '../../../src/jobs/round-aggregates';
 import { createMetrics } from '../../../src/internal/metrics';
 import { beginActivityBackfill } from '../../../src/store/activity-repository';
 import { aggregateClosedRounds, findRoundAggregationGap } from '../../../src/store/round-aggregates-repository';
 import { createLogger } from '../../../src/internal/logger';
 import { useTestDatabase } from '../../support/database/database';
+import { collectLogLines } from '../../support/logs/log-lines';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
 
@@ -311,13 +311,7 @@ describe('Scan round aggregates', () => {
   it('a gap in the closed rounds stops the aggregation at it, and the job says so once, with the gauge, until the round is ingested', async () => {
     expect(rounds.length).toBeGreaterThanOrEqual(4);
     const missing = rounds[2]!;
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
+    const { lines, sink } = collectLogLines();
     const logger = createLogger('warn', 'scan-indexer', sink);
     const metrics = createMetrics({ processMetrics: false });
     const gauge = async () => (await metrics.roundAggregatesMissingRound.get()).values.map((v) => v.value);

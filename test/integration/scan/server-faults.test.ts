@@ -2,11 +2,11 @@
  * The 500 of S1–S5 and S8: a failure of the server's own (here: its tables
  * are gone) is answered with the Scan app's generic message and no detail.
  */
-import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { createLogger } from '../../../src/internal/logger';
 import { createDb, createPool } from '../../../src/store/pool';
 import { useTestDatabase } from '../../support/database/database';
+import { collectLogLines } from '../../support/logs/log-lines';
 import { request, startTestApi, type TestApi } from '../../support/http/http';
 
 const GENERIC = { error: 'An unexpected error occurred.' };
@@ -16,13 +16,7 @@ describe('server faults', () => {
   const t = useTestDatabase();
   let api: TestApi;
   /** The service's log lines, as an operator's collector receives them. */
-  const lines: Record<string, unknown>[] = [];
-  const collector = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { lines, sink: collector } = collectLogLines();
   beforeAll(async () => {
     api = await startTestApi(t, { env: { LEDGER_AUTH_DISABLED: 'true' }, logger: createLogger('info', 'scan-indexer', collector) });
     for (const table of ['acs_snapshots', 'updates', 'verdicts', 'contracts'])
@@ -69,14 +63,8 @@ describe('an unreachable database', () => {
   const pool = createPool({ connectionString: 'postgresql://postgres@127.0.0.1:1/postgres', max: 2 });
   const db = createDb(pool);
   let api: TestApi;
-  const lines: Record<string, unknown>[] = [];
+  const { lines, sink: collector } = collectLogLines();
   beforeAll(async () => {
-    const collector = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
     api = await startTestApi(
       { db, pool },
       { env: { LEDGER_AUTH_DISABLED: 'true' }, logger: createLogger('info', 'scan-indexer', collector) },
