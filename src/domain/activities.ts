@@ -6,8 +6,8 @@
  * LockedAmulet_OwnerExpireLock (or their V2 forms); amulet the DSO expires (Amulet_Expire,
  * LockedAmulet_ExpireAmulet, or their V2 forms); and traffic purchases (AmuletRules_BuyMemberTraffic). Around them, the
  * exercises that say what they were for: ANS entry payments, transfer commands, token-standard transfer
- * instructions and allocations, ballots and vote results (CONTEXT_CHOICES; docs/ingestion.md has the
- * mapping). Read from the exercise results in compact_json. Pure.
+ * instructions and allocations (token standard V2's too), ballots and vote results (CONTEXT_CHOICES;
+ * docs/ingestion.md has the mapping). Read from the exercise results in compact_json. Pure.
  *
  * Each activity gives one row per party it concerns: leg 0 is the party that acted (sender, owner,
  * claimant, buyer), legs 1.. the others (a transfer's receivers, in the order of their first output).
@@ -662,6 +662,8 @@ function twoStepCreated(node: number, e: ExercisedEvent, via: string | null): Ac
   const allocation = e.choice === 'AllocationFactory_Allocate';
   if (output.tag !== (allocation ? 'AllocationInstructionResult_Completed' : 'TransferInstructionResult_Pending')) return [];
   const value = obj(output.value, 'output.value');
+  // Token standard V2 names the settlement beside the allocation, not in it.
+  if (allocation && arg.settlement !== undefined) return allocationCreatedV2(node, arg, value, via);
   let leg: Obj;
   let extra: Extra;
   if (allocation) {
@@ -696,6 +698,40 @@ function twoStepCreated(node: number, e: ExercisedEvent, via: string | null): Ac
   );
 }
 
+/**
+ * Token standard V2's AllocationFactory_Allocate with a completed result: the authorizer's row with the sum of
+ * its transfer leg sides, then each owner on the other sides with the sum of its own; the allocation as
+ * subject, the settlement's first executor as provider and its id as detail, and the settlement deadline
+ * (optional in V2). An account without an owner has no row.
+ */
+function allocationCreatedV2(node: number, arg: Obj, value: Obj, via: string | null): Activity[] {
+  const settlement = obj(arg.settlement, 'settlement');
+  const spec = obj(arg.allocation, 'allocation');
+  const authorizer = text(obj(spec.authorizer, 'allocation.authorizer').owner, 'allocation.authorizer.owner');
+  const others = new Map<string, Decimal10>();
+  let total = 0n;
+  list(spec.transferLegSides, 'allocation.transferLegSides').forEach((s, i) => {
+    const side = obj(s, 'allocation.transferLegSides[#]', i);
+    const amount = decimal(side.amount, 'allocation.transferLegSides[#].amount', i);
+    total += amount;
+    const owner = obj(side.otherside, 'allocation.transferLegSides[#].otherside', i).owner;
+    if (owner === null || owner === undefined) return;
+    const party = text(owner, 'allocation.transferLegSides[#].otherside.owner', i);
+    others.set(party, (others.get(party) ?? 0n) + amount);
+  });
+  const executors = list(settlement.executors, 'settlement.executors');
+  const deadline = spec.settlementDeadline;
+  const legs = [{ party: authorizer, amount: total, counterparties: [...others.keys()] }];
+  for (const [party, amount] of others) legs.push({ party, amount, counterparties: [authorizer] });
+  return rowsOf(node, 'allocation', via, legs, {
+    subject: text(value.allocationCid, 'allocationCid'),
+    provider: executors.length === 0 ? null : text(executors[0], 'settlement.executors[0]'),
+    detail: text(settlement.id, 'settlement.id'),
+    expiresAt: deadline === null || deadline === undefined ? null : timeOf(deadline, 'allocation.settlementDeadline'),
+    outcome: 'created',
+  });
+}
+
 const SETTLING: Record<string, [ActivityKind, string]> = {
   TransferInstruction_Accept: ['transfer_instruction', 'accepted'],
   TransferInstruction_Reject: ['transfer_instruction', 'rejected'],
@@ -703,6 +739,8 @@ const SETTLING: Record<string, [ActivityKind, string]> = {
   Allocation_ExecuteTransfer: ['allocation', 'executed'],
   Allocation_Cancel: ['allocation', 'cancelled'],
   Allocation_Withdraw: ['allocation', 'withdrawn'],
+  // Token standard V2: each allocation of a SettlementFactory_SettleBatch.
+  Allocation_Settle: ['allocation', 'settled'],
 };
 
 /** The contract ids of a list of holdings in a result; absent is none. */
@@ -712,13 +750,25 @@ function holdingList(value: Json | undefined, what: string): string[] {
   return list(value, what).map((c, i) => text(c, each, i));
 }
 
+/** V2's holdings of a result by instrument (a TextMap of lists); absent is none. */
+function holdingsByInstrument(value: Json | undefined, what: string): string[] {
+  if (value === undefined || value === null) return [];
+  const byInstrument = obj(value, what);
+  const out: string[] = [];
+  for (const instrument in byInstrument) out.push(...holdingList(byInstrument[instrument], `${what}.${instrument}`));
+  return out;
+}
+
 /**
  * A choice that ends a transfer instruction or an allocation. Its sender and receiver are on the
  * contract, created in an earlier transaction; the tree names the acting party and the holdings the
  * result returns (delivered to the receiver, or given back to the sender). Rows: the actor's, then
  * each other owner of those holdings, each with the amount of its holdings created here.
+ *
+ * Under token standard V2's SettlementFactory_SettleBatch (`parent`), the actor is the settlement's
+ * executor among the acting parties (the registry's admin acts too) and the detail is the settlement's id.
  */
-function twoStepSettled(node: number, e: ExercisedEvent, tree: Tree, via: string | null): Activity[] {
+function twoStepSettled(node: number, e: ExercisedEvent, tree: Tree, via: string | null, parent: ExercisedEvent | undefined): Activity[] {
   const [kind, outcome] = SETTLING[e.choice]!;
   const result = obj(e.exercise_result, '# result', e.choice);
   const output = result.output === undefined ? {} : obj(result.output, 'output');
@@ -728,8 +778,16 @@ function twoStepSettled(node: number, e: ExercisedEvent, tree: Tree, via: string
     ...holdingList(result.receiverHoldingCids, 'receiverHoldingCids'),
     ...holdingList(result.senderChangeCids, 'senderChangeCids'),
     ...holdingList(result.senderHoldingCids, 'senderHoldingCids'),
+    ...holdingsByInstrument(result.authorizerHoldingCids, 'authorizerHoldingCids'),
   ];
-  const actor = e.acting_parties[0];
+  let actor = e.acting_parties[0];
+  let detail: string | null = null;
+  if (parent?.choice === 'SettlementFactory_SettleBatch') {
+    const settlement = obj(obj(parent.choice_argument, 'SettlementFactory_SettleBatch argument').settlement, 'settlement');
+    const executors = list(settlement.executors, 'settlement.executors');
+    actor = e.acting_parties.find((p) => executors.includes(p)) ?? actor;
+    detail = text(settlement.id, 'settlement.id');
+  }
   if (actor === undefined) throw new Error('the exercise has no acting party');
   const owners = new Map<string, Decimal10>([[actor, 0n]]);
   for (const cid of new Set(cids)) {
@@ -741,7 +799,7 @@ function twoStepSettled(node: number, e: ExercisedEvent, tree: Tree, via: string
   }
   const others = [...owners.keys()].slice(1);
   const legs = [...owners].map(([party, amount], i) => ({ party, amount, counterparties: i === 0 ? others : [actor] }));
-  return rowsOf(node, kind, via, legs, { subject: e.contract_id, outcome });
+  return rowsOf(node, kind, via, legs, { subject: e.contract_id, outcome, detail });
 }
 
 /** The inner constructor of the action voted on (ARC_DsoRules, ARC_AmuletRules, ...); null when there is none. */
@@ -899,7 +957,8 @@ export function activitiesOf(tx: TransactionUpdate, details?: TransferDetails, s
   }
   const tree: Tree = { events: tx.events_by_id, created };
   const out: Activity[] = [];
-  const derive = (eventId: string, e: ExercisedEvent, via: string | null): Activity[] => {
+  const derive = (eventId: string, e: ExercisedEvent, parent: ExercisedEvent | undefined): Activity[] => {
+    const via = parent === undefined ? null : parent.choice;
     const node = nodeOf(eventId);
     switch (e.choice) {
       case 'AmuletRules_Transfer':
@@ -939,17 +998,17 @@ export function activitiesOf(tx: TransactionUpdate, details?: TransferDetails, s
       case 'DsoRules_CloseVoteRequest':
         return voteResult(node, e, via);
       default:
-        return twoStepSettled(node, e, tree, via);
+        return twoStepSettled(node, e, tree, via, parent);
     }
   };
-  const visit = (eventId: string, via: string | null): void => {
+  const visit = (eventId: string, parent: ExercisedEvent | undefined): void => {
     const e = tx.events_by_id[eventId];
     if (!e || e.event_type !== 'exercised_event') return;
     const whole = CHOICES.has(e.choice);
     if (whole || CONTEXT_CHOICES.has(e.choice)) {
       try {
         // Rows are kept only when the whole exercise derived: a half-read exercise adds none.
-        out.push(...derive(eventId, e, via));
+        out.push(...derive(eventId, e, parent));
       } catch (err) {
         const reason = (err as Error).message;
         if (!skipped) throw new Error(`${e.choice} at event ${eventId}: ${reason}`, { cause: err });
@@ -957,8 +1016,8 @@ export function activitiesOf(tx: TransactionUpdate, details?: TransferDetails, s
       }
       if (whole) return;
     }
-    for (const child of e.child_event_ids) visit(child, e.choice);
+    for (const child of e.child_event_ids) visit(child, e);
   };
-  for (const root of tx.root_event_ids) visit(root, null);
+  for (const root of tx.root_event_ids) visit(root, undefined);
   return out;
 }

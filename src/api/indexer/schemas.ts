@@ -41,7 +41,8 @@ export const ActivityRecord = z
           "expire (the DSO expired an amulet of the party: amount and burned its initial amount, round the V1 summary's, subject the amulet's contract id, detail locked for a LockedAmulet); traffic_purchase; " +
           'ans_entry (the user paying for an ANS entry, then the DSO that burned the fee: amount the fee burned, also burned on leg 0, subject the name, expires_at the expiry; outcome created or renewed); ' +
           'transfer_command, transfer_instruction, allocation (created: sender then receiver with the amount, subject the contract id, expires_at the deadline; ' +
-          'then sent, failed, withdrawn or expired for commands, the sender only with amount 0; accepted, rejected or withdrawn for instructions and executed, cancelled or withdrawn for allocations, the acting party then the owners of the holdings it returns, with their amounts); ' +
+          'then sent, failed, withdrawn or expired for commands, the sender only with amount 0; accepted, rejected or withdrawn for instructions and executed, cancelled or withdrawn for allocations, the acting party then the owners of the holdings it returns, with their amounts; ' +
+          'a token-standard V2 allocation: created by its authorizer, then the owners of its other sides, detail the settlement id; settled in a batch, the executor then the owners of the holdings returned, detail the settlement id); ' +
           'vote (a ballot: the voter SV, subject the request, detail the action, outcome accept or reject); vote_result (the DSO then each voter: outcome accepted, rejected or expired, expires_at when an accepted action takes effect). docs/ingestion.md, "Activities", has the whole mapping.',
       ),
     leg: int32(
@@ -67,7 +68,7 @@ export const ActivityRecord = z
     ).nullable(),
     detail: str("The action voted on; a failed transfer command's reason; an allocation's settlement id.").nullable(),
     outcome: str(
-      'The step within the kind: created, renewed, sent, failed, accepted, rejected, withdrawn, expired, executed, cancelled, accept, reject.',
+      'The step within the kind: created, renewed, sent, failed, accepted, rejected, withdrawn, expired, executed, settled, cancelled, accept, reject.',
     ).nullable(),
     expires_at: dateTime(
       "An ANS entry's expiry; a transfer command's, instruction's or allocation's deadline; when an accepted vote's action takes effect.",

@@ -20,10 +20,13 @@
  *   the DSO expires leaves its owner's holdings: its row's subject names it, and the simulator's own
  *   create of it (not the projection) gives the amount and round it is taken out with.
  *
- * Both run over two networks: the simulator's default, and one where the DSO expires amulet (V1 forms:
- * the V2 ones come with token-standard V2 allocations, which the projection does not derive yet).
+ * Both run over three networks: the simulator's default; one where the DSO expires amulet (V1 forms);
+ * and one with token-standard V2 trades, which also expires amulet in the V2 forms. A V2 trade settled in
+ * a batch moves amulet as the simulator's two-step transfers do: the sender's side archives its lock and
+ * the receiver's side delivers a new amulet, with no transfer, so the test moves those too, from the
+ * settlement's rows (its id is their detail) and the simulator's create of the delivered amulet.
  */
-import type { CanonicalItem } from '../../../src/domain/items';
+import type { CanonicalItem, ExercisedEvent } from '../../../src/domain/items';
 import { catchUpSnapshots } from '../../../src/jobs/acs-snapshots';
 import { catchUpHoldingTotals } from '../../../src/jobs/holding-totals';
 import { HOLDING_TOTALS_REFRESH_OWNERS_DEFAULT } from '../../../src/internal/config';
@@ -160,10 +163,11 @@ interface Settlement {
 }
 
 describe.each([
-  // A seed of its own for the second: each network must show every kind of step the test asks for.
-  ['the default network', 'invariants', false],
-  ['a network where the DSO expires amulet', 'burns', true],
-])('activity projection invariants, %s', (_name, seed, amuletExpiry) => {
+  // A seed of its own for each: each network must show every kind of step the test asks for.
+  ['the default network', 'invariants', false, false],
+  ['a network where the DSO expires amulet', 'burns', true, false],
+  ['a network with token-standard V2 trades, where the DSO expires amulet (V2 forms too)', 'settlements', true, true],
+])('activity projection invariants, %s', (_name, seed, amuletExpiry, tokenStandardV2) => {
   const t = useTestDatabase();
   const items = simulatedItems({
     seed,
@@ -172,6 +176,7 @@ describe.each([
     meanUpdateGapMs: 150_000,
     tickSeconds: 3600,
     amuletExpiry,
+    tokenStandardV2,
   });
   const amulets = createdAmulets(items);
   let snapshots: Snapshot[] = [];
@@ -361,6 +366,39 @@ describe.each([
       });
     }
 
+    // Token standard V2 (see the header): the receiver's row of each settled allocation, the sender being
+    // the other side of the same settlement, its lock the output of its own transfer under its allocation.
+    let v2Settlements = 0;
+    const updates = new Map(
+      items.flatMap((i) => (i.update && 'events_by_id' in i.update ? [[i.update.update_id, i.update] as const] : [])),
+    );
+    for (const r of rows) {
+      if (r.kind !== 'allocation' || r.outcome !== 'settled' || r.leg === 0) continue;
+      const offer = rows.find(
+        (x) => x.kind === 'allocation' && x.outcome === 'created' && x.leg === 0 && x.detail === r.detail && x.party !== r.party,
+      );
+      const locks = offer ? rowsOf(offer.update_id).filter((x) => x.kind === 'transfer' && x.leg === 0 && x.party === offer.party) : [];
+      const node = updates.get(r.update_id)!.events_by_id[r.event_id] as ExercisedEvent;
+      const delivered = node.child_event_ids.flatMap((c) => {
+        const a = amulets.get(`${r.migration_id}/${(updates.get(r.update_id)!.events_by_id[c] as { contract_id: string }).contract_id}`);
+        return a ? [a] : [];
+      });
+      expect({ settled: r.event_id, locks: locks.length, delivered: delivered.map((a) => [a.owner, a.amount]) }).toEqual({
+        settled: r.event_id,
+        locks: 1,
+        delivered: [[r.party, units(r.amount)]],
+      });
+      v2Settlements += 1;
+      settlements.push({
+        ...at(r),
+        sender: offer!.party,
+        receiver: r.party,
+        amount: units(r.amount),
+        lockRound: BigInt(locks[0]!.round!),
+        round: delivered[0]!.round,
+      });
+    }
+
     const unmodelled: ActivityRow[] = [];
     const counted = { transfers: 0, taps: 0, burns: 0, settlements: 0, expiries: 0, lockedExpiries: 0 };
     let changedParties = 0;
@@ -430,6 +468,7 @@ describe.each([
     expect(counted.taps).toBeGreaterThan(10);
     expect(counted.burns).toBeGreaterThan(0);
     expect(counted.settlements).toBeGreaterThan(0);
+    expect(v2Settlements > 0).toBe(tokenStandardV2);
     expect(changedParties).toBeGreaterThan(100);
     // Amulet expired by the DSO, locked amulet too, only where the network has it.
     expect({ expiries: counted.expiries > 5, locked: counted.lockedExpiries > 0, counted }).toEqual({
@@ -453,6 +492,7 @@ describe.each([
       'transfer_instruction withdrawn',
       'unlock',
       ...(amuletExpiry ? ['expire'] : []),
+      ...(tokenStandardV2 ? ['allocation settled'] : []),
     ];
     expect(wanted.filter((o) => !outcomes.includes(o))).toEqual([]);
   });

@@ -139,7 +139,8 @@ function expectedRows(items: CanonicalItem[]): ActivityRow[] {
           outcome: reason ? 'failed' : COMMAND_STEPS[e.choice]!,
         });
       }
-      if (e.choice === 'TransferFactory_Transfer' || e.choice === 'AllocationFactory_Allocate') {
+      // Token standard V2 names the settlement beside the allocation: below.
+      if (e.choice === 'TransferFactory_Transfer' || (e.choice === 'AllocationFactory_Allocate' && arg.settlement === undefined)) {
         const output = result.output as { tag: string; value: Record<string, string> };
         const allocation = e.choice === 'AllocationFactory_Allocate';
         type Leg = { sender: string; receiver: string; amount: string; executeBefore: string };
@@ -164,7 +165,58 @@ function expectedRows(items: CanonicalItem[]): ActivityRow[] {
           );
         }
       }
-      if (SETTLED[e.choice]) {
+      if (e.choice === 'AllocationFactory_Allocate' && arg.settlement !== undefined) {
+        // The simulator's V2 allocation has one transfer leg side, to or from the other side's owner.
+        const settlement = arg.settlement as { executors: string[]; id: string };
+        const spec = arg.allocation as {
+          authorizer: { owner: string };
+          transferLegSides: { otherside: { owner: string }; amount: string }[];
+          settlementDeadline: string | null;
+        };
+        const side = spec.transferLegSides[0]!;
+        const made = {
+          ...common,
+          ...zero,
+          kind: 'allocation',
+          amount: text(units(side.amount)),
+          provider: settlement.executors[0]!,
+          subject: (result.output as { value: { allocationCid: string } }).value.allocationCid,
+          detail: settlement.id,
+          outcome: 'created',
+          expires_at: spec.settlementDeadline,
+        };
+        rows.push(
+          { ...made, leg: 0, party: spec.authorizer.owner, counterparties: [side.otherside.owner] },
+          { ...made, leg: 1, party: side.otherside.owner, counterparties: [spec.authorizer.owner] },
+        );
+      }
+      const v2 = e.choice === 'Allocation_Settle' || (SETTLED[e.choice] !== undefined && result.authorizerHoldingCids !== undefined);
+      if (v2) {
+        // The executor of a batch acts with the DSO. A settlement delivers the receiver's side a new amulet
+        // (the sender's side only archives its lock); a cancel or withdraw unlocks the sender's lock back to it.
+        const batch = parent === undefined ? undefined : (tx.events_by_id[parent] as ExercisedEvent);
+        const settlement =
+          batch?.choice === 'SettlementFactory_SettleBatch'
+            ? (batch.choice_argument as { settlement: { executors: string[]; id: string } }).settlement
+            : null;
+        const actor = e.acting_parties.find((p) => settlement?.executors.includes(p)) ?? e.acting_parties[0]!;
+        const unlock = e.child_event_ids
+          .map((c) => tx.events_by_id[c]!)
+          .find((c) => c.event_type === 'exercised_event' && c.choice === 'LockedAmulet_Unlock');
+        const amulet = (unlock ? createdUnder(unlock as ExercisedEvent) : createdUnder(e)) as CreatedEvent | undefined;
+        const back = amulet?.create_arguments as { owner: string; amount: { initialAmount: string } } | undefined;
+        const outcome = e.choice === 'Allocation_Settle' ? 'settled' : SETTLED[e.choice]![1];
+        const settled = { ...common, ...zero, kind: 'allocation', subject: e.contract_id, detail: settlement?.id ?? null, outcome };
+        if (back === undefined) rows.push({ ...settled, leg: 0, party: actor, amount: text(0n), counterparties: [] });
+        else if (back.owner === actor)
+          rows.push({ ...settled, leg: 0, party: actor, amount: text(units(back.amount.initialAmount)), counterparties: [] });
+        else
+          rows.push(
+            { ...settled, leg: 0, party: actor, amount: text(0n), counterparties: [back.owner] },
+            { ...settled, leg: 1, party: back.owner, amount: text(units(back.amount.initialAmount)), counterparties: [actor] },
+          );
+      }
+      if (SETTLED[e.choice] && !v2) {
         // The simulator unlocks the amulet under the choice, as a new amulet of whoever it goes to.
         const back = createdUnder(childExercise('LockedAmulet_Unlock')).create_arguments as {
           owner: string;
@@ -503,5 +555,49 @@ describe('the activity projection and a party activity', () => {
     expect(await snapshot()).toEqual(written);
     // Finished: a third run does nothing.
     expect(await backfillActivities(t.db)).toEqual({ updates: 0, activities: 0, finished: true });
+  });
+});
+
+describe('token-standard V2 allocations in a party activity', () => {
+  const t = useTestDatabase();
+  const items = simulatedItems({ seed: 'v2-6', updates: 1200, migrations: 2, meanUpdateGapMs: 30_000, tokenStandardV2: true });
+  const allocations = expectedRows(items).filter((r) => r.kind === 'allocation');
+  let api: TestApi;
+
+  beforeAll(async () => {
+    await ingestThroughWorker(t, items);
+    api = await startTestApi(t);
+  }, 300_000);
+  afterAll(async () => api?.close());
+
+  it('shows every side of a V2 trade, created, settled in a batch, cancelled or withdrawn, beside V1 allocations, whole bodies', async () => {
+    // V1 allocations are executed; V2 ones settled in a batch (with the settlement's id); both cancelled and withdrawn.
+    const outcomes = [...new Set(allocations.map((r) => r.outcome))].sort();
+    expect(outcomes).toEqual(['cancelled', 'created', 'executed', 'settled', 'withdrawn']);
+    // The network has each V2 step (a V2 result names the authorizer's holdings).
+    const v2Steps = new Set(
+      items.flatMap((i) =>
+        Object.values((i.update as TransactionUpdate | null)?.events_by_id ?? {}).flatMap((e) =>
+          e.event_type === 'exercised_event' && (e.exercise_result as Obj | null)?.authorizerHoldingCids !== undefined ? [e.choice] : [],
+        ),
+      ),
+    );
+    expect([...v2Steps].sort()).toEqual(['Allocation_Cancel', 'Allocation_Settle', 'Allocation_Withdraw']);
+    expect(allocations.some((r) => r.outcome === 'settled' && r.leg === 1)).toBe(true);
+    for (const party of new Set(allocations.map((r) => r.party))) {
+      const res = await request(
+        api.url,
+        'GET',
+        `/api/indexer/v0/parties/${encodeURIComponent(party)}/activity?kind=allocation&order=asc&page_size=1000`,
+      );
+      expect({ party, status: res.status, body: res.json }).toEqual({
+        party,
+        status: 200,
+        body: { activities: allocations.filter((r) => r.party === party), next_page_token: null },
+      });
+    }
+    // Nothing skipped: every V2 exercise derived.
+    const { rows } = await t.pool.query<{ n: string }>(`select count(*)::text as n from activities where kind = 'allocation'`);
+    expect(Number(rows[0]!.n)).toBe(allocations.length);
   });
 });

@@ -676,6 +676,143 @@ describe('activities beyond Amulet: ANS, transfer commands, two-step transfers, 
     expect(activitiesOf(tx([withdraw, back], [0])).map((r) => [r.party, r.amount, r.outcome])).toEqual([[ALICE, d('12.5'), 'withdrawn']]);
   });
 
+  it('a V2 allocation: created by each side with its legs, the executor and deadline; settled in a batch, cancelled or withdrawn', () => {
+    const account = (owner: string | null) => ({ owner, provider: null, id: '' });
+    const side = (side: string, other: string | null, amount: string) => ({
+      transferLegId: `leg-${amount}`,
+      side,
+      otherside: account(other),
+      amount,
+      instrumentId: 'Amulet',
+      meta: { values: {} },
+    });
+    const settlement = { executors: [APP], id: 'settlement-9', cid: null, meta: { values: {} } };
+    const allocate = (authorizer: string, sides: Json[], deadline: string | null) =>
+      exercise(
+        0,
+        'AllocationFactory_Allocate',
+        {
+          settlement,
+          allocation: {
+            admin: DSO,
+            authorizer: account(authorizer),
+            transferLegSides: sides,
+            settlementDeadline: deadline,
+            committed: false,
+          },
+          requestedAt: '2025-01-01T00:00:00Z',
+          inputHoldingCids: [],
+          actors: [authorizer],
+        },
+        { output: { tag: 'AllocationInstructionResult_Completed', value: { allocationCid: 'av1' } }, authorizerChangeCids: {} },
+      );
+    const created = { ...base, node: 0, kind: 'allocation', round: null, fees: 0n, provider: APP, subject: 'av1', detail: 'settlement-9' };
+    // Two legs to Carol and one from Bob: the authorizer's row sums its sides, each other owner its own; an unowned account has no row.
+    expect(
+      activitiesOf(
+        tx(
+          [
+            allocate(
+              ALICE,
+              [
+                side('SenderSide', CAROL, '2.5000000000'),
+                side('ReceiverSide', BOB, '1.0000000000'),
+                side('SenderSide', CAROL, '4.0000000000'),
+                side('SenderSide', null, '0.5000000000'),
+              ],
+              '2025-01-01T06:00:00Z',
+            ),
+          ],
+          [0],
+        ),
+      ),
+    ).toEqual([
+      {
+        ...created,
+        leg: 0,
+        party: ALICE,
+        amount: d('8'),
+        counterparties: [CAROL, BOB],
+        outcome: 'created',
+        expiresAt: t('2025-01-01T06:00:00Z'),
+      },
+      {
+        ...created,
+        leg: 1,
+        party: CAROL,
+        amount: d('6.5'),
+        counterparties: [ALICE],
+        outcome: 'created',
+        expiresAt: t('2025-01-01T06:00:00Z'),
+      },
+      { ...created, leg: 2, party: BOB, amount: d('1'), counterparties: [ALICE], outcome: 'created', expiresAt: t('2025-01-01T06:00:00Z') },
+    ]);
+    // The deadline is optional in V2; a result that is not completed has no rows.
+    expect(activitiesOf(tx([allocate(CAROL, [side('ReceiverSide', ALICE, '6.5000000000')], null)], [0]))).toEqual([
+      { ...created, leg: 0, party: CAROL, amount: d('6.5'), counterparties: [ALICE], outcome: 'created', expiresAt: null },
+      { ...created, leg: 1, party: ALICE, amount: d('6.5'), counterparties: [CAROL], outcome: 'created', expiresAt: null },
+    ]);
+    const pending = on(allocate(ALICE, [side('SenderSide', CAROL, '1.0000000000')], null), {
+      exercise_result: { output: { tag: 'AllocationInstructionResult_Pending', value: {} } },
+    });
+    expect(activitiesOf(tx([pending], [0]))).toEqual([]);
+
+    // The batch: the executor acts with the DSO; the receiver's side delivers an amulet, the sender's (its lock archived) none.
+    const settle = (n: number, cid: string, holdings: string[], children: number[]) =>
+      on(
+        exercise(
+          n,
+          'Allocation_Settle',
+          { actors: [DSO, APP] },
+          {
+            output: { tag: 'AllocationResult_Settled', value: { nextIterationAllocationCid: null } },
+            authorizerHoldingCids: holdings.length === 0 ? {} : { Amulet: holdings },
+          },
+          children,
+        ),
+        { contract_id: cid, acting_parties: [DSO, APP], consuming: true },
+      );
+    const batch = on(exercise(0, 'SettlementFactory_SettleBatch', { settlement, actors: [APP] }, {}, [1, 2]), { acting_parties: [APP] });
+    const settled = {
+      ...base,
+      kind: 'allocation',
+      round: null,
+      fees: 0n,
+      detail: 'settlement-9',
+      outcome: 'settled',
+      via: 'SettlementFactory_SettleBatch',
+    };
+    expect(
+      activitiesOf(tx([batch, settle(1, 'av1', [], []), settle(2, 'av2', ['amulet3'], [3]), amulet(3, CAROL, '6.5000000000')], [0])),
+    ).toEqual([
+      { ...settled, node: 1, leg: 0, party: APP, amount: 0n, subject: 'av1' },
+      { ...settled, node: 2, leg: 0, party: APP, amount: 0n, counterparties: [CAROL], subject: 'av2' },
+      { ...settled, node: 2, leg: 1, party: CAROL, amount: d('6.5'), counterparties: [APP], subject: 'av2' },
+    ]);
+
+    // Cancelled by the executor or withdrawn by the sender: the lock comes back to the authorizer.
+    const back = amulet(1, ALICE, '6.5000000000');
+    const cancel = on(
+      exercise(
+        0,
+        'Allocation_Cancel',
+        {},
+        { output: { tag: 'AllocationResult_Cancelled', value: {} }, authorizerHoldingCids: { Amulet: ['amulet1'] } },
+        [1],
+      ),
+      {
+        contract_id: 'av1',
+        acting_parties: [APP],
+      },
+    );
+    expect(activitiesOf(tx([cancel, back], [0])).map((r) => [r.party, r.amount, r.outcome, r.detail])).toEqual([
+      [APP, 0n, 'cancelled', null],
+      [ALICE, d('6.5'), 'cancelled', null],
+    ]);
+    const withdraw = on(cancel, { choice: 'Allocation_Withdraw', acting_parties: [ALICE] });
+    expect(activitiesOf(tx([withdraw, back], [0])).map((r) => [r.party, r.amount, r.outcome])).toEqual([[ALICE, d('6.5'), 'withdrawn']]);
+  });
+
   it('a vote cast: the voter, the request (its tracking id), the action and the ballot; a vote result: the DSO and each voter', () => {
     const action = { tag: 'ARC_DsoRules', value: { dsoAction: { tag: 'SRARC_GrantFeaturedAppRight', value: { provider: APP } } } };
     const ballot = (sv: string, accept: boolean) => ({ sv, accept, reason: { url: '', body: '' }, optCastAt: null });
