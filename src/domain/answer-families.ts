@@ -12,6 +12,8 @@ export const ANSWER_FAMILIES = {
   dso: [SPLICE.dsoRules, SPLICE.svNodeState],
   ansRules: [SPLICE.ansRules],
   externalPartyAmuletRules: [SPLICE.externalPartyAmuletRules],
+  /** The newest of the DSO's pair is in every transfer context (a transfer factory's too). */
+  externalPartyConfigState: [SPLICE.externalPartyConfigState],
   /** What a transfer factory adds to the rules and the round: the receiver's preapproval and its provider's right. */
   transferParties: [SPLICE.transferPreapproval, SPLICE.featuredAppRight],
 } as const satisfies Record<string, readonly TemplateKey[]>;

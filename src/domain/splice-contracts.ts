@@ -19,6 +19,7 @@ export const SPLICE = {
   amuletPriceVote: { packageName: 'splice-dso-governance', qualifiedName: 'Splice.DSO.AmuletPrice:AmuletPriceVote' },
   amuletRules: { packageName: 'splice-amulet', qualifiedName: 'Splice.AmuletRules:AmuletRules' },
   externalPartyAmuletRules: { packageName: 'splice-amulet', qualifiedName: 'Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules' },
+  externalPartyConfigState: { packageName: 'splice-amulet', qualifiedName: 'Splice.ExternalPartyConfigState:ExternalPartyConfigState' },
   ansRules: { packageName: 'splice-amulet-name-service', qualifiedName: 'Splice.Ans:AnsRules' },
   featuredAppRight: { packageName: 'splice-amulet', qualifiedName: 'Splice.Amulet:FeaturedAppRight' },
   transferPreapproval: { packageName: 'splice-amulet', qualifiedName: 'Splice.AmuletRules:TransferPreapproval' },

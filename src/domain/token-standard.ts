@@ -3,7 +3,7 @@
  * synchronizer AmuletRules names as active, and the locked amulet and deadline of a transfer
  * instruction or an allocation (Scan's ChoiceContextBuilder and its token-standard handlers); and
  * the limits Scan sets on the size of the V2 allocations and settlements it serves factories for
- * (its TokenStandardConfig.SettlementConfig).
+ * (its TokenStandardConfig.SettlementConfig); and which ExternalPartyConfigState a context names.
  */
 import type { Json } from './json';
 import { member, PayloadShapeError, text } from './dso-state';
@@ -45,6 +45,18 @@ export function nextConfigChange(amuletRules: Json, now: Micros): Micros | undef
     if (t > now && (next === undefined || t < next)) next = t;
   }
   return next;
+}
+
+/**
+ * The ExternalPartyConfigState a transfer context names (Scan's lookupLatestExternalPartyConfigState):
+ * the DSO keeps a pair, and the newer of the two by `targetArchiveAfter` is the one; with any other
+ * number live (one, or three while a rotation's archive is pending elsewhere) there is none.
+ */
+export function latestConfigState<T>(live: readonly { contract: T; payload: Json }[]): T | undefined {
+  if (live.length !== 2) return undefined;
+  const at = (c: { payload: Json }) => parseTimestamp(text('ExternalPartyConfigState', c.payload, ['targetArchiveAfter']));
+  const [a, b] = live as [{ contract: T; payload: Json }, { contract: T; payload: Json }];
+  return at(b) >= at(a) ? b.contract : a.contract;
 }
 
 /** A two-step transfer's lock: the LockedAmulet and the deadline the messages quote. */

@@ -1,6 +1,6 @@
 /**
  * Created-event blobs for the simulated contracts that wallets and validators
- * disclose when they submit (docs/interfaces.md, "Token-standard registry"): the rules, the open and
+ * disclose when they submit (docs/interfaces.md, "Token-standard registry"): the rules, the external party config states, the open and
  * issuing rounds, featured-app rights, transfer preapprovals, command
  * counters and locked amulets (which the registry discloses to settle them). A real blob is the participant's serialised contract instance;
  * ours is opaque but shaped like one: a protobuf message whose first field is
@@ -17,6 +17,7 @@ const DISCLOSED_TEMPLATE_IDS = new Set(
   [
     TEMPLATES.amuletRules,
     TEMPLATES.externalPartyAmuletRules,
+    TEMPLATES.externalPartyConfigState,
     TEMPLATES.ansRules,
     TEMPLATES.openMiningRound,
     TEMPLATES.issuingMiningRound,

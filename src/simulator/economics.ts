@@ -68,9 +68,17 @@ export function transferConfigUsd(): DamlRecord {
     }),
     lockHolderFee: V.record({ fee: V.numeric(USD.lockHolderFee) }),
     extraFeaturedAppRewardAmount: V.numeric(USD.extraFeaturedAppRewardAmount),
-    maxNumInputs: V.int64(100),
-    maxNumOutputs: V.int64(100),
-    maxNumLockHolders: V.int64(50),
+    ...transferLimits(),
+  });
+}
+
+const transferLimits = () => ({ maxNumInputs: V.int64(100), maxNumOutputs: V.int64(100), maxNumLockHolders: V.int64(50) });
+
+/** Splice.AmuletConfig.TransferConfigV2 USD: the part of the transfer config an ExternalPartyConfigState copies. */
+export function transferConfigV2Usd(): DamlRecord {
+  return V.record({
+    holdingFee: V.record({ rate: V.numeric(USD.holdingFeeRate) }),
+    ...transferLimits(),
   });
 }
 

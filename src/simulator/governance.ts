@@ -71,6 +71,7 @@ export class Governance {
     net.soon(() => net.licenses.bootstrap(founder));
     net.soon(() => net.rounds.bootstrap(founder));
     net.soon(() => net.svNodes.bootstrap(founder));
+    if (net.settings.tokenStandardV2) net.soon(() => net.configStates.bootstrap(founder));
     net.who.appProviders.forEach((provider, i) => {
       if (i % 2 === 0) net.soon(() => this.featureAppOnDevNet(provider));
     });

@@ -25,6 +25,7 @@ import { Prng } from './prng';
 import { Reassignments } from './reassignments';
 import { ExternalTransfers } from './external-transfers';
 import { AmuletExpiry } from './expiry';
+import { ConfigStates } from './config-states';
 import { TokenStandard } from './token-standard';
 import { ValidatorLicenses } from './validator-licenses';
 import { Rounds } from './rounds';
@@ -61,6 +62,7 @@ export class Network implements NetworkContext {
   readonly externalTransfers: ExternalTransfers;
   readonly tokenStandard: TokenStandard;
   readonly expiry: AmuletExpiry;
+  readonly configStates: ConfigStates;
   private readonly activities: Activities;
   private readonly userParties: ReadonlySet<string>;
   private lastEffectiveAt: Micros;
@@ -92,6 +94,7 @@ export class Network implements NetworkContext {
     this.externalTransfers = new ExternalTransfers(this);
     this.tokenStandard = new TokenStandard(this);
     this.expiry = new AmuletExpiry(this);
+    this.configStates = new ConfigStates(this);
     this.activities = new Activities(this);
   }
 

@@ -47,6 +47,7 @@ export const TEMPLATES = {
   unclaimedReward: template('splice-amulet', 'Splice.Amulet', 'UnclaimedReward'),
   amuletRules: template('splice-amulet', 'Splice.AmuletRules', 'AmuletRules'),
   externalPartyAmuletRules: template('splice-amulet', 'Splice.ExternalPartyAmuletRules', 'ExternalPartyAmuletRules'),
+  externalPartyConfigState: template('splice-amulet', 'Splice.ExternalPartyConfigState', 'ExternalPartyConfigState'),
   transferPreapproval: template('splice-amulet', 'Splice.AmuletRules', 'TransferPreapproval'),
   transferCommandCounter: template('splice-amulet', 'Splice.ExternalPartyAmuletRules', 'TransferCommandCounter'),
   transferCommand: template('splice-amulet', 'Splice.ExternalPartyAmuletRules', 'TransferCommand'),

@@ -20,9 +20,9 @@
  *   past the deadline the sender reclaims the lock while the allocations stay, stale.
  *
  * Simplifications: the exercises on the factory and on the instruction or allocation carry no
- * interface id, settlement charges no fees, no ExternalPartyConfigState exists (so the V2 choices'
- * contexts hold no entry for it), and a lock is released with the LockedAmulet choices of the
- * simulated package version.
+ * interface id, settlement charges no fees, and a lock is released with the LockedAmulet choices of
+ * the simulated package version. The V2 choices' contexts name the newest ExternalPartyConfigState
+ * (config-states.ts), as the registry's V2 answers do.
  */
 import { V, type DamlValue } from '../domain/daml-value';
 import { decimalOf, mulDecimal, type Decimal10 } from '../domain/decimal';
@@ -68,8 +68,16 @@ const contextValues = (entries: [string, string][]) =>
 const instrumentId = (dso: string) => V.record({ admin: V.party(dso), id: V.text('Amulet') });
 /** Splice.Api.Token.HoldingV2.Account: a basic account, the owner's default one. */
 const basicAccount = (owner: string) => V.record({ owner: V.some(V.party(owner)), provider: V.none(), id: V.text('') });
-/** The V2 choices' extra arguments: the registry's V2 contexts name only ExternalPartyConfigState, of which there is none. */
-const emptyExtraArgs = () => V.record({ context: V.record({ values: V.textMap([]) }), meta: emptyMeta() });
+/** The V2 choices' extra arguments: the registry's V2 contexts name the DSO's newest ExternalPartyConfigState. */
+const v2ExtraArgs = (configState: string | undefined) =>
+  V.record({
+    context: V.record({
+      values: V.textMap(
+        configState === undefined ? [] : [['external-party-config-state', V.variant('AV_ContractId', V.contractId(configState))]],
+      ),
+    }),
+    meta: emptyMeta(),
+  });
 
 type SettlingChoice =
   | 'TransferInstruction_Accept'
@@ -434,7 +442,7 @@ export class TokenStandard {
           allocation: specification,
           requestedAt: V.timestamp(requestedAt),
           inputHoldingCids: V.list((plan?.inputs ?? []).map((h) => V.contractId(h.cid))),
-          extraArgs: emptyExtraArgs(),
+          extraArgs: v2ExtraArgs(net.configStates.newest()),
           actors: V.list([V.party(authorizer.party)]),
         }),
         [authorizer.party],
@@ -488,7 +496,7 @@ export class TokenStandard {
             ),
           ),
           actors: V.list([V.party(executor.party)]),
-          extraArgs: emptyExtraArgs(),
+          extraArgs: v2ExtraArgs(net.configStates.newest()),
         }),
         [executor.party],
       );
@@ -503,7 +511,7 @@ export class TokenStandard {
             actors: V.list(acting.map(V.party)),
             extraTransferLegSides: V.list([]),
             nextIterationFunding: V.none(),
-            extraArgs: emptyExtraArgs(),
+            extraArgs: v2ExtraArgs(net.configStates.newest()),
           }),
           acting,
         );

@@ -12,21 +12,31 @@
  *   featured-app-right). Once the locked amulet is gone (expired and reclaimed), accept and
  *   execute are a 404, and reject, withdraw and cancel need only expire-lock false.
  *
+ * Each context with the rules and the round also names the newest ExternalPartyConfigState, when the
+ * DSO keeps its pair (newer Scans: the 24-hour submission delay), right after them.
+ *
  * Scan answers a missing AmuletRules or factory with a 500; here they are 404s with a message.
- * ExternalPartyConfigState, an optional context entry of newer Scans, has no source here.
  */
 import type { Config } from '../../internal/config';
 import type { StoredContract } from '../../domain/contract-json';
 import { latestUsableOpenRound, nextRoundOpening } from '../../domain/mining-rounds';
 import { SPLICE } from '../../domain/splice-contracts';
 import { formatInstant, type Micros } from '../../domain/time';
-import { activeSynchronizer, allocationLock, allocationV2Lock, nextConfigChange, type TwoStepTransfer } from '../../domain/token-standard';
+import {
+  activeSynchronizer,
+  allocationLock,
+  allocationV2Lock,
+  latestConfigState,
+  nextConfigChange,
+  type TwoStepTransfer,
+} from '../../domain/token-standard';
 import { notFound } from '../../internal/errors';
 import {
   findFeaturedAppRight,
   findLiveContractById,
   findLiveContractOfParty,
   findLiveContractsByIds,
+  listLiveContracts,
   listLiveRounds,
   payloadOf,
 } from '../../store/contract-repository';
@@ -38,6 +48,8 @@ interface Base {
   now: Micros;
   rules: StoredContract;
   round: StoredContract;
+  /** The newest ExternalPartyConfigState, when the DSO keeps its pair. */
+  configState: StoredContract | undefined;
   synchronizerId: string;
   /** When the round or the synchronizer chosen at `now` may change with time alone (a round opens, a configuration comes into force). */
   validUntil: Micros | undefined;
@@ -52,11 +64,13 @@ async function base(db: Db, config: Config): Promise<Base> {
   const round = latestUsableOpenRound(withPayloads, now)?.contract;
   if (!round) throw notFound('No open usable OpenMiningRound found.');
   const rulesPayload = payloadOf(rules);
+  const configState = await configStateOf(db);
   const changes = [nextRoundOpening(withPayloads, now), nextConfigChange(rulesPayload, now)].filter((t) => t !== undefined);
   return {
     now,
     rules,
     round,
+    configState,
     synchronizerId: activeSynchronizer(rulesPayload, now),
     validUntil: changes.length === 0 ? undefined : changes.reduce((a, b) => (b < a ? b : a)),
   };
@@ -67,7 +81,8 @@ const factory = (db: Db) => rulesContract(db, SPLICE.externalPartyAmuletRules, n
 const withRulesAndRound = (b: Base) =>
   new ChoiceContextBuilder(b.synchronizerId)
     .addContract('amulet-rules', SPLICE.amuletRules, b.rules)
-    .addContract('open-round', SPLICE.openMiningRound, b.round);
+    .addContract('open-round', SPLICE.openMiningRound, b.round)
+    .addOptionalContract('external-party-config-state', SPLICE.externalPartyConfigState, b.configState);
 
 export type TransferKind = 'self' | 'direct' | 'offer';
 
@@ -129,17 +144,32 @@ export async function tokenStandardContract(
   return contract;
 }
 
-/** A context of the registry's v2 operations: nothing from AmuletRules goes into it but the synchronizer it names as active. */
+/** The newest ExternalPartyConfigState, when the DSO keeps its pair (latestConfigState). */
+async function configStateOf(db: Db): Promise<StoredContract | undefined> {
+  const live = await listLiveContracts(db, SPLICE.externalPartyConfigState, 3);
+  return latestConfigState(live.map((contract) => ({ contract, payload: payloadOf(contract) })));
+}
+
+/**
+ * A context of the registry's v2 operations: nothing from AmuletRules goes into it but the synchronizer
+ * it names as active; the newest ExternalPartyConfigState first, when there is one (the newer Scan's
+ * getAmuletRulesTransferContext and getExternalPartyTransferContext).
+ */
 async function v2Context(db: Db, config: Config): Promise<ChoiceContextBuilder> {
   const now = await apiNow(db, config);
   const rules = await rulesContract(db, SPLICE.amuletRules, notFound('No active AmuletRules contract'));
-  return new ChoiceContextBuilder(activeSynchronizer(payloadOf(rules), now));
+  return new ChoiceContextBuilder(activeSynchronizer(payloadOf(rules), now)).addOptionalContract(
+    'external-party-config-state',
+    SPLICE.externalPartyConfigState,
+    await configStateOf(db),
+  );
 }
 
 /**
  * The two-step context of the registry's v2 operations, as the Scan that serves v2 builds it: neither
  * the amulet rules nor the open round go into it (AmuletRules still names the synchronizer), only
- * the locked amulet disclosed with expire-lock true; once the lock is gone, or when there is none
+ * the newest ExternalPartyConfigState, when there is one, and the locked amulet disclosed with
+ * expire-lock true; once the lock is gone, or when there is none
  * (an AmuletAllocationV2 that is a net credit), expire-lock false alone (or the 404 when the choice
  * moves the amulet).
  */
@@ -157,7 +187,8 @@ export async function twoStepTransferContextV2(
       if (!lock) throw new Error(`${description} has no locked amulet to move`);
       throw notFound(`LockedAmulet '${lock.lockedAmulet}' not found for ${description}, which expires on ${formatInstant(lock.expiresAt)}`);
     }
-    return context.addBool('expire-lock', false);
+    // A builder of its own, as Scan's: without the config state.
+    return new ChoiceContextBuilder(context.synchronizerId).addBool('expire-lock', false);
   }
   return context.disclose(SPLICE.lockedAmulet, locked).addBool('expire-lock', true);
 }
@@ -171,8 +202,8 @@ export async function allocationV2OrV1Lock(db: Db, allocationId: string): Promis
 
 /**
  * The v2 allocation factory (AllocationFactory_Allocate of AllocationInstructionV2), as the Scan that
- * serves v2 answers it: the factory (ExternalPartyAmuletRules) disclosed, and no context entries
- * (ExternalPartyConfigState, its one optional entry, has no source here).
+ * serves v2 answers it: the newest ExternalPartyConfigState (its one optional entry), then the factory
+ * (ExternalPartyAmuletRules) disclosed.
  */
 export async function allocationFactoryV2(db: Db, config: Config): Promise<{ factoryId: string; context: ChoiceContextBuilder }> {
   const epar = await factory(db);
@@ -182,7 +213,7 @@ export async function allocationFactoryV2(db: Db, config: Config): Promise<{ fac
 
 /**
  * The settlement factory (SettlementFactory_SettleBatch), as the Scan that serves v2 answers it: the
- * factory (ExternalPartyAmuletRules) disclosed, then the live LockedAmulets behind the batch's
+ * newest ExternalPartyConfigState, the factory (ExternalPartyAmuletRules) disclosed, then the live LockedAmulets behind the batch's
  * allocations, each once: those of the AmuletAllocationV2s among them, then those of the v1
  * AmuletAllocations. Allocations that are not live, or not Amulet's, add nothing.
  */

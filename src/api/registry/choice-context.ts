@@ -22,7 +22,7 @@ export class ChoiceContextBuilder {
   private readonly values: [string, JsonBody][] = [];
   private readonly disclosed: Disclosure[] = [];
 
-  constructor(private readonly synchronizerId: string) {}
+  constructor(readonly synchronizerId: string) {}
 
   addContract(key: string, template: TemplateKey, contract: StoredContract): this {
     this.values.push([key, { tag: 'AV_ContractId', value: contract.contractId }]);

@@ -18,7 +18,13 @@ import { ChoiceContextRequest, FactoryRequest, transferParties } from './registr
 import { choiceContextFailures, type RegistryServices } from './registry-operations';
 import { ChoiceContext, TransferFactoryWithChoiceContext } from './schemas';
 
-const SELF_TRANSFER_FAMILIES: AnswerFamily[] = ['amuletRules', 'rounds', 'externalPartyAmuletRules', 'migration'];
+const SELF_TRANSFER_FAMILIES: AnswerFamily[] = [
+  'amuletRules',
+  'rounds',
+  'externalPartyAmuletRules',
+  'externalPartyConfigState',
+  'migration',
+];
 const TRANSFER_FAMILIES: AnswerFamily[] = [...SELF_TRANSFER_FAMILIES, 'transferParties'];
 
 /**

@@ -290,6 +290,42 @@ describe('kept answers: a change is served by the next request after its commit,
     await expectServed(before, ['transfer-factory to bob, short']);
   });
 
+  it("external party config states: the DSO's pair created, then the older archived", async () => {
+    // The pair names the newer in every transfer factory's context; one alone names none.
+    const state = (contractId: string, targetArchiveAfter: string): CreatedEvent => ({
+      ...copyOf(rules, contractId, {
+        dso,
+        holdingFeesOpenRoundNumber: { number: '1' },
+        amuletPrice: '0.0050000000',
+        transferConfig: { holdingFee: { rate: '0.0000190259' }, maxNumInputs: '100', maxNumOutputs: '100', maxNumLockHolders: '50' },
+        targetArchiveAfter,
+        rewardCalculationVersion: null,
+        amuletSwitchOverTimes: null,
+        trafficPrice: null,
+        requiredSynchronizers: null,
+        minTrafficTopupAmount: null,
+      }),
+      template_id: rules.event.template_id.replace(
+        'Splice.AmuletRules:AmuletRules',
+        'Splice.ExternalPartyConfigState:ExternalPartyConfigState',
+      ),
+    });
+    const older = state('00cache-config-state-1', '2099-01-01T00:00:00.000000Z');
+    const newer = { ...state('00cache-config-state-2', '2099-01-02T00:00:00.000000Z'), event_id: `hand-cache-${written + 1}:1` };
+    const factories = ['transfer-factory to alice', 'transfer-factory to bob, short', 'proxy transfer-factory to oneself'];
+    let before = await warm();
+    await write(txOf([older, newer]));
+    await expectServed(before, factories);
+    const named = await ask(
+      reference.url,
+      POLLED.find((p) => p.name === 'transfer-factory to alice')!,
+    );
+    expect(named.text).toContain('"external-party-config-state":{"tag":"AV_ContractId","value":"00cache-config-state-2"}');
+    before = await warm();
+    await write(txOf([archiveOf(older)]));
+    await expectServed(before, factories);
+  });
+
   it('a reassignment: a round in flight between synchronizers', async () => {
     const before = await warm();
     const at = next();

@@ -166,7 +166,7 @@ describe.each([
   // A seed of its own for each: each network must show every kind of step the test asks for.
   ['the default network', 'invariants', false, false],
   ['a network where the DSO expires amulet', 'burns', true, false],
-  ['a network with token-standard V2 trades, where the DSO expires amulet (V2 forms too)', 'settlements', true, true],
+  ['a network with token-standard V2 trades, where the DSO expires amulet (V2 forms too)', 'inv-3', true, true],
 ])('activity projection invariants, %s', (_name, seed, amuletExpiry, tokenStandardV2) => {
   const t = useTestDatabase();
   const items = simulatedItems({

@@ -86,7 +86,7 @@ function expectedExpiries(items: CanonicalItem[]): { rows: ActivityRow[]; choice
 describe('amulet expiry in the activity projection', () => {
   const t = useTestDatabase();
   const items = simulatedItems({
-    seed: 'expiry-activity',
+    seed: 'expiry-0',
     updates: 1500,
     meanUpdateGapMs: 30_000,
     amuletExpiry: true,

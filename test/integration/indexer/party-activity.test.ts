@@ -560,7 +560,7 @@ describe('the activity projection and a party activity', () => {
 
 describe('token-standard V2 allocations in a party activity', () => {
   const t = useTestDatabase();
-  const items = simulatedItems({ seed: 'v2-6', updates: 1200, migrations: 2, meanUpdateGapMs: 30_000, tokenStandardV2: true });
+  const items = simulatedItems({ seed: 'activity-1', updates: 1200, migrations: 2, meanUpdateGapMs: 30_000, tokenStandardV2: true });
   const allocations = expectedRows(items).filter((r) => r.kind === 'allocation');
   let api: TestApi;
 

@@ -1,12 +1,14 @@
 /**
  * The token-standard registry's v2 operations through the real server, at the host root and through
  * the validator proxy. Expected bodies are computed from a replay of the simulated network (with its
- * token-standard V2 trades), following Scan's v2 handlers: the transfer factory's context as in v1,
- * kinds decided by accounts; the v2 two-step contexts (the lock disclosed with expire-lock, no rules
- * or round) for transfer instructions and for AmuletAllocationV2 and AmuletAllocation contracts; the
- * allocation factory (the factory disclosed, the choice arguments checked against the limits on legs
- * and parties); the settlement factory (the factory, then the live locks of the batch's V2, then v1,
- * allocations, each once); allocation instructions refused; and the 404s of a network without rules.
+ * token-standard V2 trades and the DSO's pair of ExternalPartyConfigStates), following Scan's v2
+ * handlers: the transfer factory's context as in v1 (the newest config state after the round), kinds
+ * decided by accounts; the v2 two-step contexts (the newest config state, the lock disclosed with
+ * expire-lock, no rules or round) for transfer instructions and for AmuletAllocationV2 and
+ * AmuletAllocation contracts; the allocation factory (the config state, the factory disclosed, the
+ * choice arguments checked against the limits on legs and parties); the settlement factory (the config
+ * state, the factory, then the live locks of the batch's V2, then v1, allocations, each once);
+ * allocation instructions refused; and the 404s of a network without rules.
  * The published wallet SDK has no v2 client yet, so requests are plain HTTP.
  */
 import type { CanonicalItem, ExercisedEvent } from '../../../src/domain/items';
@@ -16,7 +18,7 @@ import { request, startTestApi, type TestApi } from '../../support/http/http';
 import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
 import { arg, dateTime, isoInstant, micros, ofTemplate, replay, type LiveContract } from '../../support/replays/live-acs';
 
-const items = simulatedItems({ seed: 'token-standard', updates: 3000, migrations: 2, meanUpdateGapMs: 30_000, tokenStandardV2: true });
+const items = simulatedItems({ seed: 'token-standard-2', updates: 3000, migrations: 2, meanUpdateGapMs: 30_000, tokenStandardV2: true });
 const r = replay(items);
 const id = (c: LiveContract) => c.event.contract_id;
 
@@ -43,6 +45,15 @@ const allocationsV2 = ofTemplate(r, 'Splice.AmuletAllocationV2:AmuletAllocationV
 /** An AmuletAllocationV2's lock: none when its side is a net credit. */
 const lockOfV2 = (c: LiveContract) => arg(c, 'lockedAmulet') as string | null;
 const dso = arg(rules, 'dso') as string;
+/** The newest of the DSO's two live ExternalPartyConfigStates (by targetArchiveAfter); none unless there are exactly two. */
+const configStates = ofTemplate(r, 'Splice.ExternalPartyConfigState:ExternalPartyConfigState');
+const configState =
+  configStates.length === 2
+    ? [...configStates].sort((a, b) =>
+        micros(arg(b, 'targetArchiveAfter') as string) - micros(arg(a, 'targetArchiveAfter') as string) > 0n ? 1 : -1,
+      )[0]!
+    : undefined;
+const withConfigState = (entries: Entry[]): Entry[] => (configState ? [['external-party-config-state', configState], ...entries] : entries);
 
 /** The exercises of a choice anywhere in the stream, with their arguments as the network sent them. */
 function exercisesOf(all: CanonicalItem[], choice: string): ExercisedEvent[] {
@@ -88,6 +99,7 @@ function expectedTransferFactory(sender: string, receiver: string, sameAccount: 
     ['amulet-rules', rules],
     ['open-round', usableRound],
   ];
+  if (configState) entries.push(['external-party-config-state', configState]);
   if (featured) entries.push(['featured-app-right', featured]);
   if (preapproval) entries.push(['transfer-preapproval', preapproval]);
   entries.push([null, factory]);
@@ -108,10 +120,10 @@ function expectedTwoStepV2(lockId: string, required: boolean, describe: string, 
   return {
     status: 200,
     body: context(
-      [
+      withConfigState([
         [null, lock],
         ['expire-lock', true],
-      ],
+      ]),
       true,
     ),
   };
@@ -125,8 +137,11 @@ function expectedAllocationV2(c: LiveContract) {
     : expectedTwoStepV2(lock, false, `AmuletAllocation '${id(c)}'`, arg(c, 'expiresAt') as string);
 }
 
-/** The V2 allocation factory: the factory disclosed, no context entries. */
-const expectedAllocationFactory = (debug: boolean) => ({ factoryId: id(factory), choiceContext: context([[null, factory]], debug) });
+/** The V2 allocation factory: the newest config state, then the factory disclosed. */
+const expectedAllocationFactory = (debug: boolean) => ({
+  factoryId: id(factory),
+  choiceContext: context(withConfigState([[null, factory]]), debug),
+});
 
 /** The settlement factory: the factory, then the live locks of the named V2 allocations, then of the v1 ones, each once. */
 function expectedSettlementFactory(allocationIds: string[], debug: boolean) {
@@ -135,7 +150,10 @@ function expectedSettlementFactory(allocationIds: string[], debug: boolean) {
   const v1 = named.flatMap((a) => allocations.filter((c) => id(c) === a));
   const lockIds = [...new Set([...v2.flatMap((c) => lockOfV2(c) ?? []), ...v1.map(lockOf)])];
   const locks = lockIds.flatMap((l) => locked.get(l) ?? []);
-  return { factoryId: id(factory), choiceContext: context([[null, factory], ...locks.map((l): Entry => [null, l])], debug) };
+  return {
+    factoryId: id(factory),
+    choiceContext: context(withConfigState([[null, factory], ...locks.map((l): Entry => [null, l])]), debug),
+  };
 }
 
 const meta = { values: {} };
@@ -242,6 +260,9 @@ describe('token-standard registry v2', () => {
     expect(allocationsV2.filter((c) => lockOfV2(c) !== null && locked.has(lockOfV2(c)!)).length).toBeGreaterThan(0);
     expect(allocationsV2.filter((c) => lockOfV2(c) !== null && !locked.has(lockOfV2(c)!)).length).toBeGreaterThan(0);
     expect(exercisesOf(items, 'SettlementFactory_SettleBatch').length).toBeGreaterThan(0);
+    // The DSO's pair of config states, rotated at least once.
+    expect(configState).toBeDefined();
+    expect(exercisesOf(items, 'DsoRules_UpdateExternalPartyConfigStates').length).toBeGreaterThan(0);
   });
 
   it('transfer-factory: one account (self), two accounts of one owner (offer), direct and offer, with and without debug fields', async () => {

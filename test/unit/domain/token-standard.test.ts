@@ -1,13 +1,15 @@
 /**
  * The facts the registry reads from Amulet's contracts: the open round a factory uses, the active
  * synchronizer of AmuletRules' configuration schedule, and the locks of instructions and allocations;
- * and the size of a V2 allocation or settlement against Scan's limits.
+ * the size of a V2 allocation or settlement against Scan's limits; and the ExternalPartyConfigState
+ * a context names.
  */
 import { latestUsableOpenRound, nextRoundOpening } from '../../../src/domain/mining-rounds';
 import { parseTimestamp } from '../../../src/domain/time';
 import {
   activeSynchronizer,
   allocateSize,
+  latestConfigState,
   allocationLock,
   allocationV2Lock,
   nextConfigChange,
@@ -145,5 +147,27 @@ describe('the size of a V2 settlement or allocation', () => {
     expect(sizeRefusal({ legs: 2, parties: 3 }, limits)).toBeUndefined();
     expect(sizeRefusal({ legs: 3, parties: 9 }, limits)).toBe('Too many transfer legs in the settle batch: 3. Maximum allowed: 2');
     expect(sizeRefusal({ legs: 1, parties: 4 }, limits)).toBe('Too many parties in the settle batch: 4. Maximum allowed: 3');
+  });
+});
+
+describe('latestConfigState', () => {
+  const state = (name: string, targetArchiveAfter: string) => ({ contract: name, payload: { targetArchiveAfter } });
+  const older = state('older', '2025-01-02T00:00:00Z');
+  const newer = state('newer', '2025-01-03T00:00:00Z');
+
+  it("is the newer of the DSO's pair by targetArchiveAfter, whatever the order", () => {
+    expect([latestConfigState([older, newer]), latestConfigState([newer, older])]).toEqual(['newer', 'newer']);
+  });
+
+  it('is none unless there are exactly two, as on Scan', () => {
+    expect([
+      latestConfigState([]),
+      latestConfigState([newer]),
+      latestConfigState([older, newer, state('third', '2025-01-04T00:00:00Z')]),
+    ]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('names the field of a payload without it', () => {
+    expect(() => latestConfigState([older, { contract: 'bad', payload: {} }])).toThrow(/targetArchiveAfter/);
   });
 });
