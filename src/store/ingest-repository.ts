@@ -375,9 +375,13 @@ function completedSubjects(pending: Map<string, SubjectRow>, archived: Archived[
     if (!list) parties.set(key, (list = []));
     list.push(...a.stakeholders);
   }
-  return subjectCopies(
-    [...pending].map(([key, row]) => ({ ...row, parties: sortedDistinct([...row.parties, ...(parties.get(key) ?? [])]) })),
-  );
+  const rows: SubjectRow[] = [];
+  for (const [key, row] of pending) {
+    const more = parties.get(key);
+    // The row's own parties are distinct and sorted already.
+    rows.push(more ? { ...row, parties: sortedDistinct([...row.parties, ...more]) } : row);
+  }
+  return subjectCopies(rows);
 }
 
 /**

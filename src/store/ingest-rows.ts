@@ -500,7 +500,7 @@ export class AppendedRows {
   }
 
   subject(row: SubjectRow): void {
-    this.subjects.add(SUBJECT_COLUMNS.map((k) => row[k]));
+    this.subjects.addLine(subjectLine(row));
   }
 
   /** Bytes encoded so far. */
@@ -518,10 +518,18 @@ export class AppendedRows {
   }
 }
 
+/** The COPY line of an update_subjects row: what copyFields writes of its SUBJECT_COLUMNS values, without an array of them. */
+export function subjectLine(row: SubjectRow): string {
+  return (
+    `${row.migration_id}\t${copyField(row.record_time)}\t${copyField(row.synchronizer_id)}\t${copyField(row.update_id)}\t` +
+    `${copyField(row.parties)}\t${copyField(row.templates)}\n`
+  );
+}
+
 /** update_subjects rows, encoded for COPY. */
 export function subjectCopies(rows: Iterable<SubjectRow>): CopyRows {
   const copies = new CopyRows('update_subjects', SUBJECT_COLUMNS);
-  for (const row of rows) copies.add(SUBJECT_COLUMNS.map((k) => row[k]));
+  for (const row of rows) copies.addLine(subjectLine(row));
   return copies;
 }
 

@@ -1,12 +1,13 @@
 /**
- * The planner encodes each activity row straight from its activity (AppendedRows.transactionActivities):
- * the bytes must be those of the generic encoding of activityValues' rows, on every transaction of a
- * simulated stream (every kind of activity it makes), and an expiry whose amount is an earlier
- * contract's is completed by `amountOf` or handed back, as the planner did with the values.
+ * Rows the planner encodes without the generic encoder (CopyRows.add), which must give the same bytes.
+ * Each activity row, encoded straight from its activity (AppendedRows.transactionActivities): on every
+ * transaction of a simulated stream (every kind of activity it makes), and an expiry whose amount is an
+ * earlier contract's, completed by `amountOf` or handed back, as the planner did with the values. And
+ * each update_subjects row (subjectLine), escapes included.
  */
 import { isTransaction, type TransactionUpdate } from '../../../src/domain/items';
 import { CopyRows } from '../../../src/store/copy-text';
-import { ACTIVITY_COLUMNS, AppendedRows, activityValues, completeActivity } from '../../../src/store/ingest-rows';
+import { ACTIVITY_COLUMNS, AppendedRows, activityValues, completeActivity, subjectCopies } from '../../../src/store/ingest-rows';
 import { sampleStream } from '../simulator/fixtures';
 
 const RECORD_TIME = '2026-01-02 03:04:05.678901+00';
@@ -81,5 +82,44 @@ describe('activity rows encoded from the activities', () => {
     expect(appended.activities.size).toBe(generic.size);
     expect(Buffer.concat(appended.activities.data()).toString('utf8')).toBe(Buffer.concat(generic.data()).toString('utf8'));
     expect(pendingValues).toEqual(expectedPending);
+  });
+});
+
+describe('update_subjects rows encoded by subjectLine', () => {
+  it('are the generic encoding of their columns', () => {
+    const rows = [
+      {
+        migration_id: 3,
+        record_time: RECORD_TIME,
+        synchronizer_id: 'sync::1220',
+        update_id: 'u1',
+        parties: ['a::1', 'b::2'],
+        templates: ['p:M:T'],
+      },
+      { migration_id: 0, record_time: RECORD_TIME, synchronizer_id: 's', update_id: 'u2', parties: [], templates: ['p:M:T', 'p:N:U'] },
+      {
+        migration_id: 1,
+        record_time: RECORD_TIME,
+        synchronizer_id: 's\tx',
+        update_id: 'u\\3',
+        parties: ['odd "party"', 'tab\there'],
+        templates: [],
+      },
+    ];
+    const generic = new CopyRows('update_subjects', [
+      'migration_id',
+      'record_time',
+      'synchronizer_id',
+      'update_id',
+      'parties',
+      'templates',
+    ]);
+    const appended = new AppendedRows();
+    for (const row of rows) {
+      generic.add([row.migration_id, row.record_time, row.synchronizer_id, row.update_id, row.parties, row.templates]);
+      appended.subject(row);
+    }
+    expect(Buffer.concat(subjectCopies(rows).data()).toString('utf8')).toBe(Buffer.concat(generic.data()).toString('utf8'));
+    expect(Buffer.concat(appended.subjects.data()).toString('utf8')).toBe(Buffer.concat(generic.data()).toString('utf8'));
   });
 });
