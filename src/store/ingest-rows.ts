@@ -519,7 +519,7 @@ export class AppendedRows {
 }
 
 /** The COPY line of an update_subjects row: what copyFields writes of its SUBJECT_COLUMNS values, without an array of them. */
-export function subjectLine(row: SubjectRow): string {
+function subjectLine(row: SubjectRow): string {
   return (
     `${row.migration_id}\t${copyField(row.record_time)}\t${copyField(row.synchronizer_id)}\t${copyField(row.update_id)}\t` +
     `${copyField(row.parties)}\t${copyField(row.templates)}\n`

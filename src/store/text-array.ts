@@ -6,7 +6,9 @@
 import pg from 'pg';
 
 const TEXT_ARRAY = 1009;
-const slowParse = (pg.types.getTypeParser as (oid: number) => (value: string) => unknown)(TEXT_ARRAY) as (value: string) => (string | null)[];
+const slowParse = (pg.types.getTypeParser as (oid: number) => (value: string) => unknown)(TEXT_ARRAY) as (
+  value: string,
+) => (string | null)[];
 
 const OPEN_BRACE = 0x7b;
 const NULL_ELEMENT = /[{,]null[,}]/i;

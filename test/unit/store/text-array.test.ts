@@ -15,7 +15,13 @@ describe('parseTextArray', () => {
     ['{a,null}', ['a', 'null']],
     ['{"NULL",a}', ['NULL', 'a']],
     ['{nullable,anull}', ['nullable', 'anull']],
-    ['{{a,b},{c,d}}', [['a', 'b'], ['c', 'd']]],
+    [
+      '{{a,b},{c,d}}',
+      [
+        ['a', 'b'],
+        ['c', 'd'],
+      ],
+    ],
   ])('reads %s as pg does', (literal, elements) => {
     expect(parseTextArray(literal)).toEqual(elements);
     expect(parseTextArray(literal)).toEqual(pgParse(literal));
