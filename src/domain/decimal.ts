@@ -48,8 +48,12 @@ export function parseDecimal(text: string): Decimal10 {
   return negative ? -units : units;
 }
 
+const ZERO_TEXT = '0.0000000000';
+
 /** Exactly ten fractional digits, a leading '-' for negative amounts. */
 export function formatDecimal(x: Decimal10): string {
+  // Most fees and many holding fees of the activity rows are zero.
+  if (x === 0n) return ZERO_TEXT;
   const negative = x < 0n;
   // One bigint-to-string conversion, then split off the last ten digits.
   const digits = (negative ? -x : x).toString().padStart(11, '0');

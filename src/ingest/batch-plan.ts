@@ -15,7 +15,7 @@ import { CLOSE_VOTE_REQUEST, voteResultFacts } from '../domain/vote-results';
 import { TRANSFER_COMMAND_CHOICES, transferCommandEvent } from '../domain/transfer-commands';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { IMPORT_RECORD_TIME, formatRecordTime, parseTimestamp, startOfHour, startOfMonth, type Micros } from '../domain/time';
-import { ACTIVITY_AMOUNT, ACTIVITY_SUBJECT, AppendedRows, activityValues, completeActivity, type AcsDeltaRow } from '../store/ingest-rows';
+import { AppendedRows, type AcsDeltaRow } from '../store/ingest-rows';
 import type { SkippedActivity } from '../domain/activities';
 import { subjectsOf } from '../domain/update-subjects';
 import { CreatedContracts, type CreatedContract } from '../store/contract-rows';
@@ -619,19 +619,15 @@ export class BatchPlanner {
    */
   private addActivities(tx: TransactionUpdate, migrationId: number, recordTime: string): void {
     const skipped: SkippedActivity[] = [];
-    for (const values of activityValues(tx, migrationId, recordTime, skipped)) {
-      if (values[ACTIVITY_AMOUNT] === null) {
-        // An expiry of an amulet created before this transaction: by this batch, or stored (the writer's archive reads it).
-        const contractId = values[ACTIVITY_SUBJECT] as string;
-        const amount = this.fresh.get(migrationId, contractId)?.amulet_initial_amount;
-        if (amount === undefined || amount === null) {
-          this.rows.pendingActivities.push({ migration_id: migrationId, contract_id: contractId, values });
-          continue;
-        }
-        completeActivity(values, amount);
-      }
-      this.rows.appended.activity(values);
-    }
+    // An expiry of an amulet created before this transaction: by this batch, or stored (the writer's archive reads it).
+    const pending = this.rows.appended.transactionActivities(
+      tx,
+      migrationId,
+      recordTime,
+      skipped,
+      (contractId) => this.fresh.get(migrationId, contractId)?.amulet_initial_amount,
+    );
+    for (const p of pending) this.rows.pendingActivities.push(p);
     for (const s of skipped) this.skippedActivities.push({ ...s, updateId: tx.update_id });
   }
 

@@ -175,7 +175,8 @@ export class CreatedContracts {
     for (let at = e.stakeholdersStart; at < e.end;) {
       const end = e.chunk.indexOf(NEWLINE, at);
       const field = e.chunk.toString('utf8', at, e.chunk.indexOf(TAB, at));
-      parties.push(field.replace(COPY_ESCAPED, (c) => COPY_UNESCAPED[c]!));
+      // A party id holds no backslash, so nothing to unescape: the pattern runs only where there is one.
+      parties.push(field.includes('\\') ? field.replace(COPY_ESCAPED, (c) => COPY_UNESCAPED[c]!) : field);
       at = end + 1;
     }
     return parties;

@@ -319,7 +319,8 @@ const ARCHIVE_SQL = `with x as (
          locked_amulet = acs_deltas.locked_amulet + excluded.locked_amulet,
          max_created_at = greatest(acs_deltas.max_created_at, excluded.max_created_at),
          archived_count = acs_deltas.archived_count + excluded.archived_count)
-     select migration_id, contract_id, archived_in_update_id, signatories, observers, amulet_initial_amount from archived`;
+     select migration_id, contract_id, archived_in_update_id, signatories || observers as stakeholders, amulet_initial_amount
+     from archived`;
 
 function archiveParams(archives: ArchiveRow[], deltas: AcsDeltaRow[]): unknown[] {
   const col = <K extends keyof ArchiveRow>(k: K) => archives.map((a) => a[k]);
@@ -344,8 +345,8 @@ interface Archived {
   migration_id: string;
   contract_id: string;
   archived_in_update_id: string;
-  signatories: string[];
-  observers: string[];
+  /** Signatories, then observers: one array for pg to read rather than two. */
+  stakeholders: string[];
   /** An Amulet's or LockedAmulet's initial amount (decimal text); null for other templates. */
   amulet_initial_amount: string | null;
 }
@@ -372,11 +373,15 @@ function completedSubjects(pending: Map<string, SubjectRow>, archived: Archived[
     if (!pending.has(key)) continue;
     let list = parties.get(key);
     if (!list) parties.set(key, (list = []));
-    list.push(...a.signatories, ...a.observers);
+    list.push(...a.stakeholders);
   }
-  return subjectCopies(
-    [...pending].map(([key, row]) => ({ ...row, parties: sortedDistinct([...row.parties, ...(parties.get(key) ?? [])]) })),
-  );
+  const rows: SubjectRow[] = [];
+  for (const [key, row] of pending) {
+    const more = parties.get(key);
+    // The row's own parties are distinct and sorted already.
+    rows.push(more ? { ...row, parties: sortedDistinct([...row.parties, ...more]) } : row);
+  }
+  return subjectCopies(rows);
 }
 
 /**

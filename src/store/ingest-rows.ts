@@ -4,13 +4,13 @@
  * without depending on the database (.dependency-cruiser.cjs, planner-runs-no-sql).
  */
 import type { Selectable } from 'kysely';
-import { activitiesOf, type SkippedActivity, type TransferDetails } from '../domain/activities';
+import { activitiesOf, type Activity, type SkippedActivity, type TransferDetails } from '../domain/activities';
 import { formatDecimal } from '../domain/decimal';
 import type { TransactionUpdate } from '../domain/items';
 import { formatRecordTime, parseTimestamp } from '../domain/time';
 import { BinaryCopyRows, type BinaryType } from './copy-binary';
 import type { ContractRow, CreatedContracts } from './contract-rows';
-import { CopyRows, type CopyValue } from './copy-text';
+import { copyField, CopyRows, type CopyValue } from './copy-text';
 import type { UpdatesTable } from './schema';
 
 /**
@@ -276,55 +276,83 @@ export function activityRows(tx: TransactionUpdate, migrationId: number, recordT
 
 const nullableDecimal = (x: bigint | null | undefined): string | null => (x === null || x === undefined ? null : formatDecimal(x));
 
+type TransferDetail = NonNullable<ReturnType<TransferDetails['get']>>;
+
+/** One activity's values, in the order of ACTIVITY_COLUMNS. */
+function valuesOf(a: Activity, d: TransferDetail | undefined, migrationId: number, recordTime: string, updateId: string): CopyValue[] {
+  const s = d?.sender;
+  const change = d?.balanceChange;
+  return [
+    migrationId,
+    recordTime,
+    updateId,
+    a.node,
+    a.kind,
+    a.leg,
+    a.party,
+    a.round,
+    // An amount kept on an earlier contract (an expiry's) is left null for the planner or the writer to fill in.
+    a.amountOf === null ? formatDecimal(a.amount) : null,
+    formatDecimal(a.fees),
+    nullableDecimal(a.holdingFees),
+    a.amountOf === null ? nullableDecimal(a.burned) : null,
+    a.counterparties,
+    a.provider,
+    a.featured,
+    a.via,
+    a.traffic,
+    nullableDecimal(change?.initialAmountAsOfRoundZero),
+    nullableDecimal(change?.holdingFeesRate),
+    nullableDecimal(s?.inputAmulet),
+    nullableDecimal(s?.changeAmount),
+    nullableDecimal(s?.changeFee),
+    nullableDecimal(s?.senderFee),
+    nullableDecimal(s?.self?.amount),
+    nullableDecimal(s?.self?.fee),
+    s?.self?.rank ?? null,
+    a.subject,
+    a.detail,
+    a.outcome,
+    a.expiresAt === null ? null : formatRecordTime(a.expiresAt),
+  ];
+}
+
 /**
  * activityRows' rows as the values of ACTIVITY_COLUMNS, in order: what the planner encodes for COPY,
  * without an object per row in between.
  */
 export function activityValues(tx: TransactionUpdate, migrationId: number, recordTime: string, skipped: SkippedActivity[]): CopyValue[][] {
   const details: TransferDetails = new Map();
-  const activities = activitiesOf(tx, details, skipped);
-  const out: CopyValue[][] = [];
-  for (const a of activities) {
-    const d = details.get(a);
-    const s = d?.sender;
-    const change = d?.balanceChange;
-    // The order of ACTIVITY_COLUMNS.
-    out.push([
-      migrationId,
-      recordTime,
-      tx.update_id,
-      a.node,
-      a.kind,
-      a.leg,
-      a.party,
-      a.round,
-      // An amount kept on an earlier contract (an expiry's) is left null for the planner or the writer to fill in.
-      a.amountOf === null ? formatDecimal(a.amount) : null,
-      formatDecimal(a.fees),
-      nullableDecimal(a.holdingFees),
-      a.amountOf === null ? nullableDecimal(a.burned) : null,
-      a.counterparties,
-      a.provider,
-      a.featured,
-      a.via,
-      a.traffic,
-      nullableDecimal(change?.initialAmountAsOfRoundZero),
-      nullableDecimal(change?.holdingFeesRate),
-      nullableDecimal(s?.inputAmulet),
-      nullableDecimal(s?.changeAmount),
-      nullableDecimal(s?.changeFee),
-      nullableDecimal(s?.senderFee),
-      nullableDecimal(s?.self?.amount),
-      nullableDecimal(s?.self?.fee),
-      s?.self?.rank ?? null,
-      a.subject,
-      a.detail,
-      a.outcome,
-      a.expiresAt === null ? null : formatRecordTime(a.expiresAt),
-    ]);
-  }
-  return out;
+  return activitiesOf(tx, details, skipped).map((a) => valuesOf(a, details.get(a), migrationId, recordTime, tx.update_id));
 }
+
+const NULL_FIELD = '\\N';
+// Decimals and record times are formatted here (digits, '-', '.', ':', '+' and a space): COPY escapes none of them.
+const decimalField = (x: bigint | null | undefined): string => (x === null || x === undefined ? NULL_FIELD : formatDecimal(x));
+const textField = (x: string | null): string => (x === null ? NULL_FIELD : copyField(x));
+const integerField = (x: number | bigint | null | undefined): string => (x === null || x === undefined ? NULL_FIELD : String(x));
+
+/**
+ * The COPY line of an activity whose amount it holds (amountOf null): what copyFields writes of
+ * valuesOf's values, written from the activity without them. `head`: the transaction's three fields.
+ */
+function activityLine(head: string, a: Activity, d: TransferDetail | undefined): string {
+  const s = d?.sender;
+  const change = d?.balanceChange;
+  return (
+    `${head}\t${a.node}\t${copyField(a.kind)}\t${a.leg}\t${copyField(a.party)}\t${integerField(a.round)}\t` +
+    `${formatDecimal(a.amount)}\t${formatDecimal(a.fees)}\t${decimalField(a.holdingFees)}\t${decimalField(a.burned)}\t` +
+    `${copyField(a.counterparties)}\t${textField(a.provider)}\t${a.featured === null ? NULL_FIELD : a.featured ? 't' : 'f'}\t` +
+    `${textField(a.via)}\t${integerField(a.traffic)}\t` +
+    `${decimalField(change?.initialAmountAsOfRoundZero)}\t${decimalField(change?.holdingFeesRate)}\t` +
+    `${decimalField(s?.inputAmulet)}\t${decimalField(s?.changeAmount)}\t${decimalField(s?.changeFee)}\t` +
+    `${decimalField(s?.senderFee)}\t${decimalField(s?.self?.amount)}\t${decimalField(s?.self?.fee)}\t${integerField(s?.self?.rank)}\t` +
+    `${textField(a.subject)}\t${textField(a.detail)}\t${textField(a.outcome)}\t` +
+    `${a.expiresAt === null ? NULL_FIELD : formatRecordTime(a.expiresAt)}\n`
+  );
+}
+
+const NO_PENDING: readonly PendingActivity[] = [];
 
 /**
  * An activity row whose amount is the initial amount of a contract stored before its batch (an amulet
@@ -375,13 +403,9 @@ export const ACTIVITY_COLUMNS = [
   'expires_at',
 ] as const satisfies readonly (keyof ActivityRow)[];
 
-/**
- * The places in activityValues' rows of the amount and burned columns, null while an expiry's amount is
- * unknown, and of the subject, the contract it is read from (PendingActivity).
- */
-export const ACTIVITY_AMOUNT = ACTIVITY_COLUMNS.indexOf('amount');
+/** The places in activityValues' rows of the amount and burned columns, null while an expiry's amount is unknown. */
+const ACTIVITY_AMOUNT = ACTIVITY_COLUMNS.indexOf('amount');
 const ACTIVITY_BURNED = ACTIVITY_COLUMNS.indexOf('burned');
-export const ACTIVITY_SUBJECT = ACTIVITY_COLUMNS.indexOf('subject');
 
 /**
  * The rows of a batch that never change once planned (updates, verdicts,
@@ -441,8 +465,42 @@ export class AppendedRows {
     this.activities.add(values);
   }
 
+  /**
+   * The activity rows of a transaction (activityValues' rows, in order), each encoded straight from its
+   * activity. An expiry's amount is the initial amount of an earlier contract: `amountOf` gives it where
+   * the batch knows that contract; the rows it does not are returned, for the writer to complete.
+   */
+  transactionActivities(
+    tx: TransactionUpdate,
+    migrationId: number,
+    recordTime: string,
+    skipped: SkippedActivity[],
+    amountOf: (contractId: string) => string | null | undefined,
+  ): readonly PendingActivity[] {
+    const details: TransferDetails = new Map();
+    const activities = activitiesOf(tx, details, skipped);
+    if (activities.length === 0) return NO_PENDING;
+    const head = `${migrationId}\t${copyField(recordTime)}\t${copyField(tx.update_id)}`;
+    let pending: PendingActivity[] | undefined;
+    for (const a of activities) {
+      if (a.amountOf === null) {
+        this.activities.addLine(activityLine(head, a, details.get(a)));
+        continue;
+      }
+      const values = valuesOf(a, details.get(a), migrationId, recordTime, tx.update_id);
+      const amount = amountOf(a.amountOf);
+      if (amount === undefined || amount === null) {
+        (pending ??= []).push({ migration_id: migrationId, contract_id: a.amountOf, values });
+        continue;
+      }
+      completeActivity(values, amount);
+      this.activities.add(values);
+    }
+    return pending ?? NO_PENDING;
+  }
+
   subject(row: SubjectRow): void {
-    this.subjects.add(SUBJECT_COLUMNS.map((k) => row[k]));
+    this.subjects.addLine(subjectLine(row));
   }
 
   /** Bytes encoded so far. */
@@ -460,10 +518,18 @@ export class AppendedRows {
   }
 }
 
+/** The COPY line of an update_subjects row: what copyFields writes of its SUBJECT_COLUMNS values, without an array of them. */
+function subjectLine(row: SubjectRow): string {
+  return (
+    `${row.migration_id}\t${copyField(row.record_time)}\t${copyField(row.synchronizer_id)}\t${copyField(row.update_id)}\t` +
+    `${copyField(row.parties)}\t${copyField(row.templates)}\n`
+  );
+}
+
 /** update_subjects rows, encoded for COPY. */
 export function subjectCopies(rows: Iterable<SubjectRow>): CopyRows {
   const copies = new CopyRows('update_subjects', SUBJECT_COLUMNS);
-  for (const row of rows) copies.add(SUBJECT_COLUMNS.map((k) => row[k]));
+  for (const row of rows) copies.addLine(subjectLine(row));
   return copies;
 }
 

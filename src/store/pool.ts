@@ -7,6 +7,7 @@ import { Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import { RetryableError } from '../internal/errors';
 import { currentOperation } from './query-operation';
+import { parseTextArray } from './text-array';
 import type { Database } from './schema';
 
 const TEXT_TYPES: number[] = [
@@ -27,12 +28,13 @@ const INT8_ARRAY = 1016;
 const NUMERIC_ARRAY = 1231;
 
 const TEXT_ARRAY = 1009;
-const textArray = (value: string) => (pg.types.getTypeParser as (oid: number) => (v: string) => unknown)(TEXT_ARRAY)(value) as string[];
+const textArray = (value: string) => parseTextArray(value) as string[];
 
 const typeParsers: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (TEXT_TYPES.includes(oid)) return (value: string) => value;
     if (oid === INT8) return parseInt8;
+    if (oid === TEXT_ARRAY) return parseTextArray;
     if (oid === INT8_ARRAY) return (value: string) => textArray(value).map(parseInt8);
     if (oid === TIMESTAMPTZ_ARRAY || oid === NUMERIC_ARRAY) return textArray;
     return pg.types.getTypeParser(oid, format) as unknown;

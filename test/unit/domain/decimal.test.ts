@@ -42,6 +42,15 @@ describe('parseDecimal', () => {
     );
   });
 
+  it.each([
+    [0n, '0.0000000000'],
+    [1n, '0.0000000001'],
+    [-25_000_000_000n, '-2.5000000000'],
+    [120_000_000_000n, '12.0000000000'],
+  ])('formatDecimal writes %p as %s', (x, text) => {
+    expect(formatDecimal(x)).toBe(text);
+  });
+
   it('reads back what formatDecimal writes', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), (x) => {

@@ -102,3 +102,13 @@ describe('contracts a batch creates, encoded as they are planned', () => {
     expect(contracts.bytes).toBeGreaterThan(kept.create_arguments.length);
   });
 });
+
+describe('the stakeholders of a contract of the batch, read back from its encoded rows', () => {
+  it('are its distinct signatories and observers, escaped characters and all', () => {
+    const contracts = new CreatedContracts();
+    const odd = contracts.add(contract('odd', { signatories: ['alice::1', 'back\\slash::1'], observers: ['tab\there::1', 'alice::1'] }));
+    const plain = contracts.add(contract('plain', { signatories: ['bob::1'], observers: [] }));
+    expect(contracts.stakeholdersOf(odd)).toEqual(['alice::1', 'back\\slash::1', 'tab\there::1']);
+    expect(contracts.stakeholdersOf(plain)).toEqual(['bob::1']);
+  });
+});
