@@ -49,8 +49,8 @@ function transactions(): TransactionUpdate[] {
 
 describe('activity rows encoded from the activities', () => {
   it.each([
-    ['no amount known', () => undefined],
-    ['every amount known', () => '12.5000000000'],
+    ['no amount known', (): string | undefined => undefined],
+    ['every amount known', (): string | undefined => '12.5000000000'],
   ] as const)('are the generic encoding of activityValues, %s', (_, amountOf) => {
     const txs = transactions();
     const appended = new AppendedRows();
