@@ -24,13 +24,15 @@ const TABLES: Record<string, { order: string; exclude: string[] }> = {
 };
 
 /**
- * Empties every table ingestion writes (the dumped ones, the ACS deltas, the snapshots' holdings and supply
- * totals, the round aggregates and the checkpoints), as before a first import.
+ * Empties every table ingestion writes (the dumped ones, the ACS deltas, the stream's subject index, the
+ * snapshots' holdings and supply totals, the round aggregates and the checkpoints), as before a first import.
  */
 export async function emptyIngestedTables(db: Db): Promise<void> {
   const tables = [
     ...Object.keys(TABLES),
     'acs_deltas',
+    // The stream's subject index: a run from the beginning writes its rows again.
+    'update_subjects',
     'holding_totals',
     'holding_totals_snapshots',
     'holding_totals_newest',
