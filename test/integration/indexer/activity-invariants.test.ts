@@ -337,6 +337,9 @@ describe.each([
     const rows = [...activity.values()].flat();
     const rowsOf = (updateId: string) => rows.filter((r) => r.update_id === updateId);
     const at = (r: ActivityRow) => ({ migration: r.migration_id, time: parseTimestamp(r.record_time) });
+    /** The sender's lock of a two-step offer: the output of its own transfer under the offer's exercise. */
+    const locksOf = (offer: ActivityRow | undefined) =>
+      offer ? rowsOf(offer.update_id).filter((x) => x.kind === 'transfer' && x.leg === 0 && x.party === offer.party) : [];
 
     // The simulated network's two-step settlements (see the header): each accepted instruction or
     // executed allocation, with its sender and lock from the rows that created it (the same subject).
@@ -348,7 +351,7 @@ describe.each([
       if (!settled || r.amount === '0.0000000000') continue;
       const offer = offers.get(r.subject!);
       // The lock: the output of the sender's own transfer under the offer. The receiver's amulet: the unlock's.
-      const locks = offer ? rowsOf(offer.update_id).filter((x) => x.kind === 'transfer' && x.leg === 0 && x.party === offer.party) : [];
+      const locks = locksOf(offer);
       const unlocks = rowsOf(r.update_id).filter((x) => x.kind === 'unlock');
       expect({
         settled: r.event_id,
@@ -377,10 +380,10 @@ describe.each([
       const offer = rows.find(
         (x) => x.kind === 'allocation' && x.outcome === 'created' && x.leg === 0 && x.detail === r.detail && x.party !== r.party,
       );
-      const locks = offer ? rowsOf(offer.update_id).filter((x) => x.kind === 'transfer' && x.leg === 0 && x.party === offer.party) : [];
-      const node = updates.get(r.update_id)!.events_by_id[r.event_id] as ExercisedEvent;
-      const delivered = node.child_event_ids.flatMap((c) => {
-        const a = amulets.get(`${r.migration_id}/${(updates.get(r.update_id)!.events_by_id[c] as { contract_id: string }).contract_id}`);
+      const locks = locksOf(offer);
+      const events = updates.get(r.update_id)!.events_by_id;
+      const delivered = (events[r.event_id] as ExercisedEvent).child_event_ids.flatMap((c) => {
+        const a = amulets.get(`${r.migration_id}/${(events[c] as { contract_id: string }).contract_id}`);
         return a ? [a] : [];
       });
       expect({ settled: r.event_id, locks: locks.length, delivered: delivered.map((a) => [a.owner, a.amount]) }).toEqual({
