@@ -22,8 +22,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
+import path from 'node:path';
 import { formatRecordTime, parseTimestamp, type Micros } from '../src/domain/time';
 import { createSimulatorSource } from '../src/ingest/sources/simulator-source';
 import { runWorker } from '../src/ingest/worker';
@@ -34,6 +34,7 @@ import { migrate } from '../src/store/migrator';
 import { createDb, createPool } from '../src/store/pool';
 import { BENCH_LIMITS } from './support/bench-limits';
 import { spawnCli } from './support/cli-child';
+import { SseReader } from './support/sse-reader';
 
 export interface StreamBenchSettings {
   subscribers: number;
@@ -41,6 +42,12 @@ export interface StreamBenchSettings {
   liveSeconds: number;
   /** Simulated updates ingested for the catch-up part. */
   catchUpUpdates: number;
+  /**
+   * Another build's checkout (built: its dist/src/cli.js), whose `start` serves the fan-out taking turns
+   * with this checkout's: baseline, this, baseline, this, each on a fresh database. The clients and the
+   * measure are this checkout's either way.
+   */
+  baselineRoot?: string;
 }
 
 export const STREAM_SETTINGS: Record<'full' | 'quick' | 'tiny', StreamBenchSettings> = {
@@ -56,122 +63,59 @@ const STREAM_PATH = '/api/indexer/v0/stream/events';
 
 export interface StreamBenchReport {
   settings: StreamBenchSettings;
-  live: {
-    subscribers: number;
-    /** Items each subscriber had to get (from /v0/events over the range). */
-    items: number;
-    timedDeliveries: number;
-    p50Ms: number;
-    p99Ms: number;
-    maxMs: number;
-    /** Medians over the commits timed: this process hearing the notice, the first subscriber's receipt, and the last one's after it. */
-    noticeHeardMedianMs: number;
-    firstReceiptMedianMs: number;
-    spreadMedianMs: number;
-    missed: number;
-    duplicated: number;
-    /** Subscribers refused or ended early (status other than 200, or an error event). */
-    failedSubscribers: number;
-    /** 503s of /v0/events to this process's checks while the subscribers ran (each retried). */
-    busyAnswers: number;
-    /** The API thread's V8 heap in use (its /metrics) without and with the idle subscribers. */
-    heapBeforeBytes: number;
-    heapIdleBytes: number;
-    rssBeforeBytes: number;
-    rssIdleBytes: number;
-    /** Spread (max - min) of the samples before the subscribers, to judge the difference by. */
-    rssNoiseBytes: number;
-    rssPerIdleSubscriberBytes: number;
-  };
-  catchUp: {
-    updates: number;
-    items: number;
-    /** Items per second, per round. */
-    streamRates: number[];
-    pagingRates: number[];
-    same: boolean;
-  };
+  /** One fan-out, or with a baseline four taking turns. */
+  live: LiveReport[];
+  catchUp: CatchUpReport;
   loadAverage: { start: number[]; end: number[] };
+}
+
+export interface LiveReport {
+  /** "this checkout", or the baseline's root. */
+  build: string;
+  subscribers: number;
+  /** Items each subscriber had to get (from /v0/events over the range). */
+  items: number;
+  timedDeliveries: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Medians over the commits timed: this process hearing the notice, the first subscriber's receipt, and the last one's after it. */
+  noticeHeardMedianMs: number;
+  firstReceiptMedianMs: number;
+  spreadMedianMs: number;
+  /**
+   * The API's own histogram of the window (scan_indexer_stream_delivery_latency_seconds): items written
+   * to a waiting subscriber's connection, and how many within 50 and 100 ms of the commit. What is left
+   * between these and the receipts above is the connection and this process's reading.
+   */
+  serverWrites: { total: number; within50Ms: number; within100Ms: number };
+  missed: number;
+  duplicated: number;
+  /** Subscribers refused or ended early (status other than 200, or an error event). */
+  failedSubscribers: number;
+  /** 503s of /v0/events to this process's checks while the subscribers ran (each retried). */
+  busyAnswers: number;
+  /** The API thread's V8 heap in use (its /metrics) without and with the idle subscribers. */
+  heapBeforeBytes: number;
+  heapIdleBytes: number;
+  rssBeforeBytes: number;
+  rssIdleBytes: number;
+  /** Spread (max - min) of the samples before the subscribers, to judge the difference by. */
+  rssNoiseBytes: number;
+  rssPerIdleSubscriberBytes: number;
+}
+
+export interface CatchUpReport {
+  updates: number;
+  items: number;
+  /** Items per second, per round. */
+  streamRates: number[];
+  pagingRates: number[];
+  same: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Clients
-
-/**
- * A Server-Sent-Events reader over one plain HTTP connection: it reads the framing only (ids and event
- * names, not the items' JSON), as light as a client can be, so that this process's share of the CPU stays
- * small beside a thousand of them.
- */
-class SseSubscriber {
-  status = 0;
-  ended = false;
-  /** The last named event other than heartbeat (error, reconnect), if any. */
-  finalEvent: string | undefined;
-  readonly ids: string[] = [];
-  readonly receivedAtMs: number[] = [];
-  private buffer = '';
-  private request: http.ClientRequest | undefined;
-
-  /** `onItem`: instead of keeping each id and time, hand them over (the catch-up reader hashes them). */
-  constructor(private readonly onItem?: (id: string) => void) {}
-
-  open(url: string): Promise<void> {
-    return new Promise((resolve) => {
-      const req = http.get(url, { agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
-        this.status = res.statusCode ?? 0;
-        // Bytes as latin1: what is read (ids, event names, the blank lines between events) is ASCII, and
-        // latin1 decodes without the UTF-8 checks a thousand streams' items would otherwise cost here.
-        res.setEncoding('latin1');
-        res.on('data', (chunk: string) => this.take(chunk));
-        res.on('end', () => (this.ended = true));
-        res.on('error', () => (this.ended = true));
-        resolve();
-      });
-      req.on('error', () => {
-        this.ended = true;
-        resolve();
-      });
-      this.request = req;
-    });
-  }
-
-  close(): void {
-    this.request?.destroy();
-  }
-
-  private take(chunk: string): void {
-    const now = Date.now();
-    let start = 0;
-    this.buffer += chunk;
-    for (let end = this.buffer.indexOf('\n\n'); end >= 0; end = this.buffer.indexOf('\n\n', start)) {
-      const block = this.buffer.slice(start, end);
-      start = end + 2;
-      let id: string | undefined;
-      let event: string | undefined;
-      // The id and event lines come before the data line (stream-transport.ts); the data is not read.
-      for (let at = 0; at < block.length;) {
-        const eol = block.indexOf('\n', at);
-        const line = block.slice(at, eol < 0 ? block.length : eol);
-        // A copy: a slice would keep the whole chunk it was cut from alive, item data included.
-        if (line.startsWith('id: ')) id = Buffer.from(line.slice(4), 'latin1').toString('latin1');
-        else if (line.startsWith('event: ')) event = line.slice(7);
-        else if (line.startsWith('data')) break;
-        if (eol < 0) break;
-        at = eol + 1;
-      }
-      if (event !== undefined) {
-        if (event !== 'heartbeat') this.finalEvent = event;
-      } else if (id !== undefined) {
-        if (this.onItem) this.onItem(id);
-        else {
-          this.ids.push(id);
-          this.receivedAtMs.push(now);
-        }
-      }
-    }
-    this.buffer = this.buffer.slice(start);
-  }
-}
 
 interface EventItem {
   /** A reassignment has its migration id in its event. */
@@ -229,19 +173,23 @@ async function pageEvents(url: string, onId: (id: string) => void, after?: { mig
 // ---------------------------------------------------------------------------------------------
 // Processes
 
-function startCli(command: 'start' | 'serve', env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawnCli([command], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      LEDGER_AUTH_DISABLED: 'true',
-      ...BENCH_LIMITS,
-      ...env,
+function startCli(command: 'start' | 'serve', env: Record<string, string>, cli?: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawnCli(
+    [command],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'warn',
+        LEDGER_AUTH_DISABLED: 'true',
+        ...BENCH_LIMITS,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+    cli,
+  );
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -291,14 +239,23 @@ async function heapUsed(url: string): Promise<number> {
   return Number(/^scan_indexer_nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN);
 }
 
+/** The API's own delivery histogram (commit to write, stream "events"): cumulative counts by upper bound in seconds. */
+async function sendBuckets(url: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out = new Map<string, number>();
+  for (const m of text.matchAll(/^scan_indexer_stream_delivery_latency_seconds_bucket\{le="([^"]+)",stream="events"\} (\S+)$/gm))
+    out.set(m[1]!, Number(m[2]));
+  return out;
+}
+
 async function itemsApplied(url: string): Promise<number> {
   const status = (await (await fetch(`${url}/status`)).json()) as { streams: { items_applied: number }[] };
   return status.streams.reduce((n, s) => n + Number(s.items_applied), 0);
 }
 
 /** Opens subscribers, `concurrency` connections at a time. */
-async function openAll(count: number, url: string, concurrency = 50): Promise<SseSubscriber[]> {
-  const subscribers = Array.from({ length: count }, () => new SseSubscriber());
+async function openAll(count: number, url: string, concurrency = 50): Promise<SseReader[]> {
+  const subscribers = Array.from({ length: count }, () => new SseReader());
   for (let i = 0; i < count; i += concurrency) {
     await Promise.all(subscribers.slice(i, i + concurrency).map((s) => s.open(url)));
   }
@@ -311,16 +268,26 @@ const percentile = (sorted: number[], p: number) =>
 // ---------------------------------------------------------------------------------------------
 // The parts
 
-async function fanOut(databaseUrl: string, settings: StreamBenchSettings, log: (line: string) => void): Promise<StreamBenchReport['live']> {
+async function fanOut(
+  databaseUrl: string,
+  settings: StreamBenchSettings,
+  log: (line: string) => void,
+  baseline: string | undefined,
+): Promise<LiveReport> {
   const n = settings.subscribers;
-  const service = await startCli('start', {
-    DATABASE_URL: databaseUrl,
-    SOURCE: 'simulator',
-    SIMULATOR_MODE: 'live',
-    SIMULATOR_RATE: String(LIVE_RATE),
-    SIMULATOR_SEED: '11',
-    STREAM_MAX_SUBSCRIBERS: String(n + 10),
-  });
+  busyAnswers = 0;
+  const service = await startCli(
+    'start',
+    {
+      DATABASE_URL: databaseUrl,
+      SOURCE: 'simulator',
+      SIMULATOR_MODE: 'live',
+      SIMULATOR_RATE: String(LIVE_RATE),
+      SIMULATOR_SEED: '11',
+      STREAM_MAX_SUBSCRIBERS: String(n + 10),
+    },
+    baseline === undefined ? undefined : path.join(baseline, 'dist/src/cli.js'),
+  );
   const pool = createPool({ connectionString: databaseUrl, max: 1 });
   const notices: { key: [number, Micros]; atMs: number; seenAtMs: number }[] = [];
   const listener = listenForCommits(pool, {
@@ -358,10 +325,13 @@ async function fanOut(databaseUrl: string, settings: StreamBenchSettings, log: (
     const [migration, time] = newest!.split('/');
     const after = `${migration}/${time}`;
     const subscribers = await openAll(n, `${service.url}${STREAM_PATH}?after=${encodeURIComponent(after)}`);
+    const sentBefore = await sendBuckets(service.url);
     const liveFromMs = Date.now();
     log(`  ${n} subscribers connected; timing deliveries for ${settings.liveSeconds} s`);
     await sleep(settings.liveSeconds * 1000);
     const liveToMs = Date.now();
+    const sentAfter = await sendBuckets(service.url);
+    const sent = (le: string) => (sentAfter.get(le) ?? 0) - (sentBefore.get(le) ?? 0);
 
     // The range checked ends with the last batch committed in the window: every subscriber is given up to
     // CATCH_UP_GRACE_MS to reach it, then closed (so that /v0/events is read without their load), and its
@@ -369,7 +339,7 @@ async function fanOut(databaseUrl: string, settings: StreamBenchSettings, log: (
     const end = notices[notices.length - 1]?.key;
     const upToEnd = (id: string) => end !== undefined && compareKeys(keyOfId(id), end) <= 0;
     // Items come in order: one at or after the last batch's key means that batch and all before it arrived.
-    const reached = (s: SseSubscriber) =>
+    const reached = (s: SseReader) =>
       s.ended || end === undefined || (s.ids.length > 0 && compareKeys(keyOfId(s.ids[s.ids.length - 1]!), end) >= 0);
     const deadline = Date.now() + CATCH_UP_GRACE_MS;
     while (Date.now() < deadline && !subscribers.every(reached)) await sleep(200);
@@ -412,12 +382,14 @@ async function fanOut(databaseUrl: string, settings: StreamBenchSettings, log: (
       );
     const commits = [...byCommit.values()];
     return {
+      build: baseline ?? 'this checkout',
       subscribers: n,
       items: expected.length,
       timedDeliveries: latencies.length,
       p50Ms: percentile(latencies, 0.5),
       p99Ms: percentile(latencies, 0.99),
       maxMs: latencies[latencies.length - 1] ?? NaN,
+      serverWrites: { total: sent('+Inf'), within50Ms: sent('0.05'), within100Ms: sent('0.1') },
       noticeHeardMedianMs: medianOf(commits.map((c) => c.heardMs)),
       firstReceiptMedianMs: medianOf(commits.map((c) => c.first)),
       spreadMedianMs: medianOf(commits.map((c) => c.last - c.first)),
@@ -464,11 +436,7 @@ function commitOf(notices: { key: [number, Micros]; atMs: number; seenAtMs: numb
   return notices[lo];
 }
 
-async function catchUp(
-  databaseUrl: string,
-  settings: StreamBenchSettings,
-  log: (line: string) => void,
-): Promise<StreamBenchReport['catchUp']> {
+async function catchUp(databaseUrl: string, settings: StreamBenchSettings, log: (line: string) => void): Promise<CatchUpReport> {
   const pool = createPool({ connectionString: databaseUrl, max: 4 });
   try {
     await migrate(pool);
@@ -515,7 +483,7 @@ async function catchUp(
           const target = items || (await pageEvents(service.url, () => undefined));
           items = target;
           const t0 = performance.now();
-          const s = new SseSubscriber((id) => {
+          const s = new SseReader((id) => {
             count += 1;
             hash.update(`${id}\n`);
             keep(way, round, id);
@@ -557,8 +525,16 @@ export async function runStreamBench(options: {
   const names = [`scan_indexer_bench_stream_live_${process.pid}`, `scan_indexer_bench_stream_catchup_${process.pid}`];
   try {
     for (const name of names) await admin.query(`drop database if exists ${name} with (force)`);
-    log(`  fan-out: ${settings.subscribers} subscribers on one start process ingesting the live simulator (${LIVE_RATE} updates/s)`);
-    const live = await fanOut(await ensureDatabase(adminUrl, names[0]!), settings, log);
+    const live: LiveReport[] = [];
+    // With a baseline, taking turns (baseline first), so that neither build always meets the machine's quieter minutes.
+    const builds = settings.baselineRoot === undefined ? [undefined] : [settings.baselineRoot, undefined, settings.baselineRoot, undefined];
+    for (const baseline of builds) {
+      log(
+        `  fan-out: ${settings.subscribers} subscribers on one start process (${baseline ?? 'this checkout'}) ingesting the live simulator (${LIVE_RATE} updates/s)`,
+      );
+      await admin.query(`drop database if exists ${names[0]!} with (force)`);
+      live.push(await fanOut(await ensureDatabase(adminUrl, names[0]!), settings, log, baseline));
+    }
     log(`  catch-up: one subscriber against paging /v0/events`);
     const catchUpReport = await catchUp(await ensureDatabase(adminUrl, names[1]!), settings, log);
     return { settings, live, catchUp: catchUpReport, loadAverage: { start, end: os.loadavg() } };
@@ -569,24 +545,29 @@ export async function runStreamBench(options: {
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const pct = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / whole).toFixed(1)}%` : 'n/a');
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 export function formatStreamReport(server: string, r: StreamBenchReport): string {
-  const l = r.live;
   const c = r.catchUp;
   const load = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' ');
   return [
     `live stream on ${server} (load average ${load(r.loadAverage.start)} at the start, ${load(r.loadAverage.end)} at the end; ${os.cpus().length} cores):`,
-    `  ${l.subscribers} subscribers, ${l.items} items each over ${r.settings.liveSeconds} s: ` +
-      `delivery from commit to receipt p50 ${fmt(l.p50Ms)} ms, p99 ${fmt(l.p99Ms)} ms, max ${fmt(l.maxMs)} ms (${fmt(l.timedDeliveries)} deliveries timed)`,
-    `  by commit (medians): notice heard here after ${fmt(l.noticeHeardMedianMs)} ms, first subscriber's receipt after ${fmt(l.firstReceiptMedianMs)} ms, ` +
-      `the last one's ${fmt(l.spreadMedianMs)} ms after the first`,
-    `  missed ${l.missed}, duplicated ${l.duplicated} (checked against /v0/events over the same range); subscribers refused or ended: ${l.failedSubscribers}`,
-    `  RSS per idle subscriber: ${fmt(l.rssPerIdleSubscriberBytes)} bytes ` +
-      `(${(l.rssBeforeBytes / 2 ** 20).toFixed(1)} MB -> ${(l.rssIdleBytes / 2 ** 20).toFixed(1)} MB with ${l.subscribers}; ` +
-      `spread of the samples without them ${(l.rssNoiseBytes / 2 ** 20).toFixed(1)} MB); ` +
-      `API thread's V8 heap in use ${(l.heapBeforeBytes / 2 ** 20).toFixed(1)} MB -> ${(l.heapIdleBytes / 2 ** 20).toFixed(1)} MB`,
-    `  /v0/events answered 503 (busy) ${l.busyAnswers} times to the checks while the subscribers ran (each retried after Retry-After)`,
+    ...r.live.flatMap((l) => [
+      ...(r.live.length > 1 ? [`  fan-out on ${l.build}:`] : []),
+      `  ${l.subscribers} subscribers, ${l.items} items each over ${r.settings.liveSeconds} s: ` +
+        `delivery from commit to receipt p50 ${fmt(l.p50Ms)} ms, p99 ${fmt(l.p99Ms)} ms, max ${fmt(l.maxMs)} ms (${fmt(l.timedDeliveries)} deliveries timed)`,
+      `  by commit (medians): notice heard here after ${fmt(l.noticeHeardMedianMs)} ms, first subscriber's receipt after ${fmt(l.firstReceiptMedianMs)} ms, ` +
+        `the last one's ${fmt(l.spreadMedianMs)} ms after the first`,
+      `  the server's own writes (its delivery histogram over the window): ${fmt(l.serverWrites.total)}, ` +
+        `${pct(l.serverWrites.within50Ms, l.serverWrites.total)} within 50 ms of the commit, ${pct(l.serverWrites.within100Ms, l.serverWrites.total)} within 100 ms`,
+      `  missed ${l.missed}, duplicated ${l.duplicated} (checked against /v0/events over the same range); subscribers refused or ended: ${l.failedSubscribers}`,
+      `  RSS per idle subscriber: ${fmt(l.rssPerIdleSubscriberBytes)} bytes ` +
+        `(${(l.rssBeforeBytes / 2 ** 20).toFixed(1)} MB -> ${(l.rssIdleBytes / 2 ** 20).toFixed(1)} MB with ${l.subscribers}; ` +
+        `spread of the samples without them ${(l.rssNoiseBytes / 2 ** 20).toFixed(1)} MB); ` +
+        `API thread's V8 heap in use ${(l.heapBeforeBytes / 2 ** 20).toFixed(1)} MB -> ${(l.heapIdleBytes / 2 ** 20).toFixed(1)} MB`,
+      `  /v0/events answered 503 (busy) ${l.busyAnswers} times to the checks while the subscribers ran (each retried after Retry-After)`,
+    ]),
     `  catch-up of ${fmt(c.items)} items (${fmt(c.updates)} updates): stream ${c.streamRates.map(fmt).join(', ')} items/s, ` +
       `paging /v0/events (page_size 1000) ${c.pagingRates.map(fmt).join(', ')} items/s; ` +
       `stream / paging ${(mean(c.streamRates) / mean(c.pagingRates)).toFixed(2)}x; same items both ways: ${c.same ? 'yes' : 'NO'}`,
