@@ -12,6 +12,7 @@
  */
 import type pg from 'pg';
 import type { StreamKey } from '../../domain/stream-key';
+import { formatDateTime } from '../../domain/time';
 import type { Logger } from '../../internal/logger';
 import type { Metrics } from '../../internal/metrics';
 import { listenForCommits, type CommitListener } from '../../store/commit-notifications';
@@ -29,11 +30,15 @@ export interface StreamSettings {
   readonly pollMs: number;
 }
 
+/** A heartbeat's data fields: the newest item's migration and record time (null before the first). */
+export type HeartbeatData = Readonly<{ migration_id: number | null; record_time: string | null }>;
+
 /** A subscriber as the hub knows it. */
 export interface HubMember {
   /** The stream's name, for metrics ("events"). */
   readonly stream: string;
-  heartbeat(newest: StreamKey | undefined): void;
+  /** `data` is the heartbeat's fields, one object for every subscriber (framed once when no id is added); not to be changed. */
+  heartbeat(data: HeartbeatData): void;
   /** Ends the stream with an event telling the client to reconnect (the process is stopping). */
   endForShutdown(): void;
 }
@@ -275,6 +280,9 @@ export class StreamHub {
       this.deps.logger.warn({ err: (err as Error).message }, 'reading the newest record time for the stream heartbeat failed');
       return;
     }
-    for (const member of this.members) member.heartbeat(newest);
+    const data: HeartbeatData = newest
+      ? { migration_id: newest.migrationId, record_time: formatDateTime(newest.recordTime) }
+      : { migration_id: null, record_time: null };
+    for (const member of this.members) member.heartbeat(data);
   }
 }

@@ -43,7 +43,7 @@ import { eventJson } from '../scan/update-routes';
 import { mountOperations, operation, type OperationOf } from '../operation';
 import { ErrorResponse } from '../schema-kit';
 import { upgradeOf, type Upgrade } from '../server';
-import { StreamHub, type HubMember, type StreamSettings } from './stream-hub';
+import { StreamHub, type HeartbeatData, type HubMember, type StreamSettings } from './stream-hub';
 import { SseTransport, WebSocketTransport, type EndEvent, type StreamItem, type StreamTransport } from './stream-transport';
 
 const ENCODINGS = ['compact_json', 'protobuf_json'] as const;
@@ -279,18 +279,12 @@ class EventsSubscription implements HubMember {
     return this.reader.cursor ? formatStreamCursor(this.reader.cursor) : null;
   }
 
-  heartbeat(newest: StreamKey | undefined): void {
+  heartbeat(data: HeartbeatData): void {
     if (!this.open || this.transport.buffered > this.settings.maxBufferBytes) return;
     const cursor = this.cursorText();
     const id = cursor !== null && cursor !== this.lastId ? cursor : undefined;
     if (id !== undefined) this.lastId = id;
-    this.transport.writeEvent(
-      'heartbeat',
-      id,
-      newest
-        ? { migration_id: newest.migrationId, record_time: formatDateTime(newest.recordTime) }
-        : { migration_id: null, record_time: null },
-    );
+    this.transport.writeEvent('heartbeat', id, data);
   }
 
   endForShutdown(): void {

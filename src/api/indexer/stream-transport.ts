@@ -71,6 +71,20 @@ function sseEvent(fields: { event?: string; id?: string; data: string }): string
 }
 
 const sseFrames = new FrameCache((item) => sseEvent({ id: item.id, data: item.json }));
+
+/**
+ * A named event's bytes. Without an id they depend on the data alone, so data given to many subscribers
+ * as one object (the hub's heartbeat, not to be changed after) is framed and encoded once for all of them.
+ */
+const sharedEvents = new WeakMap<object, { event: string; bytes: Buffer }>();
+function sseEventBytes(event: string, id: string | undefined, data: Record<string, unknown>): Buffer | string {
+  if (id !== undefined) return sseEvent({ event, id, data: JSON.stringify(data) });
+  const kept = sharedEvents.get(data);
+  if (kept !== undefined && kept.event === event) return kept.bytes;
+  const bytes = Buffer.from(sseEvent({ event, data: JSON.stringify(data) }), 'utf8');
+  sharedEvents.set(data, { event, bytes });
+  return bytes;
+}
 // The item's text is spliced in as it is, never parsed and written again.
 const webSocketFrames = new FrameCache((item) => `{"id":${JSON.stringify(item.id)},"item":${item.json}}`);
 
@@ -104,7 +118,7 @@ export class SseTransport implements StreamTransport {
   }
 
   writeEvent(event: string, id: string | undefined, data: Record<string, unknown>): void {
-    this.res.write(sseEvent({ event, id, data: JSON.stringify(data) }));
+    this.res.write(sseEventBytes(event, id, data));
   }
 
   get buffered(): number {
