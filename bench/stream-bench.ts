@@ -69,7 +69,7 @@ export interface StreamBenchReport {
   loadAverage: { start: number[]; end: number[] };
 }
 
-export interface LiveReport {
+interface LiveReport {
   /** "this checkout", or the baseline's root. */
   build: string;
   subscribers: number;
@@ -105,7 +105,7 @@ export interface LiveReport {
   rssPerIdleSubscriberBytes: number;
 }
 
-export interface CatchUpReport {
+interface CatchUpReport {
   updates: number;
   items: number;
   /** Items per second, per round. */
