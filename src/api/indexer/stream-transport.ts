@@ -86,6 +86,7 @@ function sseEventBytes(event: string, id: string | undefined, data: Record<strin
   sharedEvents.set(data, { event, bytes });
   return bytes;
 }
+
 // The item's text is spliced in as it is, never parsed and written again.
 const webSocketFrames = new FrameCache((item) => `{"id":${JSON.stringify(item.id)},"item":${item.json}}`);
 
