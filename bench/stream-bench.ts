@@ -115,7 +115,7 @@ interface CatchUpReport {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Clients
+// Paging /v0/events (the subscribers are bench/support/sse-reader.ts)
 
 interface EventItem {
   /** A reassignment has its migration id in its event. */
