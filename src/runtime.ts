@@ -140,6 +140,7 @@ export function createConfiguredSource(config: Config, logger: Logger, metrics?:
         pageSize: config.bulkSource.pageSize,
         pollIntervalMs: config.scanSource.pollMs,
         downloadTimeoutMs: config.bulkSource.downloadTimeoutMs,
+        fillFromEvents: config.bulkSource.fillFromEvents,
         logger,
         http: http('bulk'),
       });

@@ -37,6 +37,8 @@
  */
 
 import type { Json } from './json';
+import type { StreamKey } from './stream-key';
+import { tryParseTimestamp } from './time';
 import type { DamlValueEncoding } from './value-encoding';
 
 export interface CreatedEvent {
@@ -172,6 +174,21 @@ export function isAssign(event: AssignEvent | UnassignEvent): event is AssignEve
 /** The migration id of an update; a reassignment carries it inside `event`. */
 export function updateMigrationId(update: Update): number {
   return isTransaction(update) ? update.migration_id : update.event.migration_id;
+}
+
+/** An item's stream key, or undefined when it has none (the planner then names what is wrong). */
+export function itemKey(item: CanonicalItem): StreamKey | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const text = item.update?.record_time ?? item.verdict?.record_time;
+  const recordTime = typeof text === 'string' ? tryParseTimestamp(text) : undefined;
+  if (recordTime === undefined) return undefined;
+  let migrationId: unknown;
+  try {
+    migrationId = item.update ? updateMigrationId(item.update) : item.verdict?.migration_id;
+  } catch {
+    return undefined;
+  }
+  return typeof migrationId === 'number' ? { migrationId, recordTime } : undefined;
 }
 
 /** The item as `/v0/events` serves it in the given encoding (falls back to compact when no protobuf rendering exists). */

@@ -13,7 +13,8 @@ import type { Checkpoint } from '../store/ingest-repository';
 import { compareStreamKeys, type StreamKey } from '../domain/stream-key';
 import { BatchPlanner, type Plan } from './batch-plan';
 import type { SourceItem } from './source';
-import { itemKey, keyOfCheckpoint, type AppliedBatch } from './writer';
+import { itemKey } from '../domain/items';
+import { keyOfCheckpoint, type AppliedBatch } from './writer';
 
 /** Which of these update and verdict ids are stored. */
 type StoredLookup = (updateIds: string[], verdictIds: string[]) => Promise<{ updates: Set<string>; verdicts: Set<string> }>;

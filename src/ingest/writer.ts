@@ -3,9 +3,6 @@
  * its items and the stream's checkpoint together or not at all, so a crash
  * anywhere leaves the database at the previous checkpoint.
  */
-import { tryParseTimestamp } from '../domain/time';
-import type { CanonicalItem } from '../domain/items';
-import { updateMigrationId } from '../domain/items';
 import {
   CheckpointConflictError,
   advanceCheckpoint,
@@ -41,21 +38,6 @@ export interface AppliedBatch {
 export function keyOfCheckpoint(checkpoint: Checkpoint | undefined): StreamKey | undefined {
   if (!checkpoint || checkpoint.migrationId === null || checkpoint.recordTime === null) return undefined;
   return { migrationId: checkpoint.migrationId, recordTime: checkpoint.recordTime };
-}
-
-/** An item's stream key, or undefined when it has none (the planner then names what is wrong). */
-export function itemKey(item: CanonicalItem): StreamKey | undefined {
-  if (typeof item !== 'object' || item === null) return undefined;
-  const text = item.update?.record_time ?? item.verdict?.record_time;
-  const recordTime = typeof text === 'string' ? tryParseTimestamp(text) : undefined;
-  if (recordTime === undefined) return undefined;
-  let migrationId: unknown;
-  try {
-    migrationId = item.update ? updateMigrationId(item.update) : item.verdict?.migration_id;
-  } catch {
-    return undefined;
-  }
-  return typeof migrationId === 'number' ? { migrationId, recordTime } : undefined;
 }
 
 /** Which of these update and verdict ids are stored: how the pipeline looks up items that may be (its `lookUpStored`). */

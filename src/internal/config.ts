@@ -448,6 +448,13 @@ export const knobs = {
     expects: 'an integer of at least 1',
     schema: positiveInt,
   },
+  BULK_SOURCE_FILL_FROM_EVENTS: {
+    description:
+      "SOURCE=bulk: true: the bulk range's /v0/events is read beside the objects, each update checked against its line and taken from there with what lines lack (verdicts and rejections, traffic summaries, app activity records, protobuf_json, Daml field order), so the mirror ends as a SOURCE=scan one; false: the lines alone, without those, and /v0/events only after them.",
+    default: 'true',
+    expects: 'true or false',
+    schema: bool,
+  },
   LEDGER_SOURCE_URL: {
     description: 'Base URL of the Canton JSON Ledger API (without /v2) read when SOURCE=ledger.',
     default: '',
@@ -849,7 +856,7 @@ export interface Config {
     readonly blobIntervalMs: number;
     readonly answerTimeoutMs: number;
   };
-  readonly bulkSource: { readonly pageSize: number; readonly downloadTimeoutMs: number };
+  readonly bulkSource: { readonly pageSize: number; readonly downloadTimeoutMs: number; readonly fillFromEvents: boolean };
   readonly ledgerSource: { readonly url: string | undefined; readonly party: string | undefined; readonly token: string | undefined };
   readonly ingest: {
     readonly batchSize: number;
@@ -1056,7 +1063,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       blobIntervalMs: get('SCAN_SOURCE_BLOB_INTERVAL_MS'),
       answerTimeoutMs: get('SCAN_SOURCE_ANSWER_TIMEOUT_MS'),
     }),
-    bulkSource: Object.freeze({ pageSize: get('BULK_SOURCE_PAGE_SIZE'), downloadTimeoutMs: get('BULK_SOURCE_DOWNLOAD_TIMEOUT_MS') }),
+    bulkSource: Object.freeze({
+      pageSize: get('BULK_SOURCE_PAGE_SIZE'),
+      downloadTimeoutMs: get('BULK_SOURCE_DOWNLOAD_TIMEOUT_MS'),
+      fillFromEvents: get('BULK_SOURCE_FILL_FROM_EVENTS'),
+    }),
     ledgerSource: Object.freeze({ url: get('LEDGER_SOURCE_URL'), party: get('LEDGER_SOURCE_PARTY'), token: get('LEDGER_SOURCE_TOKEN') }),
     ingest: Object.freeze({
       batchSize: get('INGEST_BATCH_SIZE'),

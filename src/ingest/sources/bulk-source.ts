@@ -17,18 +17,25 @@
  * read from `POST /v0/backfilling/import-updates` of the same upstream when the stream first reaches a
  * migration, before its first update.
  *
- * What the lines do not carry, the mirror does not get for the bulk range: verdicts (and so rejected
- * transactions), traffic summaries, app activity records, the protobuf_json rendering, and the field
- * order of Daml records (a line's keys are sorted). docs/bulk-history.md says what that changes.
+ * By default (`fillFromEvents`) the events source is read in step with the lines, from where the bulk
+ * phase stands, and what it serves is stored: each line's update must be the next update it serves, at
+ * the same key and the same once written as a line; rejections and import updates between lines are
+ * passed on. So the mirror stores what SOURCE=scan stores, each update checked against the objects,
+ * and after the last line the same read goes on. With the lines alone, the mirror does not get what
+ * they do not carry for the bulk range: verdicts (and so rejected transactions), traffic summaries, app
+ * activity records, the protobuf_json rendering, and the field order of Daml records (a line's keys are
+ * sorted). docs/bulk-history.md says what that changes.
  *
  * Position. In the bulk phase, `{"migration_id":M,"record_time":T,"bulk":{"page":P,"object":K,
  * "digest":D,"lines":N}}`: the item is line N (from 1) of object K, which the listing page asked with
  * token P (null: the first page) holds, and whose digest is D. Within the import updates of M read
  * before line N+1, `record_time` is 0001-01-01, `after_import_update_id` names the last one, and N is
- * the lines taken before them. Resuming asks for page P again, finds K in it (its digest must still be
- * D), skips N lines, and goes on: nothing is lost or read twice. Once the listing is exhausted the
- * scan source goes on from the key of the last bulk update (or from the beginning when there was
- * none); every position from then on is the scan source's, and a restart there resumes the scan
+ * the lines taken before them. With `fillFromEvents` a rejection or an import update from /v0/events
+ * after line N is positioned so too, with its own key as (M, T). Resuming asks for page P again, finds
+ * K in it (its digest must still be D), skips N lines, reads /v0/events on from (M, T) when filling, and
+ * goes on: nothing is lost or read twice. Once the listing is exhausted the scan source goes on (the
+ * same read when filling; else from the key of the last bulk update, or from the beginning when there
+ * was none); every position from then on is the scan source's, and a restart there resumes the scan
  * source directly.
  *
  * Attestation. With a threshold of 1 the objects are read from the first upstream alone. Above 1,
@@ -50,7 +57,8 @@
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { compareObjectKeys, isObjectKey, updateFromBulkLine } from '../../domain/bulk-layout';
+import { bulkLine, compareObjectKeys, isObjectKey, updateFromBulkLine } from '../../domain/bulk-layout';
+import { itemKey } from '../../domain/items';
 import { compareStreamKeys, type StreamKey } from '../../domain/stream-key';
 import { formatRecordTime, IMPORT_RECORD_TIME, tryParseTimestamp } from '../../domain/time';
 import type { Logger } from '../../internal/logger';
@@ -70,6 +78,13 @@ export interface BulkSourceOptions {
   threshold?: number;
   /** Reads the history after the bulk objects from /v0/events: the scan source over the same upstreams. */
   events: Source;
+  /**
+   * Read the bulk range's /v0/events beside its objects (default true): each update is taken from
+   * /v0/events once it matches its line, with what lines lack (verdicts and rejections, traffic
+   * summaries, app activity records, protobuf_json, the field order of Daml values). False: the lines
+   * alone, and /v0/events only after them.
+   */
+  fillFromEvents?: boolean;
   /**
    * The import updates of a migration after an update id, once all are held. Default: the first URL's;
    * required with a threshold above 1 (the attested scan source's `importsOf`).
@@ -244,6 +259,7 @@ export function createBulkSource(options: BulkSourceOptions): Source {
   });
   const upstream = createUpstreamReader({ pageSize: 1000, wantProtobuf: true, http, logger });
   const pageName = (token: string | null) => `page ${token ?? 'first'}`;
+  const fill = options.fillFromEvents ?? true;
 
   /** One page of an upstream's listing: the refs, and the token of the next page. */
   async function listPage(
@@ -506,6 +522,59 @@ export function createBulkSource(options: BulkSourceOptions): Source {
     }
   }
 
+  /**
+   * The /v0/events items up to a line's update, the update checked against the line: a rejection or
+   * an import update before it is passed on; the update must be the line's, the same once both are
+   * written as a line; anything else refuses the line. Each item is positioned after the lines taken.
+   */
+  async function* eventsUpTo(
+    events: AsyncIterator<SourceItem>,
+    line: { text: string; updateId: string; key: StreamKey },
+    at: BulkAt,
+    origin: string,
+  ): AsyncGenerator<SourceItem> {
+    const before: BulkAt = { ...at, lines: at.lines - 1 };
+    for (;;) {
+      const got = await events.next();
+      if (got.done) {
+        throw new SourceItemError(
+          origin,
+          line.updateId,
+          `/v0/events ends before this line's update at ${positionOf(line.key)}: refusing the line`,
+        );
+      }
+      const ev = got.value;
+      // The events source checked the item's shape, so it has a key.
+      const key = itemKey(ev.item)!;
+      const update = ev.item.update;
+      if (update && key.recordTime === IMPORT_RECORD_TIME) {
+        yield { ...ev, position: formatPosition({ ...key, bulk: before, importAfter: update.update_id }) };
+        continue;
+      }
+      if (update?.update_id === line.updateId && compareStreamKeys(key, line.key) === 0) {
+        if (bulkLine(JSON.stringify(update)) !== bulkLine(line.text)) {
+          throw new SourceItemError(
+            origin,
+            line.updateId,
+            `/v0/events serves this update otherwise than the line holds it (${ev.origin}): refusing the update`,
+          );
+        }
+        yield { ...ev, position: formatPosition({ ...key, bulk: at }) };
+        return;
+      }
+      if (update || compareStreamKeys(key, line.key) >= 0) {
+        const what = update ? `update ${update.update_id}` : `a verdict of ${ev.item.verdict!.update_id}`;
+        throw new SourceItemError(
+          origin,
+          line.updateId,
+          `/v0/events (${ev.origin}) serves ${what} at ${positionOf(key)} where the objects hold this line's update at ${positionOf(line.key)} next: refusing the line`,
+        );
+      }
+      // A verdict without an update (a rejection): no line holds one.
+      yield { ...ev, position: formatPosition({ ...key, bulk: before }) };
+    }
+  }
+
   return {
     stream: 'bulk',
     async *read(from, signal) {
@@ -526,6 +595,8 @@ export function createBulkSource(options: BulkSourceOptions): Source {
       let pending = resume;
       let objects = 0;
       let lines = 0;
+      /** With `fill`, /v0/events from where the bulk phase stands: read in step with the lines, then on. */
+      const events = fill ? options.events.read(resume && positionOf(resume), signal)[Symbol.asyncIterator]() : undefined;
       try {
         for (;;) {
           const page = await attestedPage(token, inner);
@@ -564,7 +635,7 @@ export function createBulkSource(options: BulkSourceOptions): Source {
                 );
               }
               skip = pending.bulk.lines;
-              if (pending.importAfter !== undefined) {
+              if (pending.importAfter !== undefined && !events) {
                 yield* importsOf(pending.migrationId, pending.importAfter, pending.bulk, inner);
               }
               pending = undefined;
@@ -588,6 +659,12 @@ export function createBulkSource(options: BulkSourceOptions): Source {
                 const { item, key } = read;
                 if (last && compareStreamKeys(key, last) < 0) {
                   throw new SourceItemError(origin, item.update!.update_id, `key ${positionOf(key)} is before ${positionOf(last)}`);
+                }
+                if (events) {
+                  last = key;
+                  lines++;
+                  yield* eventsUpTo(events, { text, updateId: item.update!.update_id, key }, at, origin);
+                  continue;
                 }
                 if (entered === undefined || key.migrationId > entered) {
                   yield* importsOf(key.migrationId, '', { ...at, lines: n - 1 }, inner);
@@ -621,15 +698,24 @@ export function createBulkSource(options: BulkSourceOptions): Source {
           if (page.next === undefined || page.next === token) break;
           token = page.next;
         }
+        logger.info(
+          { objects, lines, last: last ? positionOf(last) : null },
+          'bulk: every listed object is read; going on from /v0/events',
+        );
+        if (!events) {
+          yield* options.events.read(last ? positionOf({ migrationId: last.migrationId, recordTime: last.recordTime }) : undefined, signal);
+          return;
+        }
+        for (let got = await events.next(); !got.done; got = await events.next()) yield got.value;
       } catch (err) {
         // Aborting is how a live source is stopped, not a failure.
         if (signal.aborted) return;
         throw err;
       } finally {
         stop.abort();
+        // Ends a read of /v0/events the consumer left unfinished.
+        await events?.return?.();
       }
-      logger.info({ objects, lines, last: last ? positionOf(last) : null }, 'bulk: every listed object is read; going on from /v0/events');
-      yield* options.events.read(last ? positionOf({ migrationId: last.migrationId, recordTime: last.recordTime }) : undefined, signal);
     },
   };
 }

@@ -2,7 +2,14 @@
  * SOURCE=bulk (docs/bulk-history.md, "Backfilling from bulk storage"). Instance A holds a simulated
  * two-migration network spread over more than a day and writes its bulk storage objects (small
  * objects of several frames, several per daily segment); B mirrors A over /v0/events (SOURCE=scan);
- * C mirrors A with the bulk source: A's objects over several listing pages, then /v0/events.
+ * F mirrors A with the bulk source as it runs by default: A's objects over several listing pages, with
+ * A's /v0/events read beside them, each update checked against its line, then /v0/events on; C mirrors
+ * A from the objects' lines alone (BULK_SOURCE_FILL_FROM_EVENTS=false), then /v0/events.
+ *
+ * F ends byte-identical to B: every table, every answer compared, the whole of each history list in
+ * both encodings, and the bulk objects it writes itself. Reading F's source from any position it gave
+ * yields exactly the items after it; an update /v0/events serves otherwise than its line, or not at
+ * all, stops ingestion naming the line.
  *
  * What "C ends as B" means here, and is checked:
  * - the bulk objects C writes itself (updates and ACS snapshots) are byte-identical to B's (and A's);
@@ -102,8 +109,15 @@ function arraySource(list: CanonicalItem[]): Source {
 const ingest = (t: TestDatabase, source: Source, batchSize = 200) =>
   runWorker({ db: t.db, pool: t.pool, source, logger, batchSize, batchMaxWaitMs: 20 }, new AbortController().signal);
 
-const bulkSource = (url: string) =>
-  createBulkSource({ urls: [url], pageSize, logger, events: createScanSource({ urls: [url], pageSize: 100, stopAtEnd: true, logger }) });
+/** The bulk source over one upstream: with its /v0/events beside the objects (the default), or the lines alone. */
+const bulkSource = (url: string, fillFromEvents: boolean) =>
+  createBulkSource({
+    urls: [url],
+    pageSize,
+    logger,
+    fillFromEvents,
+    events: createScanSource({ urls: [url], pageSize: 100, stopAtEnd: true, logger }),
+  });
 
 /** What the attestation observer was told: each disagreement, and the counts by upstream and outcome. */
 function recorder() {
@@ -118,9 +132,19 @@ function recorder() {
 }
 
 /** The bulk source over several upstreams with a threshold, attested throughout (as src/runtime.ts makes it). */
-function attestedBulkSource(urls: string[], threshold: number, observer?: AttestationObserver) {
+function attestedBulkSource(urls: string[], threshold: number, observer?: AttestationObserver, fillFromEvents = false) {
   const events = createAttestedScanSource({ urls, threshold, pageSize: 100, stopAtEnd: true, pollIntervalMs: 50, logger, observer });
-  return createBulkSource({ urls, threshold, pageSize, logger, events, imports: events.importsOf, observer, pollIntervalMs: 50 });
+  return createBulkSource({
+    urls,
+    threshold,
+    pageSize,
+    logger,
+    events,
+    imports: events.importsOf,
+    observer,
+    pollIntervalMs: 50,
+    fillFromEvents,
+  });
 }
 
 async function collect(source: Source, from?: string): Promise<SourceItem[]> {
@@ -154,6 +178,7 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
   let a: Instance;
   let b: Instance;
   let c: Instance;
+  let f: Instance;
   /** A's objects in listing order, with their lines as the zstd tool reads them. */
   const objects: { key: string; ref: ObjectRef; lines: string[] }[] = [];
   let listingPages = 0;
@@ -215,8 +240,12 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
     });
     c = await instance(async (t) => {
       const started = Date.now();
-      await ingest(t, bulkSource(a.api.url));
+      await ingest(t, bulkSource(a.api.url, false));
       bulkIngestMs = Date.now() - started;
+      await mirrorBlobs(t, a.api.url);
+    });
+    f = await instance(async (t) => {
+      await ingest(t, bulkSource(a.api.url, true));
       await mirrorBlobs(t, a.api.url);
     });
 
@@ -507,26 +536,7 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
     ['/v0/events', 'compact_json'],
     ['/v2/updates', 'protobuf_json'],
   ])('serves the whole of %s (%s) as the events mirror does once what bulk lacks is taken out', async (path, encoding) => {
-    /** Every element of the answer's list, page by page. */
-    async function all(api: TestApi): Promise<{ status: number; elements: unknown[]; text?: string }> {
-      const elements: unknown[] = [];
-      let after: { after_migration_id: number; after_record_time: string } | undefined;
-      for (;;) {
-        const res = await request(api.url, 'POST', `/api/scan${path}`, {
-          page_size: 200,
-          ...(after && { after }),
-          daml_value_encoding: encoding,
-        });
-        if (res.status !== 200) return { status: res.status, elements, text: res.text };
-        const body = res.json as { transactions?: Record<string, unknown>[]; events?: CanonicalItem[] };
-        const page = (body.events ?? body.transactions)!;
-        elements.push(...page);
-        if (page.length < 200) return { status: 200, elements };
-        const last = body.events ? keyed(body.events.at(-1)!) : keyed({ update: page.at(-1) as unknown as Update } as CanonicalItem);
-        after = { after_migration_id: last.migrationId, after_record_time: formatRecordTime(last.recordTime) };
-      }
-    }
-    const [fromB, fromC] = await Promise.all([all(b.api), all(c.api)]);
+    const [fromB, fromC] = await Promise.all([wholeList(b.api, path, encoding), wholeList(c.api, path, encoding)]);
     expect(fromB.status).toBe(200);
     if (encoding === 'protobuf_json') {
       // The first page holds bulk-range updates, which C has no protobuf_json rendering of.
@@ -544,6 +554,136 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
     expect(JSON.stringify(fromC.elements)).toBe(withoutWhatBulkLacks(JSON.stringify(fromB.elements)));
   });
 
+  /** Every element of a history list (/v2/updates, /v1/updates, /v0/events) in an encoding, page by page. */
+  async function wholeList(api: TestApi, path: string, encoding: string): Promise<{ status: number; elements: unknown[]; text?: string }> {
+    const elements: unknown[] = [];
+    let after: { after_migration_id: number; after_record_time: string } | undefined;
+    for (;;) {
+      const res = await request(api.url, 'POST', `/api/scan${path}`, {
+        page_size: 200,
+        ...(after && { after }),
+        daml_value_encoding: encoding,
+      });
+      if (res.status !== 200) return { status: res.status, elements, text: res.text };
+      const body = res.json as { transactions?: Record<string, unknown>[]; events?: CanonicalItem[] };
+      const page = (body.events ?? body.transactions)!;
+      elements.push(...page);
+      if (page.length < 200) return { status: 200, elements };
+      const last = body.events ? keyed(body.events.at(-1)!) : keyed({ update: page.at(-1) as unknown as Update } as CanonicalItem);
+      after = { after_migration_id: last.migrationId, after_record_time: formatRecordTime(last.recordTime) };
+    }
+  }
+
+  it('by default (/v0/events read beside the objects) ends byte-identical to the events mirror: every table, every answer, each history list whole, its own bulk objects', async () => {
+    expect(await dumpTables(f.t.db)).toEqual(await dumpTables(b.t.db));
+    for (const r of requests()) {
+      const [fromB, fromF] = await Promise.all([
+        request(b.api.url, r.method, `/api/scan${r.path}`, r.body),
+        request(f.api.url, r.method, `/api/scan${r.path}`, r.body),
+      ]);
+      const name = `${r.method} ${r.path}${r.body === undefined ? '' : ` ${JSON.stringify(r.body)}`}`;
+      expect({ name, status: fromB.status }).toEqual({ name, status: 200 });
+      expect({ name, status: fromF.status, text: fromF.text }).toEqual({ name, status: 200, text: fromB.text });
+    }
+    for (const [path, encoding] of [
+      ['/v2/updates', 'compact_json'],
+      ['/v2/updates', 'protobuf_json'],
+      ['/v1/updates', 'compact_json'],
+      ['/v0/events', 'compact_json'],
+      ['/v0/events', 'protobuf_json'],
+    ] as const) {
+      const [fromB, fromF] = await Promise.all([wholeList(b.api, path, encoding), wholeList(f.api, path, encoding)]);
+      expect({ path, encoding, status: fromB.status }).toEqual({ path, encoding, status: 200 });
+      expect(fromB.elements.length).toBeGreaterThanOrEqual(700);
+      expect({ path, encoding, status: fromF.status, elements: JSON.stringify(fromF.elements) }).toEqual({
+        path,
+        encoding,
+        status: 200,
+        elements: JSON.stringify(fromB.elements),
+      });
+    }
+    // The rejections of the bulk range, which no line holds, are there.
+    const rejection = items.find((i) => !i.update && inBulkRange(i))!.verdict!.update_id;
+    const [ofB, ofF] = await Promise.all([b, f].map((x) => request(x.api.url, 'GET', `/api/scan/v0/events/${rejection}`)));
+    expect(ofB!.status).toBe(200);
+    expect({ status: ofF!.status, text: ofF!.text }).toEqual({ status: 200, text: ofB!.text });
+    const keysAndDigests = async (api: TestApi) => (await listAll(api)).refs.map((r) => `${keyOfRef(r)} ${r.digest}`);
+    expect(await keysAndDigests(f.api)).toEqual(await keysAndDigests(b.api));
+  });
+
+  it("by default yields the events mirror's items, and exactly those after any position it gave, rejections between lines included", async () => {
+    const full = await collect(bulkSource(a.api.url, true));
+    const scan = await collect(createScanSource({ urls: [a.api.url], pageSize: 100, stopAtEnd: true, logger }));
+    expect(full.map((i) => i.item)).toEqual(scan.map((i) => i.item));
+    const ids = (list: SourceItem[]) => list.map((i) => i.item.update?.update_id ?? `verdict ${i.item.verdict!.update_id}`);
+    const bulkAt = (i: number) => (JSON.parse(full[i]!.position) as { bulk?: { object: string; lines: number } }).bulk;
+    const bulkPhase = full.filter((_, i) => bulkAt(i) !== undefined).length;
+    // The bulk phase positions every item up to the last line's update; /v0/events's own positions follow.
+    expect(full[bulkPhase - 1]!.item.update?.update_id).toBe(lastBulk.updateId);
+    expect(full.slice(bulkPhase).every((_, i) => bulkAt(bulkPhase + i) === undefined)).toBe(true);
+    const rejectionAt = full.findIndex((x, i) => !x.item.update && bulkAt(i) !== undefined && bulkAt(i)!.lines > 0);
+    const beforeFirstLine = full.findIndex((_, i) => i > 0 && bulkAt(i)?.lines === 0);
+    const firstImport = full.findIndex((i) => isImport(i.item) && migrationOf(i.item.update!) === 1);
+    const lastOfObject = full.findIndex((_, i) => i > 0 && i + 1 < bulkPhase && bulkAt(i + 1)!.object !== bulkAt(i)!.object);
+    const samples = [
+      0,
+      rejectionAt,
+      beforeFirstLine,
+      lastOfObject,
+      firstImport,
+      firstImport + 2,
+      bulkPhase - 1,
+      bulkPhase,
+      full.length - 2,
+    ];
+    expect(rejectionAt).toBeGreaterThan(0);
+    expect([lastOfObject, firstImport].every((i) => i > 0)).toBe(true);
+    for (const i of samples.filter((x) => x >= 0 && x < full.length - 1)) {
+      const rest = await collect(bulkSource(a.api.url, true), full[i]!.position);
+      expect({ from: full[i]!.position, ids: ids(rest) }).toEqual({ from: full[i]!.position, ids: ids(full.slice(i + 1)) });
+      expect(rest.map((r) => r.position)).toEqual(full.slice(i + 1).map((r) => r.position));
+    }
+  });
+
+  it('by default refuses a line whose update /v0/events serves otherwise, or not at all, naming it, and ingests nothing of it', async () => {
+    const object = objects[2]!;
+    const n = object.lines.findIndex((l) => 'events_by_id' in (JSON.parse(l) as Update)) + 1;
+    const victim = JSON.parse(object.lines[n - 1]!) as TransactionUpdate;
+    const at = `{"migration_id":${victim.migration_id},"record_time":"${formatRecordTime(parseTimestamp(victim.record_time))}"}`;
+    for (const [lie, reason] of [
+      [
+        (e: CanonicalItem) =>
+          e.update?.update_id === victim.update_id ? [{ ...e, update: { ...e.update, workflow_id: 'another' } }] : [e],
+        /: \/v0\/events serves this update otherwise than the line holds it \(http:\/\/127\.0\.0\.1:\d+\/api\/scan\/v0\/events after .+, element \d+\): refusing the update$/,
+      ],
+      [
+        (e: CanonicalItem) => (e.update?.update_id === victim.update_id ? [] : [e]),
+        new RegExp(
+          `: /v0/events \\(http://127\\.0\\.0\\.1:\\d+/api/scan/v0/events after .+, element \\d+\\) serves (update|a verdict of) \\S+ at \\{.+\\} where the objects hold this line's update at ${at.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} next: refusing the line$`,
+        ),
+      ],
+    ] as const) {
+      const proxy = await proxyTo(a.api.url, undefined, (events) => events.flatMap(lie));
+      const d = await createTestDatabase();
+      extraDatabases.push(d);
+      try {
+        const err = await ingest(d, bulkSource(proxy.url, true), 10).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(SourceItemError);
+        const message = (err as Error).message;
+        const origin = `bulk object ${object.key} of ${proxy.url}, line ${n} (update ${victim.update_id})`;
+        expect(message.startsWith(origin)).toBe(true);
+        expect(message.slice(origin.length)).toMatch(reason);
+      } finally {
+        await proxy.close();
+      }
+      const stored = await sql<{ n: number }>`select count(*)::int as n from updates where update_id = ${victim.update_id}`.execute(d.db);
+      expect(stored.rows[0]!.n).toBe(0);
+    }
+  });
+
   it('answers what it lacks for the bulk range as an indexer without it does', async () => {
     const rejection = items.find((i) => !i.update && inBulkRange(i))!.verdict!.update_id;
     const res = await request(c.api.url, 'GET', `/api/scan/v0/events/${rejection}`);
@@ -559,7 +699,7 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
   });
 
   it('yields exactly the items after any position it gave, across objects, pages, import updates and the switch to /v0/events', async () => {
-    const full = await collect(bulkSource(a.api.url));
+    const full = await collect(bulkSource(a.api.url, false));
     const ids = (list: SourceItem[]) => list.map((i) => i.item.update?.update_id ?? `verdict ${i.item.verdict!.update_id}`);
     // Everything A holds but the bulk range's rejections, each once.
     const expected = items.filter((i) => isImport(i) || i.update || !inBulkRange(i));
@@ -578,7 +718,7 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
     const resumedAt = samples.filter((i) => i >= 0 && i < full.length - 1);
     expect(resumedAt.length).toBe(samples.length);
     for (const i of resumedAt) {
-      const rest = await collect(bulkSource(a.api.url), full[i]!.position);
+      const rest = await collect(bulkSource(a.api.url, false), full[i]!.position);
       expect({ from: full[i]!.position, ids: ids(rest) }).toEqual({ from: full[i]!.position, ids: ids(full.slice(i + 1)) });
       expect(rest.map((r) => r.position)).toEqual(full.slice(i + 1).map((r) => r.position));
     }
@@ -594,7 +734,7 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
     extraDatabases.push(d);
     fs.writeFileSync(file, corrupt);
     try {
-      const err = await ingest(d, bulkSource(a.api.url)).then(
+      const err = await ingest(d, bulkSource(a.api.url, false)).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -615,7 +755,7 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
     try {
       const e = await createTestDatabase();
       extraDatabases.push(e);
-      const err = await ingest(e, bulkSource(proxy.url)).then(
+      const err = await ingest(e, bulkSource(proxy.url, false)).then(
         () => undefined,
         (x: unknown) => x,
       );
@@ -721,7 +861,7 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
     const none = await proxyTo((await withoutBulk()).url);
     try {
       const listing = `${none.url}/api/scan/v0/history/bulk/updates answered HTTP 501 (${NOT_SERVED})`;
-      const alone = await collect(bulkSource(none.url)).catch((e: unknown) => e);
+      const alone = await collect(bulkSource(none.url, true)).catch((e: unknown) => e);
       expect(alone).toBeInstanceOf(BulkHistoryNotServedError);
       expect((alone as Error).message).toBe(
         `${listing}: that upstream does not serve bulk history. SOURCE=scan backfills from /v0/events instead.`,
@@ -743,7 +883,7 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
     }
   });
 
-  it('resumes exactly after SIGKILL: the ingest command killed at random points ends with the tables of an uninterrupted run', async () => {
+  it("resumes exactly after SIGKILL: the ingest command (its defaults) killed at random points ends with the events mirror's tables", async () => {
     const env = (t: TestDatabase) => ({
       DATABASE_URL: t.url,
       SOURCE: 'bulk',
@@ -753,7 +893,7 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
       INGEST_BATCH_SIZE: '25',
       INGEST_BATCH_MAX_WAIT_MS: '20',
     });
-    const expected = await dumpTables(c.t.db);
+    const expected = await dumpTables(b.t.db);
     let killed = await createTestDatabase();
     extraDatabases.push(killed);
     const bulkCheckpoint = async () => {
@@ -796,11 +936,13 @@ interface Proxy {
 
 /**
  * An HTTP proxy to `upstream` whose listings point downloads at itself, and which lies about the object
- * `lie.key` as told: its checksum (checksums answer), its digest (listing), or its bytes (download).
+ * `lie.key` as told: its checksum (checksums answer), its digest (listing), or its bytes (download);
+ * and about /v0/events pages, whose elements `events` rewrites.
  */
 async function proxyTo(
   upstream: string,
   lie?: { key: string; checksum?: string; digest?: string; bytes?: (b: Buffer) => Buffer },
+  events?: (elements: CanonicalItem[]) => CanonicalItem[],
 ): Promise<Proxy> {
   const requests: string[] = [];
   let self = '';
@@ -830,6 +972,10 @@ async function proxyTo(
             ref.url = ref.url.replace(upstream, self);
           }
           bytes = Buffer.from(JSON.stringify(page));
+        }
+        if (events && req.url === '/api/scan/v0/events' && answer.status === 200) {
+          const page = JSON.parse(bytes.toString()) as { events: CanonicalItem[] };
+          bytes = Buffer.from(JSON.stringify({ ...page, events: events(page.events) }));
         }
         if (lie?.bytes && req.url === `/api/scan/v0/history/bulk/download/${encodeURIComponent(lie.key)}` && answer.status === 200) {
           bytes = lie.bytes(bytes);

@@ -43,6 +43,15 @@ describe('the configured bulk source', () => {
 
   it('takes page sizes of 1 to 1000 objects', () => {
     expect(() => loadConfig({ SOURCE: 'bulk', BULK_SOURCE_PAGE_SIZE: '1001' })).toThrow(/BULK_SOURCE_PAGE_SIZE/);
-    expect(loadConfig({ SOURCE: 'bulk', BULK_SOURCE_PAGE_SIZE: '7' }).bulkSource).toEqual({ pageSize: 7, downloadTimeoutMs: 600_000 });
+    expect(loadConfig({ SOURCE: 'bulk', BULK_SOURCE_PAGE_SIZE: '7' }).bulkSource).toEqual({
+      pageSize: 7,
+      downloadTimeoutMs: 600_000,
+      fillFromEvents: true,
+    });
+  });
+
+  it('reads /v0/events beside the objects unless told not to', () => {
+    expect(loadConfig({ SOURCE: 'bulk', BULK_SOURCE_FILL_FROM_EVENTS: 'false' }).bulkSource.fillFromEvents).toBe(false);
+    expect(() => loadConfig({ SOURCE: 'bulk', BULK_SOURCE_FILL_FROM_EVENTS: 'maybe' })).toThrow(/BULK_SOURCE_FILL_FROM_EVENTS/);
   });
 });
