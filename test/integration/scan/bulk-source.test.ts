@@ -28,7 +28,8 @@
  *
  * Attestation over several upstreams (A, B, proxies in front of them that lie about one object's
  * digest or serve bad bytes for one, and A served again without bulk storage): with a threshold, the
- * objects the threshold agree on are taken and the mirror ends with C's tables, each lie reported to
+ * objects the threshold agree on are taken and the mirror ends with C's tables (F's, with /v0/events
+ * read beside the objects), each lie reported to
  * the observer where it was told; an object too few agree on stops ingestion naming every upstream's
  * digest; and an upstream whose listing answers 501 is asked once, and fails the source at once when
  * it leaves fewer than the threshold.
@@ -775,47 +776,53 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
   }
   const NOT_SERVED = error('Bulk storage is not configured');
 
-  it('attests each object across upstreams: takes what the threshold agree on, reports one lying about a checksum and one serving bad bytes, leaves out one without bulk storage, and ends with the tables of one upstream read alone', async () => {
-    const lied = objects[1]!;
-    const spoiled = objects.at(-2)!;
-    expect(lied.key).not.toBe(spoiled.key);
-    const wrong = sha256(Buffer.from('not the object'));
-    const flip = (b: Buffer) => {
-      const c = Buffer.from(b);
-      c.writeUInt8(c.readUInt8(c.length >> 1) ^ 0x01, c.length >> 1);
-      return c;
-    };
-    const spoiledBytes = flip(fs.readFileSync(path.join(a.dir, spoiled.key)));
-    // Listed alike by all; its bytes from this one do not match. First, so that it is asked first.
-    const badBytes = await proxyTo(a.api.url, { key: spoiled.key, bytes: flip });
-    // Lies about one object, in its listing and its checksums alike.
-    const liar = await proxyTo(b.api.url, { key: lied.key, digest: wrong, checksum: wrong });
-    const none = await withoutBulk();
-    const d = await createTestDatabase();
-    extraDatabases.push(d);
-    const { observer, disagreed, counted } = recorder();
-    try {
-      await ingest(d, attestedBulkSource([badBytes.url, liar.url, b.api.url, none.url], 2, observer));
-    } finally {
-      await Promise.all([badBytes.close(), liar.close()]);
-    }
-    await mirrorBlobs(d, a.api.url);
-    expect(await dumpTables(d.db)).toEqual(await dumpTables(c.t.db));
-    expect(disagreed.sort()).toEqual(
-      [
-        `${liar.url} at bulk object ${lied.key}: ${wrong} instead of ${lied.ref.digest}`,
-        `${badBytes.url} at bulk object ${spoiled.key}: ${sha256(spoiledBytes)} instead of ${spoiled.ref.digest}`,
-      ].sort(),
-    );
-    expect(counted.get(`${liar.url} disagreed`)).toBe(1);
-    expect(counted.get(`${badBytes.url} disagreed`)).toBe(1);
-    // Each listing round counts the upstream without bulk storage as unavailable: one per page.
-    expect(counted.get(`${none.url} unavailable`)).toBe(listingPages);
-    // The spoiled object was downloaded from the first upstream, then from the next that lists it alike.
-    const download = (key: string) => `GET /api/scan/v0/history/bulk/download/${encodeURIComponent(key)}`;
-    expect(badBytes.requests.filter((r) => r === download(spoiled.key))).toHaveLength(1);
-    expect(liar.requests.filter((r) => r === download(spoiled.key))).toHaveLength(1);
-  });
+  it.each([
+    ['the lines alone', false],
+    ['/v0/events beside the objects', true],
+  ])(
+    'attests each object across upstreams (%s): takes what the threshold agree on, reports one lying about a checksum and one serving bad bytes, leaves out one without bulk storage, and ends with the tables of one upstream read alone',
+    async (_mode, fillFromEvents) => {
+      const lied = objects[1]!;
+      const spoiled = objects.at(-2)!;
+      expect(lied.key).not.toBe(spoiled.key);
+      const wrong = sha256(Buffer.from('not the object'));
+      const flip = (b: Buffer) => {
+        const c = Buffer.from(b);
+        c.writeUInt8(c.readUInt8(c.length >> 1) ^ 0x01, c.length >> 1);
+        return c;
+      };
+      const spoiledBytes = flip(fs.readFileSync(path.join(a.dir, spoiled.key)));
+      // Listed alike by all; its bytes from this one do not match. First, so that it is asked first.
+      const badBytes = await proxyTo(a.api.url, { key: spoiled.key, bytes: flip });
+      // Lies about one object, in its listing and its checksums alike.
+      const liar = await proxyTo(b.api.url, { key: lied.key, digest: wrong, checksum: wrong });
+      const none = await withoutBulk();
+      const d = await createTestDatabase();
+      extraDatabases.push(d);
+      const { observer, disagreed, counted } = recorder();
+      try {
+        await ingest(d, attestedBulkSource([badBytes.url, liar.url, b.api.url, none.url], 2, observer, fillFromEvents));
+      } finally {
+        await Promise.all([badBytes.close(), liar.close()]);
+      }
+      await mirrorBlobs(d, a.api.url);
+      expect(await dumpTables(d.db)).toEqual(await dumpTables((fillFromEvents ? f : c).t.db));
+      expect(disagreed.sort()).toEqual(
+        [
+          `${liar.url} at bulk object ${lied.key}: ${wrong} instead of ${lied.ref.digest}`,
+          `${badBytes.url} at bulk object ${spoiled.key}: ${sha256(spoiledBytes)} instead of ${spoiled.ref.digest}`,
+        ].sort(),
+      );
+      expect(counted.get(`${liar.url} disagreed`)).toBe(1);
+      expect(counted.get(`${badBytes.url} disagreed`)).toBe(1);
+      // Each listing round counts the upstream without bulk storage as unavailable: one per page.
+      expect(counted.get(`${none.url} unavailable`)).toBe(listingPages);
+      // The spoiled object was downloaded from the first upstream, then from the next that lists it alike.
+      const download = (key: string) => `GET /api/scan/v0/history/bulk/download/${encodeURIComponent(key)}`;
+      expect(badBytes.requests.filter((r) => r === download(spoiled.key))).toHaveLength(1);
+      expect(liar.requests.filter((r) => r === download(spoiled.key))).toHaveLength(1);
+    },
+  );
 
   it('refuses an object too few upstreams list with the same checksum, naming each, after ingesting the objects before it', async () => {
     const victim = objects[2]!;
