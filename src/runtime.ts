@@ -16,6 +16,7 @@ import { createLedgerSource } from './ingest/sources/ledger-source';
 import { createAttestedScanSource } from './ingest/sources/attested-scan-source';
 import { createScanSource } from './ingest/sources/scan-source';
 import { createBulkSource } from './ingest/sources/bulk-source';
+import { createAcsSnapshotCheck } from './ingest/upstream-acs-check';
 import { createBlobMirror } from './ingest/blob-mirror';
 import { createSimulatorSource } from './ingest/sources/simulator-source';
 import { ConfigError, isScanMirror, scanSourceThreshold, type Config } from './internal/config';
@@ -181,6 +182,7 @@ export function startWorker(
   if (shutdown.signal.aborted) controller.abort();
   shutdown.signal.addEventListener('abort', () => controller.abort(), { once: true });
   const blobMirror = isScanMirror(config) ? startBlobMirror(database, controller.signal, context) : undefined;
+  const bulkStore = bulkObjectStore(config.bulkStorage);
   const ingested = runWorkerThroughOutages(
     {
       db: database.db,
@@ -193,7 +195,16 @@ export function startWorker(
       lockPollMs: config.ingest.lockPollMs,
       retentionDays: config.ingest.retentionDays,
       holdingTotalsRefreshOwners: config.ingest.holdingTotalsRefreshOwners,
-      bulkStore: bulkObjectStore(config.bulkStorage),
+      bulkStore,
+      // A mirror holds each ACS snapshot it writes against its upstreams' (docs/bulk-history.md).
+      ...(isScanMirror(config) &&
+        bulkStore && {
+          acsCheck: createAcsSnapshotCheck({
+            urls: config.scanSource.urls,
+            logger,
+            ...(metrics && { observer: metrics.acsCheckObserver }),
+          }),
+        }),
       onBatch,
     },
     controller.signal,

@@ -55,6 +55,22 @@ export function isObjectKey(key: string): boolean {
 }
 
 /**
+ * The key of the object a ref's url names: the end of its path, decoded (`<folder>/<prefix>_<n>.zstd`), so
+ * that this indexer's download path and a bucket's (presigned) object URL both name it; undefined when
+ * it names no such object.
+ */
+export function objectKeyOfUrl(url: string, prefix: 'updates' | 'ACS'): string | undefined {
+  let path: string;
+  try {
+    path = decodeURIComponent(new URL(url).pathname);
+  } catch {
+    return undefined;
+  }
+  const key = new RegExp(`([^/]+/${prefix}_\\d+\\.zstd)$`).exec(path)?.[1];
+  return key !== undefined && isObjectKey(key) ? key : undefined;
+}
+
+/**
  * The order of a listing: by folder (its start, then its end), then by object number. Both keys must
  * be object keys (isObjectKey).
  */

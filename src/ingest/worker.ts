@@ -20,6 +20,7 @@ import { newestStoredKey, readCheckpoint } from '../store/ingest-repository';
 import type { Db } from '../store/pool';
 import { acquireWriterLock } from '../store/writer-lock';
 import { UpstreamError } from './http-client';
+import type { AcsSnapshotCheck, WrittenAcsSnapshot } from './upstream-acs-check';
 import { runPipeline } from './pipeline';
 import { SourceItemError, type Source } from './source';
 import { commitPlan, storedLookup, type AppliedBatch } from './writer';
@@ -39,6 +40,8 @@ export interface WorkerOptions {
   holdingTotalsRefreshOwners?: number;
   /** BULK_STORAGE_DIR or BULK_STORAGE_S3_BUCKET: the lock holder writes completed history segments there; undefined: off. */
   bulkStore?: BulkObjectStore;
+  /** A mirror's check of each ACS snapshot written to bulkStore against its upstreams'; undefined: none. */
+  acsCheck?: AcsSnapshotCheck;
   /** Called after each committed batch (progress reporting). */
   onBatch?: (batch: AppliedBatch) => void;
 }
@@ -103,9 +106,15 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
   const retain = options.retentionDays === undefined ? undefined : historyRetention(db, options.retentionDays, log);
   // Like the snapshot schedule, only the lock holder writes bulk objects, beside ingestion.
   const bulkStop = new AbortController();
-  const bulkWriter = options.bulkStore
-    ? runBulkWriter({ db, store: options.bulkStore, logger: log }, AbortSignal.any([running, bulkStop.signal]))
-    : undefined;
+  const acsCheck = options.acsCheck;
+  const bulkOptions = (store: BulkObjectStore, signal: AbortSignal) => ({
+    db,
+    store,
+    logger: log,
+    ...(acsCheck && { afterAcsSnapshot: (snapshot: WrittenAcsSnapshot) => acsCheck(snapshot, signal) }),
+  });
+  const bulkSignal = AbortSignal.any([running, bulkStop.signal]);
+  const bulkWriter = options.bulkStore ? runBulkWriter(bulkOptions(options.bulkStore, bulkSignal), bulkSignal) : undefined;
   // The round aggregates too: summed from committed rows, outside the writer's transactions.
   const roundsStop = new AbortController();
   const roundAggregation = runRoundAggregation(db, log, AbortSignal.any([running, roundsStop.signal]), metrics);
@@ -172,7 +181,7 @@ export async function runWorker(options: WorkerOptions, signal: AbortSignal): Pr
       // The source ended (a file, INGEST_STOP_AT_END): stop the loop, then write what it had not reached yet.
       bulkStop.abort();
       await bulkWriter;
-      await writeCompletedSegments({ db, store: options.bulkStore, logger: log }, running);
+      await writeCompletedSegments(bulkOptions(options.bulkStore, running), running);
     }
     return result;
   } finally {

@@ -75,6 +75,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
     labelNames: ['upstream', 'outcome'] as const,
     registers: [registry],
   });
+  const acsChecks = new Counter({
+    name: `${METRIC_PREFIX}bulk_acs_checks_total`,
+    help: "A mirror's bulk ACS snapshots checked against its upstreams' (docs/bulk-history.md), by upstream and outcome: matched (the same objects and digests), differed (a snapshot at the same time with other objects), absent (none at that time), failed (no usable answer).",
+    labelNames: ['upstream', 'outcome'] as const,
+    registers: [registry],
+  });
   const quorumStalled = new Gauge({
     name: `${METRIC_PREFIX}source_quorum_stalled`,
     help: 'Whether ingestion waits at a position that no quorum of upstreams attests (1) or not (0).',
@@ -117,6 +123,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
         quorumStalled.set(stall ? 1 : 0);
         if (!stall) attestation.stalled = null;
         else if (attestation.stalled?.position !== stall.position) attestation.stalled = { ...stall, since: Date.now() };
+      },
+    },
+    /** The mirror's ACS snapshot check's observer (AcsCheckObserver). */
+    acsCheckObserver: {
+      checked(upstream: string, outcome: 'matched' | 'differed' | 'absent' | 'failed'): void {
+        acsChecks.inc({ upstream, outcome });
       },
     },
     /** This process's part in writing, for /status: none (no worker running), standby, or active. */

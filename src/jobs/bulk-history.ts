@@ -54,6 +54,8 @@ export interface BulkWriterOptions {
   maxObjectBytes?: number;
   /** Test seam: called with each object's key after its last bytes are appended, before it is made visible. */
   beforeFinish?: (key: string) => void | Promise<void>;
+  /** Told of each ACS snapshot once its objects and rows are in place (a mirror checks it against its upstreams'). */
+  afterAcsSnapshot?: (snapshot: { migrationId: number; recordTime: Micros; objects: readonly BulkObjectRow[] }) => Promise<unknown>;
 }
 
 /** Where the segment after `previous` (or the first one) ends, per UpdateHistoryBulkStorage.getSegmentEndAfter. */
@@ -190,6 +192,7 @@ async function writeAcsSnapshots(options: BulkWriterOptions, signal?: AbortSigna
       { folder, migrationId, objects: objects.length, contracts: lines, ms: Date.now() - started },
       'bulk storage: wrote an ACS snapshot',
     );
+    await options.afterAcsSnapshot?.({ migrationId, recordTime, objects });
   }
   return written;
 }

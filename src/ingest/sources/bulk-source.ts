@@ -57,7 +57,7 @@
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { bulkLine, compareObjectKeys, isObjectKey, updateFromBulkLine } from '../../domain/bulk-layout';
+import { bulkLine, compareObjectKeys, objectKeyOfUrl, updateFromBulkLine } from '../../domain/bulk-layout';
 import { itemKey } from '../../domain/items';
 import { compareStreamKeys, type StreamKey } from '../../domain/stream-key';
 import { formatRecordTime, IMPORT_RECORD_TIME, tryParseTimestamp } from '../../domain/time';
@@ -156,7 +156,6 @@ export class BulkHistoryNotServedError extends Error {
 const LISTING_START = '0001-01-01T00:00:00Z';
 const LISTING_PATH = '/api/scan/v0/history/bulk/updates';
 const LISTING_END = '9999-12-31T23:59:59Z';
-const OBJECT_KEY_AT_END = /([^/]+\/updates_\d+\.zstd)$/;
 
 function formatPosition(p: BulkPosition): string {
   return JSON.stringify({
@@ -205,18 +204,6 @@ function parseBulkPosition(position: string): BulkPosition | undefined {
 }
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('base64');
-
-/** The object key a ref's url names: the end of its path, decoded (`<folder>/updates_<n>.zstd`). */
-function keyOfUrl(url: string): string | undefined {
-  let path: string;
-  try {
-    path = decodeURIComponent(new URL(url).pathname);
-  } catch {
-    return undefined;
-  }
-  const key = OBJECT_KEY_AT_END.exec(path)?.[1];
-  return key !== undefined && isObjectKey(key) ? key : undefined;
-}
 
 /** The NDJSON lines of an object's bytes, frame by frame, a line cut by a frame boundary joined. */
 function* linesOf(bytes: Buffer): Generator<string> {
@@ -294,7 +281,7 @@ export function createBulkSource(options: BulkSourceOptions): Source {
         const path = `response.object_refs[${i}]`;
         const ref = object(raw, path);
         const refUrl = string(ref, 'url', path);
-        const key = keyOfUrl(refUrl);
+        const key = objectKeyOfUrl(refUrl, 'updates');
         if (key === undefined)
           throw new ShapeError(`${path}.url`, 'the url of an updates object (…/<start>~<end>/updates_<n>.zstd)', refUrl);
         return { url: refUrl, digest: string(ref, 'digest', path), key };

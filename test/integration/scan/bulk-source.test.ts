@@ -42,13 +42,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { CanonicalItem, TransactionUpdate, Update } from '../../../src/domain/items';
-import { formatRecordTime, parseTimestamp } from '../../../src/domain/time';
+import { formatInstant, formatRecordTime, parseTimestamp } from '../../../src/domain/time';
 import { createBlobMirror } from '../../../src/ingest/blob-mirror';
 import { SourceItemError, type Source, type SourceItem } from '../../../src/ingest/source';
 import { createAttestedScanSource, type AttestationObserver } from '../../../src/ingest/sources/attested-scan-source';
 import { BulkHistoryNotServedError, createBulkSource } from '../../../src/ingest/sources/bulk-source';
 import { createScanSource } from '../../../src/ingest/sources/scan-source';
 import { runWorker } from '../../../src/ingest/worker';
+import { createAcsSnapshotCheck, type AcsCheckOutcome } from '../../../src/ingest/upstream-acs-check';
 import { writeCompletedSegments } from '../../../src/jobs/bulk-history';
 import { createLogger } from '../../../src/internal/logger';
 import { directoryStore } from '../../../src/store/bulk-object-store';
@@ -890,6 +891,98 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
     }
   });
 
+  describe("a mirror's ACS snapshots held against its upstreams'", () => {
+    const SNAPSHOTS = ['2025-03-02T00:00:00Z', '2025-03-03T00:00:00Z'];
+    /** A's ACS snapshot objects at a time, as `key digest`. */
+    async function acsOf(api: TestApi, at: string): Promise<string[]> {
+      const res = await request(api.url, 'GET', `/api/scan/v0/history/bulk/acs?at_or_before_record_time=${encodeURIComponent(at)}`);
+      expect(res.status).toBe(200);
+      return (res.json as { object_refs: ObjectRef[] }).object_refs.map((r) => `${keyOfRef(r)} ${r.digest}`);
+    }
+
+    it('matches where the upstream wrote the same objects, differs where one lies about a digest, and is absent without bulk storage', async () => {
+      const lied = (await acsOf(a.api, SNAPSHOTS[1]!))[0]!.split(' ')[0]!;
+      const wrong = sha256(Buffer.from('another snapshot'));
+      const liar = await proxyTo(a.api.url, { key: lied, digest: wrong });
+      const none = await withoutBulk();
+      const d = await createTestDatabase();
+      extraDatabases.push(d);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulk-acs-check-'));
+      const seen: string[] = [];
+      const check = createAcsSnapshotCheck({
+        urls: [a.api.url, liar.url, none.url],
+        logger,
+        observer: { checked: (upstream, outcome) => void seen.push(`${upstream} ${outcome}`) },
+      });
+      const checked: { at: string; outcomes: AcsCheckOutcome[] }[] = [];
+      try {
+        await ingest(d, createScanSource({ urls: [a.api.url], pageSize: 100, stopAtEnd: true, logger }));
+        await writeCompletedSegments({
+          db: d.db,
+          store: directoryStore(dir),
+          logger,
+          ...SIZES,
+          afterAcsSnapshot: async (snapshot) => {
+            const outcomes = await check(snapshot, new AbortController().signal);
+            checked.push({ at: formatInstant(snapshot.recordTime), outcomes });
+          },
+        });
+      } finally {
+        await liar.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+      expect(checked).toEqual([
+        { at: SNAPSHOTS[0], outcomes: ['matched', 'matched', 'absent'] },
+        { at: SNAPSHOTS[1], outcomes: ['matched', 'differed', 'absent'] },
+      ]);
+      expect(seen).toEqual(checked.flatMap((c) => c.outcomes.map((o, i) => `${[a.api.url, liar.url, none.url][i]} ${o}`)));
+      // And an upstream whose newest snapshot is older than the one written: absent, not differed.
+      const older = await proxyTo(a.api.url, undefined, undefined, (url) =>
+        url.startsWith('/api/scan/v0/history/bulk/acs')
+          ? url.replace(encodeURIComponent(SNAPSHOTS[1]!), encodeURIComponent('2025-03-02T12:00:00Z'))
+          : url,
+      );
+      try {
+        const rows = await sql<{
+          key: string;
+          sha256: string;
+        }>`select key, sha256 from bulk_objects where key like ${`${SNAPSHOTS[1]}%ACS%`} order by object_index`.execute(b.t.db);
+        expect(rows.rows.length).toBeGreaterThan(0);
+        const outcomes = await createAcsSnapshotCheck({ urls: [older.url], logger })(
+          { migrationId: 1, recordTime: parseTimestamp(SNAPSHOTS[1]!), objects: rows.rows },
+          new AbortController().signal,
+        );
+        expect(outcomes).toEqual(['absent']);
+      } finally {
+        await older.close();
+      }
+    });
+
+    it("runs in a mirror that writes bulk storage: the ingest command checks each snapshot it writes (its objects, of another size, differ from A's)", async () => {
+      const d = await createTestDatabase();
+      extraDatabases.push(d);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulk-acs-check-'));
+      try {
+        const result = await runCli(['ingest'], {
+          DATABASE_URL: d.url,
+          SOURCE: 'scan',
+          SCAN_SOURCE_URLS: a.api.url,
+          INGEST_STOP_AT_END: 'true',
+          BULK_STORAGE_DIR: dir,
+        });
+        expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+        const differed = result.stdout
+          .split('\n')
+          .filter((l) => l.includes("the bulk ACS snapshot differs from the upstream's"))
+          .map((l) => JSON.parse(l) as { upstream: string; snapshot: string; theirs: string[] });
+        expect(differed.map((l) => `${l.upstream} ${l.snapshot}`)).toEqual(SNAPSHOTS.map((at) => `${a.api.url} ${at}`));
+        for (const [i, at] of SNAPSHOTS.entries()) expect(differed[i]!.theirs).toEqual(await acsOf(a.api, at));
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
   it("resumes exactly after SIGKILL: the ingest command (its defaults) killed at random points ends with the events mirror's tables", async () => {
     const env = (t: TestDatabase) => ({
       DATABASE_URL: t.url,
@@ -944,12 +1037,14 @@ interface Proxy {
 /**
  * An HTTP proxy to `upstream` whose listings point downloads at itself, and which lies about the object
  * `lie.key` as told: its checksum (checksums answer), its digest (listing), or its bytes (download);
- * and about /v0/events pages, whose elements `events` rewrites.
+ * about /v0/events pages, whose elements `events` rewrites; and asks the upstream for `rewriteUrl` of
+ * each request's URL.
  */
 async function proxyTo(
   upstream: string,
   lie?: { key: string; checksum?: string; digest?: string; bytes?: (b: Buffer) => Buffer },
   events?: (elements: CanonicalItem[]) => CanonicalItem[],
+  rewriteUrl: (url: string) => string = (url) => url,
 ): Promise<Proxy> {
   const requests: string[] = [];
   let self = '';
@@ -960,7 +1055,7 @@ async function proxyTo(
     req.on('end', () => {
       void (async () => {
         const body = chunks.length ? Buffer.concat(chunks) : undefined;
-        const answer = await fetch(`${upstream}${req.url}`, {
+        const answer = await fetch(`${upstream}${rewriteUrl(req.url ?? '')}`, {
           method: req.method,
           headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
           body,
@@ -972,7 +1067,10 @@ async function proxyTo(
           sums.checksums = sums.checksums.map((c, i) => (keys[i] === lie.key ? { value: lie.checksum! } : c));
           bytes = Buffer.from(JSON.stringify(sums));
         }
-        if (req.url === '/api/scan/v0/history/bulk/updates' && answer.status === 200) {
+        if (
+          (req.url === '/api/scan/v0/history/bulk/updates' || req.url?.startsWith('/api/scan/v0/history/bulk/acs?')) &&
+          answer.status === 200
+        ) {
           const page = JSON.parse(bytes.toString()) as { object_refs: ObjectRef[] };
           for (const ref of page.object_refs) {
             if (keyOfRef(ref) === lie?.key && lie.digest) ref.digest = lie.digest;

@@ -5,6 +5,7 @@ import {
   bulkSnapshotTimeAtOrBefore,
   compareObjectKeys,
   isObjectKey,
+  objectKeyOfUrl,
   parseFolder,
   segmentFolder,
   bulkObjectKey,
@@ -114,5 +115,17 @@ describe('bulk storage layout', () => {
       if (back !== line.slice(0, -1)) reordered++;
     }
     expect(reordered).toBe(updates.length);
+  });
+
+  it("takes an object's key from the end of a ref's URL path, decoded: this indexer's download path or a bucket's signed URL", () => {
+    const folder = '2025-03-02T00:00:00Z~2025-03-03T00:00:00Z';
+    const ours = `http://scan:5012/api/scan/v0/history/bulk/download/${encodeURIComponent(`${folder}/updates_3.zstd`)}`;
+    expect(objectKeyOfUrl(ours, 'updates')).toBe(`${folder}/updates_3.zstd`);
+    const signed = `https://bucket.example.com/prefix/${encodeURIComponent(folder)}/ACS_0.zstd?X-Amz-Signature=ab%2Fcd`;
+    expect(objectKeyOfUrl(signed, 'ACS')).toBe(`${folder}/ACS_0.zstd`);
+    // Another kind of object, a folder that is not two instants, or not a URL: no key.
+    expect(objectKeyOfUrl(signed, 'updates')).toBeUndefined();
+    expect(objectKeyOfUrl('https://bucket.example.com/a~b/ACS_0.zstd', 'ACS')).toBeUndefined();
+    expect(objectKeyOfUrl(`${folder}/ACS_0.zstd`, 'ACS')).toBeUndefined();
   });
 });
