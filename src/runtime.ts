@@ -198,7 +198,8 @@ export function startWorker(
       bulkStore,
       // A mirror holds each ACS snapshot it writes against its upstreams' (docs/bulk-history.md).
       ...(isScanMirror(config) &&
-        bulkStore && {
+        bulkStore &&
+        config.scanSource.acsCheck && {
           acsCheck: createAcsSnapshotCheck({
             urls: config.scanSource.urls,
             logger,

@@ -435,6 +435,13 @@ export const knobs = {
     expects: 'an integer of at least 1',
     schema: positiveInt,
   },
+  SCAN_SOURCE_ACS_CHECK: {
+    description:
+      "A mirror (SOURCE=scan or bulk) that writes bulk storage: true: each ACS snapshot it writes is held against the upstreams' objects of the same snapshot (keys and digests), and a difference logged as an error; false: not checked (for upstreams that are Splice Scans, whose objects always differ in bytes from this indexer's).",
+    default: 'true',
+    expects: 'true or false',
+    schema: bool,
+  },
   BULK_SOURCE_PAGE_SIZE: {
     description:
       'SOURCE=bulk: object refs asked for per page of POST /v0/history/bulk/updates (whole segments only, so at least the objects of the largest segment).',
@@ -855,6 +862,8 @@ export interface Config {
     readonly pollMs: number;
     readonly blobIntervalMs: number;
     readonly answerTimeoutMs: number;
+    /** Hold each bulk ACS snapshot written against the upstreams' (src/ingest/upstream-acs-check.ts). */
+    readonly acsCheck: boolean;
   };
   readonly bulkSource: { readonly pageSize: number; readonly downloadTimeoutMs: number; readonly fillFromEvents: boolean };
   readonly ledgerSource: { readonly url: string | undefined; readonly party: string | undefined; readonly token: string | undefined };
@@ -1062,6 +1071,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: get('SCAN_SOURCE_POLL_MS'),
       blobIntervalMs: get('SCAN_SOURCE_BLOB_INTERVAL_MS'),
       answerTimeoutMs: get('SCAN_SOURCE_ANSWER_TIMEOUT_MS'),
+      acsCheck: get('SCAN_SOURCE_ACS_CHECK'),
     }),
     bulkSource: Object.freeze({
       pageSize: get('BULK_SOURCE_PAGE_SIZE'),

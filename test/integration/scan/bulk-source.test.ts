@@ -958,28 +958,35 @@ describe('SOURCE=bulk: a mirror backfilled from bulk storage objects, then /v0/e
       }
     });
 
-    it("runs in a mirror that writes bulk storage: the ingest command checks each snapshot it writes (its objects, of another size, differ from A's)", async () => {
-      const d = await createTestDatabase();
-      extraDatabases.push(d);
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulk-acs-check-'));
-      try {
-        const result = await runCli(['ingest'], {
-          DATABASE_URL: d.url,
-          SOURCE: 'scan',
-          SCAN_SOURCE_URLS: a.api.url,
-          INGEST_STOP_AT_END: 'true',
-          BULK_STORAGE_DIR: dir,
-        });
-        expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-        const differed = result.stdout
-          .split('\n')
-          .filter((l) => l.includes("the bulk ACS snapshot differs from the upstream's"))
-          .map((l) => JSON.parse(l) as { upstream: string; snapshot: string; theirs: string[] });
-        expect(differed.map((l) => `${l.upstream} ${l.snapshot}`)).toEqual(SNAPSHOTS.map((at) => `${a.api.url} ${at}`));
-        for (const [i, at] of SNAPSHOTS.entries()) expect(differed[i]!.theirs).toEqual(await acsOf(a.api, at));
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
+    it("runs in a mirror that writes bulk storage unless SCAN_SOURCE_ACS_CHECK=false: the ingest command checks each snapshot it writes (its objects, of another size, differ from A's)", async () => {
+      /** The check's "differs" log lines of an ingest run, with the knob as given. */
+      async function differed(acsCheck: string | undefined) {
+        const d = await createTestDatabase();
+        extraDatabases.push(d);
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulk-acs-check-'));
+        try {
+          const result = await runCli(['ingest'], {
+            DATABASE_URL: d.url,
+            SOURCE: 'scan',
+            SCAN_SOURCE_URLS: a.api.url,
+            INGEST_STOP_AT_END: 'true',
+            BULK_STORAGE_DIR: dir,
+            ...(acsCheck !== undefined && { SCAN_SOURCE_ACS_CHECK: acsCheck }),
+          });
+          expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+          expect(fs.readdirSync(dir).filter((f) => f.startsWith(SNAPSHOTS[1]!))).toHaveLength(1);
+          return result.stdout
+            .split('\n')
+            .filter((l) => l.includes("the bulk ACS snapshot differs from the upstream's"))
+            .map((l) => JSON.parse(l) as { upstream: string; snapshot: string; theirs: string[] });
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
       }
+      const checked = await differed(undefined);
+      expect(checked.map((l) => `${l.upstream} ${l.snapshot}`)).toEqual(SNAPSHOTS.map((at) => `${a.api.url} ${at}`));
+      for (const [i, at] of SNAPSHOTS.entries()) expect(checked[i]!.theirs).toEqual(await acsOf(a.api, at));
+      expect(await differed('false')).toEqual([]);
     });
   });
 
