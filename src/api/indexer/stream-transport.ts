@@ -29,19 +29,21 @@ export interface StreamItem {
   source?: object;
 }
 
-/** An item's framed bytes, by its source and transport; kept while its source is. */
-class FrameCache {
-  private readonly frames = new WeakMap<object, { id: string; bytes: Buffer }>();
+/**
+ * Framed bytes, by the object shared by the subscribers that send them (an item's source, a heartbeat's
+ * data) and the transport; kept while that object is. `tag` is what else goes into the frame (a cursor,
+ * an event's name): the same object framed under another tag is framed again.
+ */
+class FrameCache<T> {
+  private readonly frames = new WeakMap<object, { tag: string; bytes: Buffer }>();
 
-  constructor(private readonly frame: (item: StreamItem) => string) {}
+  constructor(private readonly frame: (value: T, tag: string) => string) {}
 
-  bytes(item: StreamItem): Buffer {
-    const { source } = item;
-    const kept = source === undefined ? undefined : this.frames.get(source);
-    // The cursor is part of the frame: a source read under another cursor is framed again.
-    if (kept !== undefined && kept.id === item.id) return kept.bytes;
-    const bytes = Buffer.from(this.frame(item), 'utf8');
-    if (source !== undefined) this.frames.set(source, { id: item.id, bytes });
+  bytes(shared: object | undefined, tag: string, value: T): Buffer {
+    const kept = shared === undefined ? undefined : this.frames.get(shared);
+    if (kept !== undefined && kept.tag === tag) return kept.bytes;
+    const bytes = Buffer.from(this.frame(value, tag), 'utf8');
+    if (shared !== undefined) this.frames.set(shared, { tag, bytes });
     return bytes;
   }
 }
@@ -71,24 +73,21 @@ function sseEvent(fields: { event?: string; id?: string; data: string }): string
   return `${out}\n`;
 }
 
-const sseFrames = new FrameCache((item) => sseEvent({ id: item.id, data: item.json }));
+const sseFrames = new FrameCache<StreamItem>((item) => sseEvent({ id: item.id, data: item.json }));
+const sseItemBytes = (item: StreamItem) => sseFrames.bytes(item.source, item.id, item);
 
 /**
  * A named event's bytes. Without an id they depend on the data alone, so data given to many subscribers
  * as one object (the hub's heartbeat, not to be changed after) is framed and encoded once for all of them.
  */
-const sharedEvents = new WeakMap<object, { event: string; bytes: Buffer }>();
+const sseEventFrames = new FrameCache<Record<string, unknown>>((data, event) => sseEvent({ event, data: JSON.stringify(data) }));
 function sseEventBytes(event: string, id: string | undefined, data: Record<string, unknown>): Buffer | string {
   if (id !== undefined) return sseEvent({ event, id, data: JSON.stringify(data) });
-  const kept = sharedEvents.get(data);
-  if (kept !== undefined && kept.event === event) return kept.bytes;
-  const bytes = Buffer.from(sseEvent({ event, data: JSON.stringify(data) }), 'utf8');
-  sharedEvents.set(data, { event, bytes });
-  return bytes;
+  return sseEventFrames.bytes(data, event, data);
 }
 
 // The item's text is spliced in as it is, never parsed and written again.
-const webSocketFrames = new FrameCache((item) => `{"id":${JSON.stringify(item.id)},"item":${item.json}}`);
+const webSocketFrames = new FrameCache<StreamItem>((item) => `{"id":${JSON.stringify(item.id)},"item":${item.json}}`);
 
 export class SseTransport implements StreamTransport {
   private closed = false;
@@ -115,12 +114,12 @@ export class SseTransport implements StreamTransport {
     const socket = this.socket;
     if (!socket) return;
     if (items.length === 1) {
-      socket.write(sseFrames.bytes(items[0]!));
+      socket.write(sseItemBytes(items[0]!));
       return;
     }
     // One write to the socket for the page, of bytes framed once for every subscriber that sends them.
     socket.cork();
-    for (const item of items) socket.write(sseFrames.bytes(item));
+    for (const item of items) socket.write(sseItemBytes(item));
     socket.uncork();
   }
 
@@ -182,7 +181,7 @@ export class WebSocketTransport implements StreamTransport {
   }
 
   writeItems(items: readonly StreamItem[]): void {
-    for (const item of items) this.ws.send(webSocketFrames.bytes(item), { binary: false });
+    for (const item of items) this.ws.send(webSocketFrames.bytes(item.source, item.id, item), { binary: false });
   }
 
   writeEvent(event: string, id: string | undefined, data: Record<string, unknown>): void {
