@@ -81,6 +81,8 @@ interface LiveReport {
   maxMs: number;
   /** Medians over the commits timed: this process hearing the notice, the first subscriber's receipt, and the last one's after it. */
   noticeHeardMedianMs: number;
+  /** The commits whose last receipt came latest: when (ms into the window), heard, first and last receipt (ms after the commit), and items. */
+  slowest: { atMs: number; heardMs: number; firstMs: number; lastMs: number; items: number }[];
   firstReceiptMedianMs: number;
   spreadMedianMs: number;
   /**
@@ -356,7 +358,7 @@ async function fanOut(
     const sortedNotices = notices; // commit order is key order
     const latencies: number[] = [];
     // Where the time goes, by commit: when this process heard its notice, and its first and last receipt.
-    const byCommit = new Map<object, { heardMs: number; first: number; last: number }>();
+    const byCommit = new Map<object, { heardMs: number; first: number; last: number; deliveries: number }>();
     for (const s of subscribers) {
       if (s.status !== 200 || s.finalEvent !== undefined) failed += 1;
       const seen = new Set<string>();
@@ -368,8 +370,13 @@ async function fanOut(
         if (commit !== undefined && commit.seenAtMs >= liveFromMs && commit.atMs <= liveToMs) {
           const ms = s.receivedAtMs[i]! - commit.atMs;
           latencies.push(ms);
-          const c = byCommit.get(commit) ?? { heardMs: commit.seenAtMs - commit.atMs, first: ms, last: ms };
-          byCommit.set(commit, { heardMs: c.heardMs, first: Math.min(c.first, ms), last: Math.max(c.last, ms) });
+          const c = byCommit.get(commit) ?? { heardMs: commit.seenAtMs - commit.atMs, first: ms, last: ms, deliveries: 0 };
+          byCommit.set(commit, {
+            heardMs: c.heardMs,
+            first: Math.min(c.first, ms),
+            last: Math.max(c.last, ms),
+            deliveries: c.deliveries + 1,
+          });
         }
       }
       for (const id of expected) if (!seen.has(id)) missed += 1;
@@ -381,7 +388,18 @@ async function fanOut(
         0.5,
       );
     const commits = [...byCommit.values()];
+    const slowest = [...byCommit.entries()]
+      .sort(([, a], [, b]) => b.last - a.last)
+      .slice(0, SLOWEST_COMMITS)
+      .map(([notice, c]) => ({
+        atMs: (notice as { atMs: number }).atMs - liveFromMs,
+        heardMs: c.heardMs,
+        firstMs: c.first,
+        lastMs: c.last,
+        items: Math.round(c.deliveries / n),
+      }));
     return {
+      slowest,
       build: baseline ?? 'this checkout',
       subscribers: n,
       items: expected.length,
@@ -410,6 +428,9 @@ async function fanOut(
     await stopChild(service.child);
   }
 }
+
+/** Commits listed in the report as the slowest. */
+const SLOWEST_COMMITS = 5;
 
 /** How long after the window subscribers may take to reach its last commit before they are checked. */
 const CATCH_UP_GRACE_MS = 60_000;
@@ -559,6 +580,8 @@ export function formatStreamReport(server: string, r: StreamBenchReport): string
         `delivery from commit to receipt p50 ${fmt(l.p50Ms)} ms, p99 ${fmt(l.p99Ms)} ms, max ${fmt(l.maxMs)} ms (${fmt(l.timedDeliveries)} deliveries timed)`,
       `  by commit (medians): notice heard here after ${fmt(l.noticeHeardMedianMs)} ms, first subscriber's receipt after ${fmt(l.firstReceiptMedianMs)} ms, ` +
         `the last one's ${fmt(l.spreadMedianMs)} ms after the first`,
+      `  the slowest commits (at ms into the window: heard / first / last receipt ms, items): ` +
+        l.slowest.map((c) => `${fmt(c.atMs)}: ${fmt(c.heardMs)} / ${fmt(c.firstMs)} / ${fmt(c.lastMs)}, ${c.items}`).join('; '),
       `  the server's own writes (its delivery histogram over the window): ${fmt(l.serverWrites.total)}, ` +
         `${pct(l.serverWrites.within50Ms, l.serverWrites.total)} within 50 ms of the commit, ${pct(l.serverWrites.within100Ms, l.serverWrites.total)} within 100 ms`,
       `  missed ${l.missed}, duplicated ${l.duplicated} (checked against /v0/events over the same range); subscribers refused or ended: ${l.failedSubscribers}`,
