@@ -368,42 +368,22 @@ function compareEventKeys(a: EventKey, b: EventKey): number {
 export const listEvents = repositoryOperation(
   'listEvents',
   async function listEvents(db: Db, after: HistoryCursor | undefined, limit: number, encoding: DamlValueEncoding): Promise<EventRow[]> {
-    const updates = await listUpdates(db, after, limit, encoding);
-    // Verdict-only events past a full page of updates cannot be in this page: bound the verdict walk there.
-    const lastUpdate = updates.length === limit ? updates[updates.length - 1] : undefined;
-    const verdictKey = { migration: sql`v.migration_id`, rest: sql`(v.record_time, v.domain_id, v.update_id)` };
-    const verdictRanges = lastUpdate
-      ? rangesBetween(
-          verdictKey,
-          after && {
-            migrationId: after.migrationId,
-            rest: sql`${formatRecordTime(after.recordTime)}::timestamptz`,
-            restColumns: sql`v.record_time`,
-          },
-          {
-            migrationId: lastUpdate.migrationId,
-            rest: sql`(${formatRecordTime(lastUpdate.recordTime)}::timestamptz, ${lastUpdate.synchronizerId}::text, ${lastUpdate.updateId}::text)`,
-          },
-        )
-      : afterCursorRanges({ migration: sql`v.migration_id`, recordTime: sql`v.record_time` }, after);
-    const verdictPage = firstOfRanges(
-      verdictRanges,
-      (range) => sql`select v.update_id, v.migration_id, v.record_time, v.domain_id from verdicts v
-        where ${range} and v.record_time > ${IMPORT_TIME}
-          and not exists (select 1 from updates u
-            where u.update_id = v.update_id and u.migration_id = v.migration_id and u.record_time = v.record_time)`,
-      { alias: 'v', columns: ['migration_id', 'record_time', 'domain_id', 'update_id'] },
-      limit,
-    );
-    const verdictOnly = await sql<VerdictKeyRow>`${verdictPage}`.execute(db);
-
+    // The updates and the verdict-only events from one snapshot. Read apart, a batch committed between the
+    // two statements could give a page with its verdict-only event but not its earlier update, and the
+    // next page, after this one's last event, would never serve that update. The side data is read after,
+    // outside: it is committed with its event.
+    const { updates, verdictOnly } = await db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute((trx) => updatesAndVerdictOnly(trx, after, limit, encoding));
     type Entry = { key: EventKey; base: Omit<EventRow, 'verdictJson' | 'trafficJson' | 'appActivityJson'> };
     const entries: Entry[] = [
       ...updates.map((u) => ({
         key: { migrationId: u.migrationId, recordTime: u.recordTime, synchronizerId: u.synchronizerId, updateId: u.updateId },
         base: { update: u, updateId: u.updateId, migrationId: u.migrationId, recordTime: u.recordTime, synchronizerId: u.synchronizerId },
       })),
-      ...verdictOnly.rows.map((v) => {
+      ...verdictOnly.map((v) => {
         const recordTime = fromPgTimestamp(v.record_time);
         return {
           key: { migrationId: v.migration_id, recordTime, synchronizerId: v.domain_id, updateId: v.update_id },
@@ -420,6 +400,44 @@ export const listEvents = repositoryOperation(
     return page.map((e) => eventRow(e.base, side));
   },
 );
+
+/** The non-import updates after the cursor, and the verdicts without an update that can be in the same page of `limit` events. */
+async function updatesAndVerdictOnly(
+  db: Db,
+  after: HistoryCursor | undefined,
+  limit: number,
+  encoding: DamlValueEncoding,
+): Promise<{ updates: StoredUpdate[]; verdictOnly: VerdictKeyRow[] }> {
+  const updates = await listUpdates(db, after, limit, encoding);
+  // Verdict-only events past a full page of updates cannot be in this page: bound the verdict walk there.
+  const lastUpdate = updates.length === limit ? updates[updates.length - 1] : undefined;
+  const verdictKey = { migration: sql`v.migration_id`, rest: sql`(v.record_time, v.domain_id, v.update_id)` };
+  const verdictRanges = lastUpdate
+    ? rangesBetween(
+        verdictKey,
+        after && {
+          migrationId: after.migrationId,
+          rest: sql`${formatRecordTime(after.recordTime)}::timestamptz`,
+          restColumns: sql`v.record_time`,
+        },
+        {
+          migrationId: lastUpdate.migrationId,
+          rest: sql`(${formatRecordTime(lastUpdate.recordTime)}::timestamptz, ${lastUpdate.synchronizerId}::text, ${lastUpdate.updateId}::text)`,
+        },
+      )
+    : afterCursorRanges({ migration: sql`v.migration_id`, recordTime: sql`v.record_time` }, after);
+  const verdictPage = firstOfRanges(
+    verdictRanges,
+    (range) => sql`select v.update_id, v.migration_id, v.record_time, v.domain_id from verdicts v
+        where ${range} and v.record_time > ${IMPORT_TIME}
+          and not exists (select 1 from updates u
+            where u.update_id = v.update_id and u.migration_id = v.migration_id and u.record_time = v.record_time)`,
+    { alias: 'v', columns: ['migration_id', 'record_time', 'domain_id', 'update_id'] },
+    limit,
+  );
+  const verdictOnly = await sql<VerdictKeyRow>`${verdictPage}`.execute(db);
+  return { updates, verdictOnly: verdictOnly.rows };
+}
 
 /** The live stream's filters on an update's events (update_subjects): any of the parties, and any of the templates. */
 export interface SubjectFilter {
