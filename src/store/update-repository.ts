@@ -368,15 +368,19 @@ function compareEventKeys(a: EventKey, b: EventKey): number {
 export const listEvents = repositoryOperation(
   'listEvents',
   async function listEvents(db: Db, after: HistoryCursor | undefined, limit: number, encoding: DamlValueEncoding): Promise<EventRow[]> {
-    // The updates and the verdict-only events from one snapshot. Read apart, a batch committed between the
-    // two statements could give a page with its verdict-only event but not its earlier update, and the
-    // next page, after this one's last event, would never serve that update. The side data is read after,
-    // outside: it is committed with its event.
-    const { updates, verdictOnly } = await db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .setAccessMode('read only')
-      .execute((trx) => updatesAndVerdictOnly(trx, after, limit, encoding));
+    // The verdict-only events are read after the updates: some may come from a batch committed between the
+    // two statements, whose earlier updates the first did not see, and the next page (after this one's
+    // last event) would never serve those. So when there are any, both are read again from one snapshot
+    // (a read-only repeatable-read transaction, two more round trips: verdict-only events are rare). The
+    // side data is read after, outside: it is committed with its event.
+    let { updates, verdictOnly } = await updatesAndVerdictOnly(db, after, limit, encoding);
+    if (verdictOnly.length > 0) {
+      ({ updates, verdictOnly } = await db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .setAccessMode('read only')
+        .execute((trx) => updatesAndVerdictOnly(trx, after, limit, encoding)));
+    }
     type Entry = { key: EventKey; base: Omit<EventRow, 'verdictJson' | 'trafficJson' | 'appActivityJson'> };
     const entries: Entry[] = [
       ...updates.map((u) => ({

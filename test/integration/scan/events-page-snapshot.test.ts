@@ -4,8 +4,9 @@
  * A batch the writer commits between the first two must not give a page that holds the batch's
  * verdict-only event without the batch's earlier update: the next page starts after the page's last
  * event, so that update would never be served. Here a batch is committed at exactly that moment (after
- * the first statement's answer, before the next statement), and the page must be the start of what is
- * served once the batch is in.
+ * the first statement's answer, before the next statement), and another one the same way when the page
+ * is read again (as it is when it has verdict-only events); the page must be the start of what is served
+ * once both are in.
  */
 import type { CanonicalItem } from '../../../src/domain/items';
 import { itemKey } from '../../../src/domain/items';
@@ -20,38 +21,41 @@ describe('a page of events is read from one snapshot of the database', () => {
   const t = useTestDatabase();
 
   it("a batch committed between the page's statements is in it whole or not at all", async () => {
-    const items = simulatedItems({ seed: 'events-page-snapshot', updates: 400, migrations: 1 });
-    // A verdict-only event right after an update (a rejection after a transaction), past the first few items.
-    const k = items.findIndex((item, i) => i > 20 && isVerdictOnly(item) && items[i - 1]!.update !== null && items[i - 2]!.update !== null);
-    expect(k).toBeGreaterThan(20);
+    const items = simulatedItems({ seed: 'events-page-snapshot', updates: 600, migrations: 1 });
+    // Verdict-only events right after two updates (a rejection after transactions), past the first few items.
+    const pairs = items.flatMap((item, i) =>
+      i > 20 && isVerdictOnly(item) && items[i - 1]!.update !== null && items[i - 2]!.update !== null ? [i] : [],
+    );
+    expect(pairs.length).toBeGreaterThanOrEqual(2);
+    const [k, k2] = [pairs[0]!, pairs[1]!];
     const before = items.slice(0, k - 1);
     await ingestThroughWorker(t, before);
 
-    // The cursor: the last event stored before the batch.
+    // The cursor: the last event stored before the batches.
     const last = itemKey(before[before.length - 1]!)!;
     const after = { migrationId: last.migrationId, recordTime: last.recordTime };
 
-    // Commits the update and the verdict-only event once the page's first statement has answered.
-    let committed = false;
+    // After the first statement's answer: the update and the verdict-only event at k. After the third (the
+    // first of the page read again): everything up to the next verdict-only event, k2.
+    let statements = 0;
     const interleaved = t.db.withPlugin({
       transformQuery: (args) => args.node,
       transformResult: async (args) => {
-        if (!committed) {
-          committed = true;
-          await ingestThroughWorker(t, items.slice(0, k + 1));
-        }
+        statements += 1;
+        if (statements === 1) await ingestThroughWorker(t, items.slice(0, k + 1));
+        if (statements === 3) await ingestThroughWorker(t, items.slice(0, k2 + 1));
         return args.result;
       },
     });
-    const page = await listEvents(interleaved, after, 100, 'compact_json');
-    expect(committed).toBe(true);
+    const page = await listEvents(interleaved, after, 1000, 'compact_json');
+    expect(statements).toBeGreaterThanOrEqual(3);
 
-    const served = await listEvents(t.db, after, 100, 'compact_json');
-    const update = items[k - 1]!.update!.update_id;
-    const verdictOnly = items[k]!.verdict!.update_id;
-    // Both are served once the batch is in, the update first.
-    expect(served.map(idOf).slice(0, 2)).toEqual([update, verdictOnly]);
-    // The page read across the commit is the start of that: neither, or both in order.
+    const served = await listEvents(t.db, after, 1000, 'compact_json');
+    const ids = (from: number, to: number) => items.slice(from, to).map((i) => i.update?.update_id ?? i.verdict!.update_id);
+    // Both batches are served once they are in, in order.
+    expect(served.map(idOf)).toEqual(ids(k - 1, k2 + 1));
+    // The page read across the commits is the start of that, and has at least the first batch.
     expect(page.map(idOf)).toEqual(served.slice(0, page.length).map(idOf));
+    expect(page.length).toBeGreaterThanOrEqual(2);
   });
 });
