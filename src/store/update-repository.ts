@@ -368,13 +368,16 @@ function compareEventKeys(a: EventKey, b: EventKey): number {
 export const listEvents = repositoryOperation(
   'listEvents',
   async function listEvents(db: Db, after: HistoryCursor | undefined, limit: number, encoding: DamlValueEncoding): Promise<EventRow[]> {
-    // The verdict-only events are read after the updates: some may come from a batch committed between the
-    // two statements, whose earlier updates the first did not see, and the next page (after this one's
-    // last event) would never serve those. So when there are any, both are read again from one snapshot
-    // (a read-only repeatable-read transaction, two more round trips: verdict-only events are rare). The
-    // side data is read after, outside: it is committed with its event.
+    // The verdict-only events are read after the updates, so some may come from a batch committed between
+    // the two statements, whose earlier updates the first did not see; the next page (after this one's
+    // last event) would never serve those. Batches are committed in key order: such a batch has nothing
+    // before the record time of the newest update the first statement saw. So when a verdict-only event
+    // is at or after the last update's record time (or no update was read), both are read again from one
+    // snapshot (a read-only repeatable-read transaction). That is rare: a full page's verdicts are bounded
+    // by its last update, and at the live edge it takes a rejection after the last update. The side data
+    // is read after, outside: it is committed with its event.
     let { updates, verdictOnly } = await updatesAndVerdictOnly(db, after, limit, encoding);
-    if (verdictOnly.length > 0) {
+    if (mayHoldLaterBatch(updates, verdictOnly)) {
       ({ updates, verdictOnly } = await db
         .transaction()
         .setIsolationLevel('repeatable read')
@@ -404,6 +407,16 @@ export const listEvents = repositoryOperation(
     return page.map((e) => eventRow(e.base, side));
   },
 );
+
+/** Whether a verdict-only event is at or after the record time of the last update (the updates in key order), or there is no update. */
+function mayHoldLaterBatch(updates: readonly StoredUpdate[], verdictOnly: readonly VerdictKeyRow[]): boolean {
+  if (verdictOnly.length === 0) return false;
+  const last = updates[updates.length - 1];
+  if (!last) return true;
+  return verdictOnly.some(
+    (v) => v.migration_id > last.migrationId || (v.migration_id === last.migrationId && fromPgTimestamp(v.record_time) >= last.recordTime),
+  );
+}
 
 /** The non-import updates after the cursor, and the verdicts without an update that can be in the same page of `limit` events. */
 async function updatesAndVerdictOnly(

@@ -10,6 +10,7 @@
  */
 import type { CanonicalItem } from '../../../src/domain/items';
 import { itemKey } from '../../../src/domain/items';
+import { observeQueries } from '../../../src/store/pool';
 import { listEvents, type EventRow } from '../../../src/store/update-repository';
 import { useTestDatabase } from '../../support/database/database';
 import { ingestThroughWorker, simulatedItems } from '../../support/items/simulated-network';
@@ -28,11 +29,10 @@ describe('a page of events is read from one snapshot of the database', () => {
     );
     expect(pairs.length).toBeGreaterThanOrEqual(2);
     const [k, k2] = [pairs[0]!, pairs[1]!];
-    const before = items.slice(0, k - 1);
-    await ingestThroughWorker(t, before);
+    await ingestThroughWorker(t, items.slice(0, k - 1));
 
-    // The cursor: the last event stored before the batches.
-    const last = itemKey(before[before.length - 1]!)!;
+    // The cursor: just before the last update stored, which the page's first statement then reads.
+    const last = itemKey(items[k - 3]!)!;
     const after = { migrationId: last.migrationId, recordTime: last.recordTime };
 
     // After the first statement's answer: the update and the verdict-only event at k. After the third (the
@@ -52,10 +52,24 @@ describe('a page of events is read from one snapshot of the database', () => {
 
     const served = await listEvents(t.db, after, 1000, 'compact_json');
     const ids = (from: number, to: number) => items.slice(from, to).map((i) => i.update?.update_id ?? i.verdict!.update_id);
-    // Both batches are served once they are in, in order.
-    expect(served.map(idOf)).toEqual(ids(k - 1, k2 + 1));
+    // The update stored before, then both batches, once they are in.
+    expect(served.map(idOf)).toEqual(ids(k - 2, k2 + 1));
     // The page read across the commits is the start of that, and has at least the first batch.
     expect(page.map(idOf)).toEqual(served.slice(0, page.length).map(idOf));
-    expect(page.length).toBeGreaterThanOrEqual(2);
+    expect(page.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('reads a full page with verdict-only events inside it once (catch-up and paging pay nothing more)', async () => {
+    let updateReads = 0;
+    observeQueries(t.db, (operation) => {
+      if (operation === 'listUpdates') updateReads += 1;
+    });
+    const all = await listEvents(t.db, undefined, 1000, 'compact_json');
+    const last = all.findIndex((e, i) => i > 0 && e.update === undefined && all[i + 1]?.update !== undefined);
+    expect(last).toBeGreaterThan(0);
+    updateReads = 0;
+    // A page that ends with an update, after a verdict-only event.
+    const page = await listEvents(t.db, undefined, last + 2, 'compact_json');
+    expect({ ids: page.map(idOf), updateReads }).toEqual({ ids: all.slice(0, last + 2).map(idOf), updateReads: 1 });
   });
 });
