@@ -5,7 +5,7 @@
  * verdict-only event without the batch's earlier update: the next page starts after the page's last
  * event, so that update would never be served. Here a batch is committed at exactly that moment (after
  * the first statement's answer, before the next statement), and another one the same way when the page
- * is read again (as it is when it has verdict-only events); the page must be the start of what is served
+ * is read again (as it is when a verdict-only event may be from such a batch); the page must be the start of what is served
  * once both are in.
  */
 import type { CanonicalItem } from '../../../src/domain/items';
@@ -65,11 +65,11 @@ describe('a page of events is read from one snapshot of the database', () => {
       if (operation === 'listUpdates') updateReads += 1;
     });
     const all = await listEvents(t.db, undefined, 1000, 'compact_json');
-    const last = all.findIndex((e, i) => i > 0 && e.update === undefined && all[i + 1]?.update !== undefined);
-    expect(last).toBeGreaterThan(0);
+    const verdictAt = all.findIndex((e, i) => i > 0 && e.update === undefined && all[i + 1]?.update !== undefined);
+    expect(verdictAt).toBeGreaterThan(0);
     updateReads = 0;
     // A page that ends with an update, after a verdict-only event.
-    const page = await listEvents(t.db, undefined, last + 2, 'compact_json');
-    expect({ ids: page.map(idOf), updateReads }).toEqual({ ids: all.slice(0, last + 2).map(idOf), updateReads: 1 });
+    const page = await listEvents(t.db, undefined, verdictAt + 2, 'compact_json');
+    expect({ ids: page.map(idOf), updateReads }).toEqual({ ids: all.slice(0, verdictAt + 2).map(idOf), updateReads: 1 });
   });
 });
