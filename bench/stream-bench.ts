@@ -81,10 +81,10 @@ interface LiveReport {
   maxMs: number;
   /** Medians over the commits timed: this process hearing the notice, the first subscriber's receipt, and the last one's after it. */
   noticeHeardMedianMs: number;
-  /** The commits whose last receipt came latest: when (ms into the window), heard, first and last receipt (ms after the commit), and items. */
-  slowest: { atMs: number; heardMs: number; firstMs: number; lastMs: number; items: number }[];
   firstReceiptMedianMs: number;
   spreadMedianMs: number;
+  /** The commits whose last receipt came latest: when (ms into the window), heard, first and last receipt (ms after the commit), and items. */
+  slowest: { atMs: number; heardMs: number; firstMs: number; lastMs: number; items: number }[];
   /**
    * The API's own histogram of the window (scan_indexer_stream_delivery_latency_seconds): items written
    * to a waiting subscriber's connection, and how many within 50 and 100 ms of the commit. What is left
@@ -399,7 +399,6 @@ async function fanOut(
         items: Math.round(c.deliveries / n),
       }));
     return {
-      slowest,
       build: baseline ?? 'this checkout',
       subscribers: n,
       items: expected.length,
@@ -411,6 +410,7 @@ async function fanOut(
       noticeHeardMedianMs: medianOf(commits.map((c) => c.heardMs)),
       firstReceiptMedianMs: medianOf(commits.map((c) => c.first)),
       spreadMedianMs: medianOf(commits.map((c) => c.last - c.first)),
+      slowest,
       missed,
       duplicated,
       failedSubscribers: failed + idleFailed,
