@@ -291,7 +291,7 @@ async function fanOut(
     baseline === undefined ? undefined : path.join(baseline, 'dist/src/cli.js'),
   );
   const pool = createPool({ connectionString: databaseUrl, max: 1 });
-  const notices: { key: [number, Micros]; atMs: number; seenAtMs: number }[] = [];
+  const notices: HeardNotice[] = [];
   const listener = listenForCommits(pool, {
     onCommit: (notice: CommitNotice) => {
       if (notice.stream === 'acs-snapshots' || notice.migrationId === null || notice.recordTime === null) return;
@@ -358,7 +358,7 @@ async function fanOut(
     const sortedNotices = notices; // commit order is key order
     const latencies: number[] = [];
     // Where the time goes, by commit: when this process heard its notice, and its first and last receipt.
-    const byCommit = new Map<object, { heardMs: number; first: number; last: number; deliveries: number }>();
+    const byCommit = new Map<HeardNotice, { heardMs: number; first: number; last: number; deliveries: number }>();
     for (const s of subscribers) {
       if (s.status !== 200 || s.finalEvent !== undefined) failed += 1;
       const seen = new Set<string>();
@@ -392,7 +392,7 @@ async function fanOut(
       .sort(([, a], [, b]) => b.last - a.last)
       .slice(0, SLOWEST_COMMITS)
       .map(([notice, c]) => ({
-        atMs: (notice as { atMs: number }).atMs - liveFromMs,
+        atMs: notice.atMs - liveFromMs,
         heardMs: c.heardMs,
         firstMs: c.first,
         lastMs: c.last,
@@ -429,6 +429,13 @@ async function fanOut(
   }
 }
 
+/** A commit notice as the bench heard it: its batch's last key, its commit time and when it was heard. */
+interface HeardNotice {
+  key: [number, Micros];
+  atMs: number;
+  seenAtMs: number;
+}
+
 /** Commits listed in the report as the slowest. */
 const SLOWEST_COMMITS = 5;
 
@@ -444,7 +451,7 @@ function keyOfId(id: string): [number, Micros] {
 const compareKeys = (a: [number, Micros], b: [number, Micros]) => (a[0] !== b[0] ? a[0] - b[0] : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
 
 /** The first commit notice whose batch ends at or after the item of this id. */
-function commitOf(notices: { key: [number, Micros]; atMs: number; seenAtMs: number }[], id: string) {
+function commitOf(notices: HeardNotice[], id: string): HeardNotice | undefined {
   const [m, t] = keyOfId(id);
   let lo = 0;
   let hi = notices.length;

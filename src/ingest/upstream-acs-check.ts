@@ -15,17 +15,11 @@
 import { objectKeyOfUrl } from '../domain/bulk-layout';
 import { formatInstant, tryParseTimestamp, type Micros } from '../domain/time';
 import type { Logger } from '../internal/logger';
+import type { WrittenAcsSnapshot } from '../jobs/bulk-history';
 import { createHttpClient, HttpStatusError, type HttpClientOptions } from './http-client';
 import { array, object, ShapeError, string } from './sources/shape';
 
 export type AcsCheckOutcome = 'matched' | 'differed' | 'absent' | 'failed';
-
-/** An ACS snapshot the bulk writer wrote: its time and its objects, in order. */
-export interface WrittenAcsSnapshot {
-  migrationId: number;
-  recordTime: Micros;
-  objects: readonly { key: string; sha256: string }[];
-}
 
 interface AcsCheckObserver {
   checked(upstream: string, outcome: AcsCheckOutcome): void;

@@ -55,7 +55,14 @@ export interface BulkWriterOptions {
   /** Test seam: called with each object's key after its last bytes are appended, before it is made visible. */
   beforeFinish?: (key: string) => void | Promise<void>;
   /** Told of each ACS snapshot once its objects and rows are in place (a mirror checks it against its upstreams'). */
-  afterAcsSnapshot?: (snapshot: { migrationId: number; recordTime: Micros; objects: readonly BulkObjectRow[] }) => Promise<unknown>;
+  afterAcsSnapshot?: (snapshot: WrittenAcsSnapshot) => Promise<unknown>;
+}
+
+/** An ACS snapshot the bulk writer wrote: its time and its objects, in order. */
+export interface WrittenAcsSnapshot {
+  migrationId: number;
+  recordTime: Micros;
+  objects: readonly Pick<BulkObjectRow, 'key' | 'sha256'>[];
 }
 
 /** Where the segment after `previous` (or the first one) ends, per UpdateHistoryBulkStorage.getSegmentEndAfter. */

@@ -647,9 +647,9 @@ export function createBulkSource(options: BulkSourceOptions): Source {
                 if (last && compareStreamKeys(key, last) < 0) {
                   throw new SourceItemError(origin, item.update!.update_id, `key ${positionOf(key)} is before ${positionOf(last)}`);
                 }
+                last = key;
+                lines++;
                 if (events) {
-                  last = key;
-                  lines++;
                   yield* eventsUpTo(events, { text, updateId: item.update!.update_id, key }, at, origin);
                   continue;
                 }
@@ -657,8 +657,6 @@ export function createBulkSource(options: BulkSourceOptions): Source {
                   yield* importsOf(key.migrationId, '', { ...at, lines: n - 1 }, inner);
                   entered = key.migrationId;
                 }
-                last = key;
-                lines++;
                 yield { item, origin, position: formatPosition({ ...key, bulk: at }) };
               }
             } catch (err) {
